@@ -1,0 +1,278 @@
+/*
+ * fuse-iosched scheduler ABI.
+ *
+ * A scheduler is one struct elevator_type: a name, a description, a table
+ * of methods (struct elevator_ops) and a table of tunables.  The host binds
+ * one instance of a scheduler to its request queue through a struct
+ * elevator_queue.  Schedulers are built as shared objects that export one
+ * symbol, made by IOSCHED_ELEVATOR(); the host refuses a module whose
+ * abi_version differs from its own.
+ *
+ * Rules for scheduler authors:
+ *  - Every method is called with the queue lock held, from any thread.  No
+ *    method may block, sleep or perform I/O.
+ *  - Schedulers never read a clock: the host passes "now" (nanoseconds on a
+ *    monotonic clock, or a virtual clock in tests) to the methods that need
+ *    it, and calls dispatch again at the time asked for with
+ *    elv_wakeup_at().
+ *  - A request belongs to the scheduler from add_request until dispatch
+ *    returns it (or merged_requests hands it back); between those points
+ *    the scheduler may use the elv_* fields of the request freely.
+ */
+#ifndef FUSE_IOSCHED_ELEVATOR_H
+#define FUSE_IOSCHED_ELEVATOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define IOSCHED_ABI_VERSION 1
+
+/* Sector size used for all sector arithmetic. */
+#define IOSCHED_SECTOR_SHIFT 9
+
+/* ------------------------------------------------------------------ */
+/* Intrusive doubly-linked list, for schedulers' queues.               */
+
+struct elv_list {
+	struct elv_list *next, *prev;
+};
+
+#define ELV_LIST_INIT(name) { &(name), &(name) }
+
+static inline void elv_list_init(struct elv_list *l)
+{
+	l->next = l->prev = l;
+}
+
+static inline bool elv_list_empty(const struct elv_list *l)
+{
+	return l->next == l;
+}
+
+static inline void elv_list_insert(struct elv_list *n, struct elv_list *prev,
+				   struct elv_list *next)
+{
+	next->prev = n;
+	n->next = next;
+	n->prev = prev;
+	prev->next = n;
+}
+
+/* Insert n after pos. */
+static inline void elv_list_add(struct elv_list *n, struct elv_list *pos)
+{
+	elv_list_insert(n, pos, pos->next);
+}
+
+/* Insert n before pos (at the tail when pos is the list head). */
+static inline void elv_list_add_tail(struct elv_list *n, struct elv_list *pos)
+{
+	elv_list_insert(n, pos->prev, pos);
+}
+
+static inline void elv_list_del(struct elv_list *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	elv_list_init(n);
+}
+
+#define elv_container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+#define elv_list_entry(ptr, type, member) elv_container_of(ptr, type, member)
+
+#define elv_list_first(head, type, member) \
+	elv_list_entry((head)->next, type, member)
+
+#define elv_list_for_each(pos, head) \
+	for ((pos) = (head)->next; (pos) != (head); (pos) = (pos)->next)
+
+/* ------------------------------------------------------------------ */
+/* I/O priorities, as ionice(1) and ioprio_set(2) define them.         */
+
+enum {
+	IOPRIO_CLASS_NONE = 0,
+	IOPRIO_CLASS_RT = 1,
+	IOPRIO_CLASS_BE = 2,
+	IOPRIO_CLASS_IDLE = 3,
+};
+
+#define IOSCHED_IOPRIO_CLASS_SHIFT 13
+#define IOSCHED_IOPRIO_LEVELS 8
+#define IOSCHED_IOPRIO(class, level) \
+	(((class) << IOSCHED_IOPRIO_CLASS_SHIFT) | (level))
+#define IOSCHED_IOPRIO_CLASS(p) ((p) >> IOSCHED_IOPRIO_CLASS_SHIFT)
+#define IOSCHED_IOPRIO_LEVEL(p) ((p) & ((1 << IOSCHED_IOPRIO_CLASS_SHIFT) - 1))
+
+/* ------------------------------------------------------------------ */
+/* Requests.                                                           */
+
+enum elv_dir {
+	ELV_READ = 0,
+	ELV_WRITE = 1,
+};
+
+/*
+ * What a scheduler sees of a request.  The host owns the request and embeds
+ * this structure in its own; fields above the elv_ ones are set by the host
+ * and are read-only for the scheduler (the host updates sector, nr_sectors
+ * and bytes when it merges).
+ */
+struct request {
+	enum elv_dir dir;
+	bool sync;		/* a process waits for it (reads, O_SYNC writes) */
+	uint64_t file;		/* identifies the backing file: merges stay in one */
+	uint64_t offset;	/* byte offset in that file */
+	uint64_t bytes;		/* length in bytes */
+	uint64_t sector;	/* device sector of the first byte */
+	uint64_t nr_sectors;	/* length in sectors, at least 1 */
+	pid_t pid;		/* submitting process, 0 for the kernel */
+	int ioprio;		/* IOSCHED_IOPRIO(class, level) */
+	uint64_t arrival_ns;	/* when the host queued it */
+
+	/* For the scheduler, between add_request and dispatch. */
+	struct elv_list elv_sort;	/* e.g. a sector-sorted list */
+	struct elv_list elv_fifo;	/* e.g. an expiry-ordered list */
+	uint64_t elv_deadline_ns;	/* e.g. FIFO expiry time */
+	void *elv_priv[2];		/* e.g. a per-process queue */
+};
+
+static inline uint64_t elv_rq_end_sector(const struct request *rq)
+{
+	return rq->sector + rq->nr_sectors;
+}
+
+/* ------------------------------------------------------------------ */
+/* The queue binding and the host's services.                          */
+
+struct elevator_queue;
+
+enum elv_log_level {
+	ELV_LOG_ERR = 3,
+	ELV_LOG_WARNING = 4,
+	ELV_LOG_INFO = 6,
+	ELV_LOG_DEBUG = 7,
+};
+
+struct elevator_host {
+	/* Call dispatch again, with force false, no later than at_ns. */
+	void (*wakeup_at)(struct elevator_queue *eq, uint64_t at_ns);
+	void (*log)(struct elevator_queue *eq, enum elv_log_level level,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+};
+
+struct elevator_queue {
+	const struct elevator_type *type;
+	void *elevator_data;	/* type->data_size zeroed bytes, tunables set */
+	const struct elevator_host *host;
+	void *host_data;	/* the host's; never touched by schedulers */
+};
+
+static inline void elv_wakeup_at(struct elevator_queue *eq, uint64_t at_ns)
+{
+	eq->host->wakeup_at(eq, at_ns);
+}
+
+#define elv_log(eq, level, ...) ((eq)->host->log((eq), (level), __VA_ARGS__))
+
+/* ------------------------------------------------------------------ */
+/* Methods.                                                            */
+
+enum elv_merge {
+	ELV_NO_MERGE = 0,
+	ELV_FRONT_MERGE = 1,	/* rq goes in front of *found */
+	ELV_BACK_MERGE = 2,	/* rq goes after *found */
+};
+
+struct elevator_ops {
+	/* Optional.  Set up elevator_data; tunables hold their values. */
+	int (*init_queue)(struct elevator_queue *eq);
+	/* Optional.  Called with no request queued or in flight. */
+	void (*exit_queue)(struct elevator_queue *eq);
+
+	/*
+	 * Optional.  The host looks for back merges itself; a scheduler may
+	 * offer a front merge candidate: a queued request that rq would
+	 * directly precede (same file and direction, rq->offset + rq->bytes
+	 * == found->offset).  Return ELV_FRONT_MERGE and set *found, or
+	 * ELV_NO_MERGE.
+	 */
+	enum elv_merge (*merge)(struct elevator_queue *eq,
+				struct request **found,
+				const struct request *rq);
+	/* Optional.  rq grew by a merge of the given type; re-sort it. */
+	void (*merged)(struct elevator_queue *eq, struct request *rq,
+		       enum elv_merge type);
+	/*
+	 * Optional.  next, a queued request, was merged into rq, also queued;
+	 * forget next (it leaves the scheduler now).  rq keeps the earlier
+	 * of the two deadlines.
+	 */
+	void (*merged_requests)(struct elevator_queue *eq, struct request *rq,
+				struct request *next);
+
+	/* Required.  Take ownership of rq. */
+	void (*add_request)(struct elevator_queue *eq, struct request *rq,
+			    uint64_t now_ns);
+	/*
+	 * Required.  Hand over the next request to perform, or NULL.  With
+	 * force true (the queue is draining for a switch or for shutdown) a
+	 * scheduler must not idle: if it holds a request, it returns one.
+	 */
+	struct request *(*dispatch)(struct elevator_queue *eq, uint64_t now_ns,
+				    bool force);
+	/* Optional.  A dispatched request finished. */
+	void (*completed)(struct elevator_queue *eq, struct request *rq,
+			  uint64_t now_ns);
+	/* Required.  True while the scheduler holds requests. */
+	bool (*has_work)(struct elevator_queue *eq);
+};
+
+/* ------------------------------------------------------------------ */
+/* Tunables, shown and set as files under .control/iosched/.           */
+
+/*
+ * Each tunable is an int64_t inside elevator_data at the given offset.  The
+ * host sets it to def before init_queue and clamps writes to [min, max];
+ * unit is for people ("ms", "KiB", "" ...).
+ */
+struct elv_tunable {
+	const char *name;
+	size_t offset;
+	int64_t def, min, max;
+	const char *unit;
+	const char *description;
+};
+
+#define ELV_TUNABLE(type, field, def, min, max, unit, desc) \
+	{ #field, offsetof(type, field), (def), (min), (max), (unit), (desc) }
+
+/* ------------------------------------------------------------------ */
+/* The scheduler's description.                                        */
+
+struct elevator_type {
+	unsigned abi_version;	/* IOSCHED_ABI_VERSION */
+	size_t struct_size;	/* sizeof(struct elevator_type) */
+	const char *name;	/* [a-z0-9_-]{1,31} */
+	const char *description;
+	size_t data_size;	/* bytes the host allocates as elevator_data */
+	struct elevator_ops ops;
+	const struct elv_tunable *tunables;	/* ends with a NULL name */
+};
+
+#define IOSCHED_ELEVATOR_SYMBOL "iosched_elevator"
+
+/*
+ * Export a scheduler from a module:
+ *   IOSCHED_ELEVATOR(my_type);
+ * A module holds one scheduler.
+ */
+#define IOSCHED_ELEVATOR(type)                                               \
+	__attribute__((visibility("default")))                               \
+	const struct elevator_type *iosched_elevator(void);                  \
+	const struct elevator_type *iosched_elevator(void) { return &(type); }
+
+#endif /* FUSE_IOSCHED_ELEVATOR_H */

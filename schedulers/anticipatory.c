@@ -1,0 +1,903 @@
+/*
+ * The anticipatory I/O scheduler, after Iyer and Druschel ("Anticipatory
+ * scheduling", SOSP 2001) and the Linux 2.6 AS scheduler.
+ *
+ * The request machinery is deadline's: each direction has a sector-sorted
+ * list served as a one-way elevator and an arrival-ordered FIFO whose head
+ * is checked against an expiry time; reads and writes are served in
+ * batches, each direction's batch bounded in time (read_batch_expire,
+ * write_batch_expire).  The elevator allows short backward seeks, costed
+ * twice a forward seek of the same length, since a process reading a file
+ * backwards, or two processes interleaving in one region, would otherwise
+ * wait for the sweep to come round again.
+ *
+ * The addition is anticipation.  A process doing synchronous reads issues
+ * its next read only after the previous one completed, and usually a
+ * short "think time" later.  At that moment the queue holds only other
+ * processes' requests, so a work-conserving scheduler seeks away to serve
+ * them, and must seek back when the first process's next read arrives:
+ * the disk looked idle but was not ("deceptive idleness").  So after a
+ * read completes, this scheduler may keep the disk idle for up to
+ * antic_expire, waiting for the same process's next nearby read.
+ *
+ * Per-process statistics (think time, seek distance, keyed by the pid of
+ * the request) decide whether waiting is likely to pay: a process that
+ * thinks longer than antic_expire is not waited for.  Waiting ends early
+ * when the process's read arrives, when another process's read close to
+ * the head arrives (as cheap to serve as the one we wait for), when a read
+ * expires, when the batch is over with writes waiting, or when the host
+ * drains the queue (force).
+ *
+ * Anticipation is a small state machine:
+ *   ANTIC_OFF       a request was just dispatched; nothing decided.
+ *   ANTIC_WAIT_REQ  waiting for the reads in flight to complete: the think
+ *                   time only starts when the process has its data.
+ *   ANTIC_WAIT_NEXT reads are done; idle until the process's next read
+ *                   or the wake-up at antic_expire after the completion.
+ *   ANTIC_FINISHED  waiting is over (broken or timed out); serve the next
+ *                   request, and do not wait again before it is served.
+ * While waiting, dispatch returns NULL and asks the host for a wake-up at
+ * the earliest time waiting could end on its own; arrivals and
+ * completions make the host call dispatch earlier.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "fuse-iosched/elevator.h"
+
+/* Longest a read waits before it is served ahead of the sweep (ms). */
+#define AS_READ_EXPIRE		125
+/* Likewise for writes: a process rarely waits for them. */
+#define AS_WRITE_EXPIRE		250
+/* How long a read batch may run while writes wait (ms). */
+#define AS_READ_BATCH_EXPIRE	500
+/* How long a write batch may run while reads wait (ms). */
+#define AS_WRITE_BATCH_EXPIRE	125
+/* Longest idle wait for a process's next read (ms); 0 turns it off. */
+#define AS_ANTIC_EXPIRE		6
+
+/*
+ * Backward seeks: up to 16 MiB behind the head, costed twice their length
+ * (a disk head moves back about as fast, but the track read-ahead of the
+ * drive is wasted).  Further back, the request waits for the next sweep.
+ */
+#define AS_BACK_SEEK_MAX	32768	/* sectors */
+#define AS_BACK_SEEK_PENALTY	2
+
+/*
+ * Another process's read at most this far from the head breaks
+ * anticipation whatever the waited-for process's seek history: serving it
+ * costs about nothing.  128 KiB.
+ */
+#define AS_CLOSE_SECTORS	256
+
+/*
+ * A process that did no I/O for this long has probably exited, or its pid
+ * was reused: its history says nothing any more.  This also caps think
+ * time samples, so one long pause does not dominate the average.
+ */
+#define AS_QUIET_NS		1000000000ULL
+
+/*
+ * One seek sample may weigh at most four times the mean plus this, so a
+ * single jump across the disk does not make a sequential reader look
+ * random for long.
+ */
+#define AS_SEEK_OUTLIER		(1ULL << 21)	/* sectors: 1 GiB */
+
+/*
+ * Processes with statistics.  Entries are preallocated in init_queue and
+ * recycled least recently seen first, so that no hook allocates memory and
+ * a host with many short-lived processes stays within a fixed size.
+ */
+#define AS_NR_PROCS		128
+#define AS_HASH_BITS		6
+#define AS_HASH_SIZE		(1u << AS_HASH_BITS)
+
+/*
+ * Decaying averages are fixed point: a weight of 256 is one sample, each
+ * new sample weighs 1/8 and older ones fade by 7/8.
+ */
+#define AS_AVG_ONE		256
+
+#define AS_NS_PER_MS		1000000ULL
+
+enum as_antic_status {
+	ANTIC_OFF,
+	ANTIC_WAIT_REQ,
+	ANTIC_WAIT_NEXT,
+	ANTIC_FINISHED,
+};
+
+/* A decaying average: samples and total scaled by AS_AVG_ONE. */
+struct as_avg {
+	uint64_t samples;	/* 0: no sample yet */
+	uint64_t total;
+	uint64_t mean;
+};
+
+/* What the scheduler knows of one process (of its reads). */
+struct as_proc {
+	pid_t pid;			/* 0: the entry is free */
+	struct as_proc *hash_next;	/* its bucket's chain */
+	struct elv_list lru;		/* on as_data.lru, oldest first */
+	uint64_t last_seen_ns;		/* last arrival or completion */
+
+	unsigned nr_queued;		/* its reads in the scheduler */
+	unsigned nr_in_flight;		/* its reads dispatched, not done */
+
+	/*
+	 * Think time runs from the completion of its last read to the
+	 * arrival of the next one, when it had no other read pending.
+	 */
+	bool has_end;
+	uint64_t last_end_ns;
+	struct as_avg ttime;		/* ns */
+
+	/* Seek distance from the end of its previous read. */
+	bool has_pos;
+	uint64_t last_pos;		/* end sector of its last read */
+	struct as_avg seek;		/* sectors */
+};
+
+struct as_data {
+	/*
+	 * Tunables first: the host sets them before init_queue and may
+	 * change them between any two calls, so they are read when used.
+	 */
+	int64_t read_expire;		/* ms */
+	int64_t write_expire;		/* ms */
+	int64_t read_batch_expire;	/* ms */
+	int64_t write_batch_expire;	/* ms */
+	int64_t antic_expire;		/* ms */
+
+	/* Each queued request is on both lists of its direction. */
+	struct elv_list sort_list[2];	/* by sector, via elv_sort */
+	struct elv_list fifo_list[2];	/* by arrival, via elv_fifo */
+	unsigned nr_queued[2];
+	unsigned nr_in_flight[2];	/* dispatched, not completed */
+
+	/*
+	 * The elevator: head[dir] is the end sector of the last request
+	 * dispatched in dir, next_rq[dir] the cheapest queued request to
+	 * reach from there (NULL only when nothing of dir is queued).
+	 */
+	uint64_t head[2];
+	struct request *next_rq[2];
+
+	/* The running batch, and when it stops being allowed to run. */
+	enum elv_dir batch_dir;
+	uint64_t batch_end_ns;
+
+	/*
+	 * Anticipation.  antic_proc is the process whose read was the last
+	 * one dispatched, the one worth waiting for; NULL when the last
+	 * request was a write, a kernel read or an untracked process.
+	 * reads_done_ns is when the last read in flight completed: the
+	 * wait ends antic_expire after it.
+	 */
+	enum as_antic_status antic_status;
+	struct as_proc *antic_proc;
+	uint64_t reads_done_ns;
+
+	/* Per-process statistics, allocated in init_queue. */
+	struct as_proc *procs;		/* AS_NR_PROCS entries */
+	struct as_proc **hash;		/* AS_HASH_SIZE chains */
+	struct elv_list lru;		/* every entry, least recent first */
+	/* Think time of processes on their first sample: a guess for new ones. */
+	struct as_avg new_ttime;	/* ns */
+};
+
+/* ------------------------------------------------------------------ */
+/* Helpers.                                                            */
+
+static struct as_data *as_data(struct elevator_queue *eq)
+{
+	return eq->elevator_data;
+}
+
+static struct request *as_sort_entry(struct elv_list *l)
+{
+	return elv_list_entry(l, struct request, elv_sort);
+}
+
+static struct request *as_fifo_entry(struct elv_list *l)
+{
+	return elv_list_entry(l, struct request, elv_fifo);
+}
+
+static enum elv_dir as_other(enum elv_dir dir)
+{
+	return dir == ELV_READ ? ELV_WRITE : ELV_READ;
+}
+
+static uint64_t as_ms(int64_t ms)
+{
+	return (uint64_t)(ms < 0 ? 0 : ms) * AS_NS_PER_MS;
+}
+
+static uint64_t as_expire_ns(const struct as_data *ad, enum elv_dir dir)
+{
+	return as_ms(dir == ELV_READ ? ad->read_expire : ad->write_expire);
+}
+
+static uint64_t as_batch_ns(const struct as_data *ad, enum elv_dir dir)
+{
+	return as_ms(dir == ELV_READ ? ad->read_batch_expire :
+		     ad->write_batch_expire);
+}
+
+static uint64_t as_distance(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* Fold sample x into avg. */
+static void as_avg_add(struct as_avg *avg, uint64_t x)
+{
+	avg->samples = (7 * avg->samples + AS_AVG_ONE) / 8;
+	avg->total = (7 * avg->total + AS_AVG_ONE * x) / 8;
+	avg->mean = (avg->total + AS_AVG_ONE / 2) / avg->samples;
+}
+
+/* ------------------------------------------------------------------ */
+/* Per-process statistics.                                             */
+
+static unsigned as_hash_key(pid_t pid)
+{
+	return ((uint32_t)pid * 2654435761u) >> (32 - AS_HASH_BITS);
+}
+
+static struct as_proc *as_proc_find(struct as_data *ad, pid_t pid)
+{
+	struct as_proc *p;
+
+	for (p = ad->hash[as_hash_key(pid)]; p != NULL; p = p->hash_next)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+static void as_proc_unhash(struct as_data *ad, struct as_proc *p)
+{
+	struct as_proc **pp;
+
+	for (pp = &ad->hash[as_hash_key(p->pid)]; *pp != NULL;
+	     pp = &(*pp)->hash_next) {
+		if (*pp == p) {
+			*pp = p->hash_next;
+			break;
+		}
+	}
+	p->hash_next = NULL;
+}
+
+/* Forget the history of p: a new process, or one back after a pause. */
+static void as_proc_reset(struct as_proc *p)
+{
+	p->has_end = false;
+	p->has_pos = false;
+	p->ttime = (struct as_avg){ 0, 0, 0 };
+	p->seek = (struct as_avg){ 0, 0, 0 };
+}
+
+/* p was seen now: it moves to the recent end of the LRU. */
+static void as_proc_touch(struct as_data *ad, struct as_proc *p,
+			  uint64_t now_ns)
+{
+	p->last_seen_ns = now_ns;
+	elv_list_del(&p->lru);
+	elv_list_add_tail(&p->lru, &ad->lru);
+}
+
+static bool as_proc_quiet(const struct as_proc *p, uint64_t now_ns)
+{
+	return now_ns > p->last_seen_ns &&
+	       now_ns - p->last_seen_ns > AS_QUIET_NS;
+}
+
+/*
+ * The entry of pid, made if need be by recycling the least recently seen
+ * entry that has nothing queued or in flight.  NULL when every entry is
+ * busy: the request is then scheduled without anticipation.
+ */
+static struct as_proc *as_proc_get(struct as_data *ad, pid_t pid,
+				   uint64_t now_ns)
+{
+	struct as_proc *p = as_proc_find(ad, pid);
+	struct elv_list *pos;
+	unsigned k;
+
+	if (p != NULL) {
+		if (p->nr_queued == 0 && p->nr_in_flight == 0 &&
+		    as_proc_quiet(p, now_ns))
+			as_proc_reset(p);
+		as_proc_touch(ad, p, now_ns);
+		return p;
+	}
+	elv_list_for_each(pos, &ad->lru) {
+		p = elv_list_entry(pos, struct as_proc, lru);
+		if (p->pid == 0 || (p->nr_queued == 0 &&
+				    p->nr_in_flight == 0 &&
+				    p != ad->antic_proc))
+			break;
+	}
+	if (pos == &ad->lru)
+		return NULL;
+	if (p->pid != 0)
+		as_proc_unhash(ad, p);
+	as_proc_reset(p);
+	p->pid = pid;
+	p->nr_queued = p->nr_in_flight = 0;
+	k = as_hash_key(pid);
+	p->hash_next = ad->hash[k];
+	ad->hash[k] = p;
+	as_proc_touch(ad, p, now_ns);
+	return p;
+}
+
+/* A read of p arrives: take think time and seek samples. */
+static void as_proc_arrival(struct as_data *ad, struct as_proc *p,
+			    const struct request *rq, uint64_t now_ns)
+{
+	uint64_t t, d;
+
+	/*
+	 * Only a process with no read pending was thinking; one with reads
+	 * in flight is issuing ahead (readahead, several threads).
+	 */
+	if (p->has_end && p->nr_queued == 0 && p->nr_in_flight == 0) {
+		t = now_ns > p->last_end_ns ? now_ns - p->last_end_ns : 0;
+		if (t > AS_QUIET_NS)
+			t = AS_QUIET_NS;
+		if (p->ttime.samples == 0)
+			as_avg_add(&ad->new_ttime, t);
+		as_avg_add(&p->ttime, t);
+	}
+	p->has_end = false;
+
+	if (p->has_pos) {
+		d = as_distance(rq->sector, p->last_pos);
+		if (d > 4 * p->seek.mean + AS_SEEK_OUTLIER)
+			d = 4 * p->seek.mean + AS_SEEK_OUTLIER;
+		as_avg_add(&p->seek, d);
+	}
+	p->last_pos = elv_rq_end_sector(rq);
+	p->has_pos = true;
+	p->nr_queued++;
+}
+
+/* ------------------------------------------------------------------ */
+/* The elevator.                                                       */
+
+/*
+ * The cost of reaching rq from the head of its direction: the distance
+ * forward, or twice the distance back.  False when rq lies further back
+ * than a backward seek may go: it waits for the sweep to wrap.
+ */
+static bool as_cost(const struct as_data *ad, const struct request *rq,
+		    uint64_t *cost)
+{
+	uint64_t head = ad->head[rq->dir];
+
+	if (rq->sector >= head) {
+		*cost = rq->sector - head;
+		return true;
+	}
+	if (head - rq->sector <= AS_BACK_SEEK_MAX) {
+		*cost = (head - rq->sector) * AS_BACK_SEEK_PENALTY;
+		return true;
+	}
+	return false;
+}
+
+/* The better of two candidates (either may be NULL) to serve next. */
+static struct request *as_choose(const struct as_data *ad, struct request *a,
+				 struct request *b)
+{
+	uint64_t ca = 0, cb = 0;
+	bool ra, rb;
+
+	if (a == NULL || b == NULL)
+		return a != NULL ? a : b;
+	ra = as_cost(ad, a, &ca);
+	rb = as_cost(ad, b, &cb);
+	if (ra != rb)
+		return ra ? a : b;
+	/* Both behind the head: the sweep starts again at the lowest. */
+	if (!ra)
+		return a->sector <= b->sector ? a : b;
+	if (ca != cb)
+		return ca < cb ? a : b;
+	/* A tie between a step back and one forward: go forward. */
+	return a->sector >= b->sector ? a : b;
+}
+
+/*
+ * The request to serve after rq, rq excluded: its neighbour ahead (the
+ * lowest one when rq is the last, wrapping round) or its neighbour behind.
+ */
+static struct request *as_find_next(struct as_data *ad, struct request *rq)
+{
+	struct elv_list *head = &ad->sort_list[rq->dir];
+	struct request *ahead = NULL, *behind = NULL;
+
+	if (rq->elv_sort.next != head)
+		ahead = as_sort_entry(rq->elv_sort.next);
+	else if (head->next != &rq->elv_sort)
+		ahead = as_sort_entry(head->next);
+	if (rq->elv_sort.prev != head)
+		behind = as_sort_entry(rq->elv_sort.prev);
+	return as_choose(ad, ahead, behind);
+}
+
+/* Insert rq in sector order; equal sectors keep arrival order. */
+static void as_sort_add(struct as_data *ad, struct request *rq)
+{
+	struct elv_list *head = &ad->sort_list[rq->dir];
+	struct elv_list *pos;
+
+	for (pos = head->prev; pos != head; pos = pos->prev)
+		if (as_sort_entry(pos)->sector <= rq->sector)
+			break;
+	elv_list_add(&rq->elv_sort, pos);
+	ad->next_rq[rq->dir] = as_choose(ad, rq, ad->next_rq[rq->dir]);
+}
+
+static void as_sort_del(struct as_data *ad, struct request *rq)
+{
+	if (ad->next_rq[rq->dir] == rq)
+		ad->next_rq[rq->dir] = as_find_next(ad, rq);
+	elv_list_del(&rq->elv_sort);
+}
+
+/* rq leaves the scheduler, dispatched or merged into another. */
+static void as_remove(struct as_data *ad, struct request *rq)
+{
+	struct as_proc *p = rq->elv_priv[0];
+
+	as_sort_del(ad, rq);
+	elv_list_del(&rq->elv_fifo);
+	ad->nr_queued[rq->dir]--;
+	if (p != NULL)
+		p->nr_queued--;
+	rq->elv_priv[0] = NULL;
+}
+
+static bool as_fifo_expired(const struct as_data *ad, enum elv_dir dir,
+			    uint64_t now_ns)
+{
+	if (elv_list_empty(&ad->fifo_list[dir]))
+		return false;
+	return now_ns >= as_fifo_entry(ad->fifo_list[dir].next)->elv_deadline_ns;
+}
+
+static struct request *as_fifo_first(struct as_data *ad, enum elv_dir dir)
+{
+	return as_fifo_entry(ad->fifo_list[dir].next);
+}
+
+/* ------------------------------------------------------------------ */
+/* Anticipation.                                                       */
+
+static bool as_antic_waiting(const struct as_data *ad)
+{
+	return ad->antic_status == ANTIC_WAIT_REQ ||
+	       ad->antic_status == ANTIC_WAIT_NEXT;
+}
+
+/* When waiting gives up; meaningful once no read is in flight. */
+static uint64_t as_antic_end_ns(const struct as_data *ad)
+{
+	return ad->reads_done_ns + as_ms(ad->antic_expire);
+}
+
+/*
+ * rq (arriving, or the next in line) makes waiting pointless: it is the
+ * awaited process's read, or another read so close to the head that
+ * serving it costs no more than what we wait for.  Close means within the
+ * process's mean seek distance, or AS_CLOSE_SECTORS, of the head.  Writes
+ * never break the wait: the process's own (without the writeback cache,
+ * a copy writes between its reads) says it is busy, not that its next
+ * read is there, and others' can wait for their batch.
+ */
+static bool as_can_break(const struct as_data *ad, const struct request *rq)
+{
+	const struct as_proc *p = ad->antic_proc;
+	uint64_t close = AS_CLOSE_SECTORS;
+
+	if (p == NULL)
+		return true;
+	if (rq->dir != ELV_READ || !rq->sync)
+		return false;
+	if (rq->pid != 0 && rq->pid == p->pid)
+		return true;
+	if (p->seek.samples != 0 && p->seek.mean > close)
+		close = p->seek.mean;
+	return as_distance(rq->sector, ad->head[ELV_READ]) <= close;
+}
+
+/*
+ * Is it worth idling for antic_proc's next read, rq being what would be
+ * served otherwise (NULL: no read queued)?  Dispatch only asks while the
+ * read batch may run, which bounds the wait by read_batch_expire.
+ */
+static bool as_can_anticipate(const struct as_data *ad,
+			      const struct request *rq, uint64_t now_ns)
+{
+	const struct as_proc *p = ad->antic_proc;
+	uint64_t antic_ns = as_ms(ad->antic_expire);
+	uint64_t think;
+
+	if (antic_ns == 0 || p == NULL || ad->antic_status == ANTIC_FINISHED)
+		return false;
+	/* An expired read is served now: its deadline bounds the wait. */
+	if (as_fifo_expired(ad, ELV_READ, now_ns))
+		return false;
+	if (ad->nr_in_flight[ELV_READ] == 0 && now_ns >= as_antic_end_ns(ad))
+		return false;
+	if (rq != NULL && as_can_break(ad, rq))
+		return false;
+	/* Its own reads are queued: nothing to wait for. */
+	if (p->nr_queued > 0)
+		return false;
+	/* It would not come back in time. */
+	think = p->ttime.samples != 0 ? p->ttime.mean : ad->new_ttime.mean;
+	return think <= antic_ns;
+}
+
+/* Waiting ends without the awaited read: serve someone else. */
+static void as_antic_stop(struct as_data *ad, bool timed_out)
+{
+	struct as_proc *p = ad->antic_proc;
+
+	/*
+	 * A new process that did not come back in time: count it as a
+	 * longer think than we wait, so that a run of processes reading
+	 * once and exiting stops being waited for.
+	 */
+	if (timed_out && p != NULL && p->ttime.samples == 0)
+		as_avg_add(&ad->new_ttime, 2 * as_ms(ad->antic_expire));
+	ad->antic_status = ANTIC_FINISHED;
+}
+
+/* Ask to be called when waiting could end without an arrival. */
+static void as_antic_arm(struct elevator_queue *eq, struct as_data *ad)
+{
+	uint64_t at = UINT64_MAX, t;
+
+	if (ad->antic_status == ANTIC_WAIT_NEXT)
+		at = as_antic_end_ns(ad);
+	if (!elv_list_empty(&ad->fifo_list[ELV_READ])) {
+		t = as_fifo_first(ad, ELV_READ)->elv_deadline_ns;
+		if (t < at)
+			at = t;
+	}
+	if (ad->nr_queued[ELV_WRITE] > 0 && ad->batch_end_ns < at)
+		at = ad->batch_end_ns;
+	if (at != UINT64_MAX)
+		elv_wakeup_at(eq, at);
+}
+
+/*
+ * Called by dispatch during a read batch: true to idle now.  Starts,
+ * continues or ends anticipation.
+ */
+static bool as_antic_hold(struct elevator_queue *eq, struct as_data *ad,
+			  uint64_t now_ns, bool force)
+{
+	if (force) {
+		if (as_antic_waiting(ad))
+			as_antic_stop(ad, false);
+		return false;
+	}
+	if (ad->antic_status == ANTIC_WAIT_NEXT &&
+	    now_ns >= as_antic_end_ns(ad)) {
+		as_antic_stop(ad, true);
+		return false;
+	}
+	if (!as_can_anticipate(ad, ad->next_rq[ELV_READ], now_ns)) {
+		if (as_antic_waiting(ad))
+			as_antic_stop(ad, false);
+		return false;
+	}
+	/* Only one read in flight when anticipating: let it complete. */
+	ad->antic_status = ad->nr_in_flight[ELV_READ] > 0 ?
+		ANTIC_WAIT_REQ : ANTIC_WAIT_NEXT;
+	as_antic_arm(eq, ad);
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Dispatch.                                                           */
+
+static struct request *as_move_to_dispatch(struct as_data *ad,
+					   struct request *rq)
+{
+	enum elv_dir dir = rq->dir;
+	struct as_proc *p = rq->elv_priv[0];
+
+	ad->head[dir] = elv_rq_end_sector(rq);
+	ad->next_rq[dir] = as_find_next(ad, rq);
+	as_remove(ad, rq);
+	ad->nr_in_flight[dir]++;
+	/* The process of a tracked read is the one to wait for next. */
+	if (dir == ELV_READ && p != NULL) {
+		p->nr_in_flight++;
+		ad->antic_proc = p;
+	} else {
+		ad->antic_proc = NULL;
+	}
+	ad->antic_status = ANTIC_OFF;
+	return rq;
+}
+
+static struct request *as_dispatch(struct elevator_queue *eq, uint64_t now_ns,
+				   bool force)
+{
+	struct as_data *ad = as_data(eq);
+	enum elv_dir dir = ad->batch_dir, other = as_other(dir);
+	struct request *rq;
+
+	if (ad->nr_queued[ELV_READ] == 0 && ad->nr_queued[ELV_WRITE] == 0)
+		return NULL;
+
+	/* Uncontended, a batch runs on. */
+	if (ad->nr_queued[other] == 0 && now_ns >= ad->batch_end_ns)
+		ad->batch_end_ns = now_ns + as_batch_ns(ad, dir);
+
+	if (now_ns < ad->batch_end_ns || ad->nr_queued[other] == 0) {
+		/*
+		 * In a read batch, idling may be better than serving the
+		 * next read, or than turning to writes while no read waits.
+		 */
+		if (dir == ELV_READ && as_antic_hold(eq, ad, now_ns, force))
+			return NULL;
+		if (ad->nr_queued[dir] > 0) {
+			if (as_fifo_expired(ad, dir, now_ns) ||
+			    ad->next_rq[dir] == NULL)
+				rq = as_fifo_first(ad, dir);
+			else
+				rq = ad->next_rq[dir];
+			return as_move_to_dispatch(ad, rq);
+		}
+	}
+
+	/* A new batch of the other direction, from its oldest request. */
+	if (ad->nr_queued[other] == 0)
+		return NULL;	/* not reached: something is queued */
+	ad->batch_dir = other;
+	ad->batch_end_ns = now_ns + as_batch_ns(ad, other);
+	return as_move_to_dispatch(ad, as_fifo_first(ad, other));
+}
+
+/* ------------------------------------------------------------------ */
+/* Hooks.                                                              */
+
+static int as_init_queue(struct elevator_queue *eq)
+{
+	struct as_data *ad = as_data(eq);
+	unsigned i;
+	int dir;
+
+	/* The data arrives zeroed with the tunables set. */
+	for (dir = ELV_READ; dir <= ELV_WRITE; dir++) {
+		elv_list_init(&ad->sort_list[dir]);
+		elv_list_init(&ad->fifo_list[dir]);
+	}
+	/* The first batch with reads waiting is a read batch. */
+	ad->batch_dir = ELV_WRITE;
+	ad->antic_status = ANTIC_OFF;
+
+	ad->procs = calloc(AS_NR_PROCS, sizeof *ad->procs);
+	ad->hash = calloc(AS_HASH_SIZE, sizeof *ad->hash);
+	if (ad->procs == NULL || ad->hash == NULL) {
+		free(ad->procs);
+		free(ad->hash);
+		ad->procs = NULL;
+		ad->hash = NULL;
+		return -ENOMEM;
+	}
+	elv_list_init(&ad->lru);
+	for (i = 0; i < AS_NR_PROCS; i++)
+		elv_list_add_tail(&ad->procs[i].lru, &ad->lru);
+	return 0;
+}
+
+static void as_exit_queue(struct elevator_queue *eq)
+{
+	struct as_data *ad = as_data(eq);
+
+	/* The host only exits an empty scheduler; say so if it did not. */
+	if (ad->nr_queued[ELV_READ] != 0 || ad->nr_queued[ELV_WRITE] != 0)
+		elv_log(eq, ELV_LOG_ERR,
+			"anticipatory: exit with %u reads and %u writes queued",
+			ad->nr_queued[ELV_READ], ad->nr_queued[ELV_WRITE]);
+	free(ad->procs);
+	free(ad->hash);
+	ad->procs = NULL;
+	ad->hash = NULL;
+	ad->antic_proc = NULL;
+}
+
+/*
+ * Offer a queued request that rq directly precedes in the same file (the
+ * host finds back merges itself).  A linear scan, as in deadline: front
+ * merges are rare and queues short.
+ */
+static enum elv_merge as_merge(struct elevator_queue *eq,
+			       struct request **found,
+			       const struct request *rq)
+{
+	struct as_data *ad = as_data(eq);
+	struct elv_list *pos;
+	struct request *cand;
+
+	elv_list_for_each(pos, &ad->sort_list[rq->dir]) {
+		cand = as_sort_entry(pos);
+		if (cand->file != rq->file ||
+		    rq->offset + rq->bytes != cand->offset)
+			continue;
+		/* The host's limit on a merged request (1 MiB). */
+		if (cand->nr_sectors + rq->nr_sectors > 2048)
+			continue;
+		*found = cand;
+		return ELV_FRONT_MERGE;
+	}
+	return ELV_NO_MERGE;
+}
+
+/* A front merge moved rq's first sector down: put it back in order. */
+static void as_merged(struct elevator_queue *eq, struct request *rq,
+		      enum elv_merge type)
+{
+	struct as_data *ad = as_data(eq);
+
+	if (type != ELV_FRONT_MERGE)
+		return;
+	as_sort_del(ad, rq);
+	as_sort_add(ad, rq);
+}
+
+/*
+ * next was merged into rq: rq keeps the earlier deadline and FIFO place,
+ * so the merged data is not served later than its oldest part; then next
+ * is forgotten.
+ */
+static void as_merged_requests(struct elevator_queue *eq, struct request *rq,
+			       struct request *next)
+{
+	struct as_data *ad = as_data(eq);
+	struct elv_list *head = &ad->sort_list[rq->dir];
+	struct request *before, *after;
+
+	if (next->elv_deadline_ns < rq->elv_deadline_ns) {
+		elv_list_del(&rq->elv_fifo);
+		elv_list_add(&rq->elv_fifo, &next->elv_fifo);
+		rq->elv_deadline_ns = next->elv_deadline_ns;
+	}
+	as_remove(ad, next);
+
+	before = rq->elv_sort.prev == head ? NULL :
+		as_sort_entry(rq->elv_sort.prev);
+	after = rq->elv_sort.next == head ? NULL :
+		as_sort_entry(rq->elv_sort.next);
+	if ((before != NULL && before->sector > rq->sector) ||
+	    (after != NULL && after->sector < rq->sector)) {
+		as_sort_del(ad, rq);
+		as_sort_add(ad, rq);
+	}
+}
+
+static void as_add_request(struct elevator_queue *eq, struct request *rq,
+			   uint64_t now_ns)
+{
+	struct as_data *ad = as_data(eq);
+	struct as_proc *p = NULL;
+
+	/* Statistics are about synchronous reads of real processes. */
+	if (rq->dir == ELV_READ && rq->sync && rq->pid != 0) {
+		p = as_proc_get(ad, rq->pid, now_ns);
+		if (p != NULL)
+			as_proc_arrival(ad, p, rq, now_ns);
+	}
+	rq->elv_priv[0] = p;
+
+	as_sort_add(ad, rq);
+	rq->elv_deadline_ns = now_ns + as_expire_ns(ad, rq->dir);
+	elv_list_add_tail(&rq->elv_fifo, &ad->fifo_list[rq->dir]);
+	ad->nr_queued[rq->dir]++;
+
+	/* The host calls dispatch next: it will serve what broke the wait. */
+	if (as_antic_waiting(ad) && as_can_break(ad, rq))
+		as_antic_stop(ad, false);
+}
+
+static void as_completed(struct elevator_queue *eq, struct request *rq,
+			 uint64_t now_ns)
+{
+	struct as_data *ad = as_data(eq);
+	struct as_proc *p;
+
+	if (ad->nr_in_flight[rq->dir] > 0)
+		ad->nr_in_flight[rq->dir]--;
+	if (rq->dir != ELV_READ)
+		return;
+
+	/*
+	 * The process is found again by pid: the elv_ fields are ours only
+	 * until dispatch.  Only an entry with reads in flight can be the
+	 * one that dispatched rq (busy entries are never recycled).
+	 */
+	if (rq->pid != 0 && ad->hash != NULL) {
+		p = as_proc_find(ad, rq->pid);
+		if (p != NULL && p->nr_in_flight > 0) {
+			p->nr_in_flight--;
+			p->has_end = true;
+			p->last_end_ns = now_ns;
+			as_proc_touch(ad, p, now_ns);
+		}
+	}
+	/* The think time we wait through starts when all reads are done. */
+	if (ad->nr_in_flight[ELV_READ] == 0) {
+		ad->reads_done_ns = now_ns;
+		if (ad->antic_status == ANTIC_WAIT_REQ)
+			ad->antic_status = ANTIC_WAIT_NEXT;
+	}
+}
+
+static bool as_has_work(struct elevator_queue *eq)
+{
+	struct as_data *ad = as_data(eq);
+
+	return ad->nr_queued[ELV_READ] != 0 || ad->nr_queued[ELV_WRITE] != 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tunables, shown and set under .control/iosched/.                    */
+
+static const struct elv_tunable as_tunables[] = {
+	ELV_TUNABLE(struct as_data, read_expire, AS_READ_EXPIRE,
+		    0, 3600000, "ms",
+		    "longest a read waits before it is served out of order"),
+	ELV_TUNABLE(struct as_data, write_expire, AS_WRITE_EXPIRE,
+		    0, 3600000, "ms",
+		    "longest a write waits before it is served out of order"),
+	ELV_TUNABLE(struct as_data, read_batch_expire, AS_READ_BATCH_EXPIRE,
+		    0, 3600000, "ms",
+		    "how long a read batch runs while writes wait"),
+	ELV_TUNABLE(struct as_data, write_batch_expire, AS_WRITE_BATCH_EXPIRE,
+		    0, 3600000, "ms",
+		    "how long a write batch runs while reads wait"),
+	ELV_TUNABLE(struct as_data, antic_expire, AS_ANTIC_EXPIRE,
+		    0, 1000, "ms",
+		    "longest idle wait for a process's next read (0: never)"),
+	{ .name = NULL },
+};
+
+/* ------------------------------------------------------------------ */
+/* The scheduler and its registration.                                 */
+
+static const struct elevator_type anticipatory_type = {
+	.abi_version = IOSCHED_ABI_VERSION,
+	.struct_size = sizeof(struct elevator_type),
+	.name = "anticipatory",
+	.description = "deadline with idling for a process's next nearby read",
+	.data_size = sizeof(struct as_data),
+	.ops = {
+		.init_queue = as_init_queue,
+		.exit_queue = as_exit_queue,
+		.merge = as_merge,
+		.merged = as_merged,
+		.merged_requests = as_merged_requests,
+		.add_request = as_add_request,
+		.dispatch = as_dispatch,
+		.completed = as_completed,
+		.has_work = as_has_work,
+	},
+	.tunables = as_tunables,
+};
+
+IOSCHED_ELEVATOR(anticipatory_type);

@@ -1,0 +1,95 @@
+/*
+ * noop: the built-in scheduler.  Requests are served in the order they
+ * arrive; the queue still merges adjacent requests (back merges, found by
+ * the host), and noop offers front merges too, since a request that ends
+ * where a queued one begins costs nothing to join.  Suited to devices where
+ * ordering buys nothing, and the fallback when no module loads.
+ */
+#include "fuse-iosched.h"
+
+struct noop_data {
+	struct elv_list fifo;	/* queued requests, oldest first */
+};
+
+static int noop_init_queue(struct elevator_queue *eq)
+{
+	struct noop_data *nd = eq->elevator_data;
+
+	elv_list_init(&nd->fifo);
+	return 0;
+}
+
+static enum elv_merge noop_merge(struct elevator_queue *eq,
+				 struct request **found,
+				 const struct request *rq)
+{
+	struct noop_data *nd = eq->elevator_data;
+	struct elv_list *pos;
+
+	/* Newest first: a stream's next request is usually at the tail. */
+	for (pos = nd->fifo.prev; pos != &nd->fifo; pos = pos->prev) {
+		struct request *q = elv_list_entry(pos, struct request, elv_fifo);
+
+		if (q->file == rq->file && q->dir == rq->dir &&
+		    rq->offset + rq->bytes == q->offset) {
+			*found = q;
+			return ELV_FRONT_MERGE;
+		}
+	}
+	return ELV_NO_MERGE;
+}
+
+static void noop_merged_requests(struct elevator_queue *eq,
+				 struct request *rq, struct request *next)
+{
+	elv_list_del(&next->elv_fifo);
+}
+
+static void noop_add_request(struct elevator_queue *eq, struct request *rq,
+			     uint64_t now_ns)
+{
+	struct noop_data *nd = eq->elevator_data;
+
+	elv_list_add_tail(&rq->elv_fifo, &nd->fifo);
+}
+
+static struct request *noop_dispatch(struct elevator_queue *eq,
+				     uint64_t now_ns, bool force)
+{
+	struct noop_data *nd = eq->elevator_data;
+	struct request *rq;
+
+	if (elv_list_empty(&nd->fifo))
+		return NULL;
+	rq = elv_list_first(&nd->fifo, struct request, elv_fifo);
+	elv_list_del(&rq->elv_fifo);
+	return rq;
+}
+
+static bool noop_has_work(struct elevator_queue *eq)
+{
+	struct noop_data *nd = eq->elevator_data;
+
+	return !elv_list_empty(&nd->fifo);
+}
+
+static const struct elv_tunable noop_tunables[] = {
+	{ .name = NULL },
+};
+
+const struct elevator_type elv_noop = {
+	.abi_version = IOSCHED_ABI_VERSION,
+	.struct_size = sizeof(struct elevator_type),
+	.name = "noop",
+	.description = "first in, first out; merging only",
+	.data_size = sizeof(struct noop_data),
+	.ops = {
+		.init_queue = noop_init_queue,
+		.merge = noop_merge,
+		.merged_requests = noop_merged_requests,
+		.add_request = noop_add_request,
+		.dispatch = noop_dispatch,
+		.has_work = noop_has_work,
+	},
+	.tunables = noop_tunables,
+};

@@ -1,0 +1,798 @@
+/*
+ * The virtual .control directory: the mount's equivalent of
+ * /sys/block/DEV/queue/.
+ *
+ *   .control/scheduler	  rw  "noop [deadline]"; write a name to switch
+ *   .control/nr_requests  rw  queue depth limit
+ *   .control/stats	  ro  per-direction counters
+ *   .control/iosched/	  the active scheduler's tunables, one rw file each
+ *
+ * The directory is reachable by path from the root but hidden from the
+ * root's readdir (fs_dir.c), and it shadows a backing entry of the same
+ * name.  Its inodes are small fixed numbers that can never be struct inode
+ * pointers, so the fs_* code recognises them with control_is_ino() and
+ * hands every operation on them to this file.  They are static: lookups
+ * and readdirplus take references the kernel later forgets, and there is
+ * nothing to count.
+ *
+ * Files behave like sysfs attributes: the content is generated into a
+ * per-open buffer when the file is opened (and again whenever it is read
+ * from offset 0, so that a reader that rewinds sees fresh values), and a
+ * write is applied as a whole, at offset 0, its errno going back to the
+ * writer.  Direct I/O keeps the page cache out of it: the size we report
+ * (4096, as sysfs does) has nothing to do with the content.
+ *
+ * The entries of iosched/ depend on the active scheduler: they come from
+ * its elevator_type's tunable table, looked up afresh at every lookup and
+ * readdir (entry and attribute timeouts are zero).  An open tunable file
+ * remembers the scheduler and the tunable's name, and each read and write
+ * looks the name up again in the active instance under the queue lock: after
+ * a switch to another scheduler the file fails with ENOENT instead of
+ * touching a field of the new one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fuse-iosched.h"
+
+/* Like sysfs: a page of content, at most a page written at once. */
+#define CONTROL_BUF_SIZE 4096
+
+/*
+ * The inode numbers FUSE sees.  FUSE_ROOT_ID is 1; struct inode pointers
+ * are far above these.
+ */
+enum {
+	CONTROL_INO_DIR = 2,
+	CONTROL_INO_SCHEDULER,
+	CONTROL_INO_NR_REQUESTS,
+	CONTROL_INO_STATS,
+	CONTROL_INO_IOSCHED,
+	CONTROL_INO_END
+};
+
+/*
+ * Tunable files: a block of CONTROL_TUNABLES_MAX inode numbers per
+ * scheduler type, in the order this file first met the types, and within
+ * it the tunable's index in the type's table.  Giving each scheduler its
+ * own numbers means that an inode looked up under one scheduler cannot be
+ * opened as a tunable of the next one; a table longer than
+ * CONTROL_TUNABLES_MAX shows only its first entries.
+ */
+#define CONTROL_INO_TUNABLE 16
+#define CONTROL_TUNABLES_MAX 32
+#define CONTROL_TYPES_MAX 64	/* as many as the registry holds */
+#define CONTROL_INO_TUNABLE_END \
+	(CONTROL_INO_TUNABLE + CONTROL_TYPES_MAX * CONTROL_TUNABLES_MAX)
+
+_Static_assert(CONTROL_INO_END <= CONTROL_INO_TUNABLE,
+	       "fixed control inodes overlap the tunable ones");
+
+/*
+ * The st_ino applications see.  A passthrough filesystem reports backing
+ * inode numbers, which are small on most filesystems; these stay clear of
+ * them in practice while still fitting in 32 bits for old stat(2) callers.
+ */
+#define CONTROL_ST_INO_BASE 0xfffff000U
+
+_Static_assert(CONTROL_ST_INO_BASE + (uint64_t)CONTROL_INO_TUNABLE_END <=
+	       UINT32_MAX, "control st_ino values do not fit in 32 bits");
+
+struct control_file;
+
+struct control_node {
+	const char *name;	/* NULL for tunables: see control_file */
+	fuse_ino_t ino;
+	mode_t mode;
+	/* Fill buf; length or -errno. */
+	int (*show)(struct fs *fs, const struct control_file *f, char *buf,
+		    size_t size);
+	/* Apply a write; 0 or -errno.  NULL: read-only. */
+	int (*store)(struct fs *fs, const struct control_file *f,
+		     const char *buf, size_t len);
+};
+
+/* One open file: its content as generated at open or last rewind. */
+struct control_file {
+	const struct control_node *node;
+	bool append;		/* opened O_APPEND: the offset means nothing */
+	/*
+	 * A tunable file: whose tunable it is.  Immutable.  The name points
+	 * into the type's table, which stays loaded until the daemon exits.
+	 */
+	const struct elevator_type *type;
+	const char *tunable;
+	pthread_mutex_t lock;	/* protects len and buf */
+	size_t len;
+	char buf[CONTROL_BUF_SIZE];
+};
+
+/*
+ * The scheduler types that own a block of tunable inode numbers, by block.
+ * Types are only added: a registered type stays until the daemon exits.
+ * The lock is a leaf: nothing else is taken while it is held.
+ */
+static pthread_mutex_t control_types_lock = PTHREAD_MUTEX_INITIALIZER;
+static const struct elevator_type *control_types[CONTROL_TYPES_MAX];
+					/* protected by control_types_lock */
+static unsigned control_nr_types;	/* protected by control_types_lock */
+
+/* Times of every control inode: when the daemon started, i.e. mounted. */
+static struct timespec control_mount_time;
+
+static void control_record_mount_time(void) __attribute__((constructor));
+
+static void control_record_mount_time(void)
+{
+	clock_gettime(CLOCK_REALTIME, &control_mount_time);
+}
+
+static int control_scheduler_show(struct fs *fs,
+				  const struct control_file *f,
+				  char *buf, size_t size)
+{
+	return elv_show(fs->queue, buf, size);
+}
+
+static int control_scheduler_store(struct fs *fs,
+				   const struct control_file *f,
+				   const char *buf, size_t len)
+{
+	return elv_store(fs->queue, buf, len);
+}
+
+/*
+ * A decimal number followed by nothing but blanks and newlines, as
+ * echo(1) and printf(1) write it; like sysfs, no sign, no leading blanks.
+ * At most 20 digits and at most max, or -EINVAL.
+ */
+static int control_parse_number(const char *buf, size_t len, uint64_t max,
+				uint64_t *value)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < len && buf[i] >= '0' && buf[i] <= '9'; i++) {
+		unsigned d = (unsigned)(buf[i] - '0');
+
+		/* Also bounds the digits: leading zeros cannot run on. */
+		if (i == 20 || d > max || v > (max - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	if (i == 0)
+		return -EINVAL;
+	for (; i < len; i++) {
+		if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n')
+			return -EINVAL;
+	}
+	*value = v;
+	return 0;
+}
+
+static int control_nr_requests_show(struct fs *fs,
+				    const struct control_file *f,
+				    char *buf, size_t size)
+{
+	int n;
+
+	n = snprintf(buf, size, "%u\n", queue_nr_requests(fs->queue));
+	if (n < 0 || (size_t)n >= size)
+		return -ENOSPC;
+	return n;
+}
+
+static int control_nr_requests_store(struct fs *fs,
+				     const struct control_file *f,
+				     const char *buf, size_t len)
+{
+	uint64_t v;
+	int error;
+
+	error = control_parse_number(buf, len, NR_REQUESTS_MAX, &v);
+	if (error != 0)
+		return error;
+	if (v < NR_REQUESTS_MIN)
+		return -EINVAL;
+	return queue_set_nr_requests(fs->queue, (unsigned)v);
+}
+
+static int control_stats_show(struct fs *fs,
+			      const struct control_file *f,
+			      char *buf, size_t size)
+{
+	struct stats st;
+
+	queue_get_stats(fs->queue, &st);
+	return stats_format(&st, buf, size);
+}
+
+/* A read or write of one tunable, run under the queue lock. */
+struct control_tunable_op {
+	const struct control_file *f;
+	bool set;
+	int64_t value;
+};
+
+static int control_tunable_apply(struct elevator_queue *eq, void *arg)
+{
+	struct control_tunable_op *op = arg;
+
+	/* Another scheduler now: its field of that name is not ours. */
+	if (eq->type != op->f->type)
+		return -ENOENT;
+	if (op->set)
+		return elv_tunable_set(eq, op->f->tunable, op->value);
+	return elv_tunable_get(eq, op->f->tunable, &op->value);
+}
+
+/* The value, in the table's unit (ms for times, as sysfs shows them). */
+static int control_tunable_show(struct fs *fs, const struct control_file *f,
+				char *buf, size_t size)
+{
+	struct control_tunable_op op = { .f = f, .set = false };
+	int error, n;
+
+	error = queue_with_elevator(fs->queue, control_tunable_apply, &op);
+	if (error != 0)
+		return error;
+	n = snprintf(buf, size, "%" PRId64 "\n", op.value);
+	if (n < 0 || (size_t)n >= size)
+		return -ENOSPC;
+	return n;
+}
+
+/*
+ * Takes effect at once: schedulers read their tunables under the queue
+ * lock each time they use them.  elv_tunable_set checks the table's range.
+ */
+static int control_tunable_store(struct fs *fs, const struct control_file *f,
+				 const char *buf, size_t len)
+{
+	struct control_tunable_op op = { .f = f, .set = true };
+	uint64_t v;
+	int error;
+
+	error = control_parse_number(buf, len, INT64_MAX, &v);
+	if (error != 0)
+		return error;
+	op.value = (int64_t)v;
+	error = queue_with_elevator(fs->queue, control_tunable_apply, &op);
+	if (error != 0)
+		return error;
+	log_info("scheduler %s: %s set to %" PRId64, f->type->name,
+		 f->tunable, op.value);
+	return 0;
+}
+
+/*
+ * A tunable file whose scheduler was switched away fails every read, not
+ * only those that regenerate the content, like a removed sysfs attribute.
+ */
+static int control_tunable_check(struct fs *fs, const struct control_file *f)
+{
+	struct control_tunable_op op = { .f = f, .set = false };
+
+	return queue_with_elevator(fs->queue, control_tunable_apply, &op);
+}
+
+static const struct control_node control_nodes[] = {
+	{ CONTROL_NAME, CONTROL_INO_DIR, S_IFDIR | 0755, NULL, NULL },
+	{ "scheduler", CONTROL_INO_SCHEDULER, S_IFREG | 0644,
+	  control_scheduler_show, control_scheduler_store },
+	{ "nr_requests", CONTROL_INO_NR_REQUESTS, S_IFREG | 0644,
+	  control_nr_requests_show, control_nr_requests_store },
+	{ "stats", CONTROL_INO_STATS, S_IFREG | 0444,
+	  control_stats_show, NULL },
+	{ "iosched", CONTROL_INO_IOSCHED, S_IFDIR | 0755, NULL, NULL },
+};
+
+/* Every tunable file; the inode number says which (control_tunable). */
+static const struct control_node control_tunable_node = {
+	NULL, CONTROL_INO_TUNABLE, S_IFREG | 0644,
+	control_tunable_show, control_tunable_store
+};
+
+bool control_is_ino(fuse_ino_t ino)
+{
+	return (ino >= CONTROL_INO_DIR && ino < CONTROL_INO_END) ||
+	       (ino >= CONTROL_INO_TUNABLE && ino < CONTROL_INO_TUNABLE_END);
+}
+
+static bool control_is_tunable(fuse_ino_t ino)
+{
+	return ino >= CONTROL_INO_TUNABLE && ino < CONTROL_INO_TUNABLE_END;
+}
+
+static const struct control_node *control_node(fuse_ino_t ino)
+{
+	if (control_is_tunable(ino))
+		return &control_tunable_node;
+	return &control_nodes[ino - CONTROL_INO_DIR];
+}
+
+/* The inode number of type's tunable i, or 0 when there is none. */
+static fuse_ino_t control_tunable_ino(const struct elevator_type *type,
+				      size_t i)
+{
+	unsigned block;
+
+	if (i >= CONTROL_TUNABLES_MAX)
+		return 0;
+	pthread_mutex_lock(&control_types_lock);
+	for (block = 0; block < control_nr_types; block++)
+		if (control_types[block] == type)
+			break;
+	if (block == control_nr_types) {
+		if (block == CONTROL_TYPES_MAX) {
+			pthread_mutex_unlock(&control_types_lock);
+			return 0;
+		}
+		control_types[control_nr_types++] = type;
+	}
+	pthread_mutex_unlock(&control_types_lock);
+	return CONTROL_INO_TUNABLE + block * CONTROL_TUNABLES_MAX + i;
+}
+
+/* Type's tunable i, if it is shown (NULL past the end). */
+static const struct elv_tunable *control_tunable_at(const struct elevator_type *type,
+						    size_t i)
+{
+	size_t n;
+
+	if (type->tunables == NULL || i >= CONTROL_TUNABLES_MAX)
+		return NULL;
+	for (n = 0; n <= i; n++)
+		if (type->tunables[n].name == NULL)
+			return NULL;
+	return &type->tunables[i];
+}
+
+/*
+ * The tunable a tunable inode stands for, if its scheduler is the active
+ * one (type); NULL otherwise.
+ */
+static const struct elv_tunable *control_tunable(fuse_ino_t ino,
+						 const struct elevator_type *type)
+{
+	unsigned block = (ino - CONTROL_INO_TUNABLE) / CONTROL_TUNABLES_MAX;
+	const struct elevator_type *owner = NULL;
+
+	pthread_mutex_lock(&control_types_lock);
+	if (block < control_nr_types)
+		owner = control_types[block];
+	pthread_mutex_unlock(&control_types_lock);
+	if (owner != type)
+		return NULL;
+	return control_tunable_at(type,
+				  (ino - CONTROL_INO_TUNABLE) % CONTROL_TUNABLES_MAX);
+}
+
+static const struct control_node *control_find(const char *name)
+{
+	size_t i;
+
+	/* Skip the directory itself: it is not inside .control. */
+	for (i = 1; i < ARRAY_SIZE(control_nodes); i++) {
+		if (strcmp(control_nodes[i].name, name) == 0)
+			return &control_nodes[i];
+	}
+	return NULL;
+}
+
+/* Only the user who mounted, or root, may change anything. */
+static bool control_may_write(fuse_req_t req)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct fs *fs = fs_of(req);
+
+	return ctx->uid == 0 || ctx->uid == fs->owner_uid;
+}
+
+static void control_fill_attr(struct fs *fs, fuse_ino_t ino, struct stat *st)
+{
+	const struct control_node *node = control_node(ino);
+
+	memset(st, 0, sizeof *st);
+	st->st_ino = CONTROL_ST_INO_BASE + ino;
+	st->st_mode = node->mode;
+	/* .control holds one directory, iosched: find(1) counts on it. */
+	if (ino == CONTROL_INO_DIR)
+		st->st_nlink = 3;
+	else
+		st->st_nlink = S_ISDIR(node->mode) ? 2 : 1;
+	st->st_uid = fs->owner_uid;
+	st->st_gid = fs->owner_gid;
+	st->st_size = CONTROL_BUF_SIZE;
+	st->st_blksize = CONTROL_BUF_SIZE;
+	st->st_atim = control_mount_time;
+	st->st_mtim = control_mount_time;
+	st->st_ctim = control_mount_time;
+}
+
+/*
+ * Timeouts are zero so that a change (of the owner's view or of the
+ * scheduler, hence of iosched/) is seen at once; these lookups are cheap.
+ */
+static void control_reply_entry(fuse_req_t req, fuse_ino_t ino)
+{
+	struct fuse_entry_param e;
+
+	memset(&e, 0, sizeof e);
+	e.ino = ino;
+	e.attr_timeout = 0;
+	e.entry_timeout = 0;
+	control_fill_attr(fs_of(req), ino, &e.attr);
+	fuse_reply_entry(req, &e);
+}
+
+/* The inode of the active scheduler's tunable called name, or 0. */
+static fuse_ino_t control_tunable_lookup(struct fs *fs, const char *name)
+{
+	const struct elevator_type *type = queue_elevator_type(fs->queue);
+	const struct elv_tunable *t;
+	size_t i;
+
+	for (i = 0; (t = control_tunable_at(type, i)) != NULL; i++)
+		if (strcmp(t->name, name) == 0)
+			return control_tunable_ino(type, i);
+	return 0;
+}
+
+bool control_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	const struct control_node *node;
+	fuse_ino_t ino;
+
+	if (parent == FUSE_ROOT_ID) {
+		if (strcmp(name, CONTROL_NAME) != 0)
+			return false;
+		control_reply_entry(req, CONTROL_INO_DIR);
+		return true;
+	}
+	if (!control_is_ino(parent))
+		return false;
+	if (parent == CONTROL_INO_IOSCHED) {
+		ino = control_tunable_lookup(fs_of(req), name);
+		if (ino == 0)
+			fuse_reply_err(req, ENOENT);
+		else
+			control_reply_entry(req, ino);
+		return true;
+	}
+	if (parent != CONTROL_INO_DIR) {
+		fuse_reply_err(req, ENOTDIR);
+		return true;
+	}
+	node = control_find(name);
+	if (node == NULL)
+		fuse_reply_err(req, ENOENT);
+	else
+		control_reply_entry(req, node->ino);
+	return true;
+}
+
+/*
+ * A tunable inode keeps its attributes after a switch: a descriptor open
+ * on it can still be fstat'ed, while its reads and writes fail.
+ */
+void control_getattr(fuse_req_t req, fuse_ino_t ino)
+{
+	struct stat st;
+
+	control_fill_attr(fs_of(req), ino, &st);
+	fuse_reply_attr(req, &st, 0);
+}
+
+/*
+ * Generate the content of f's file; 0 or -errno.  Called with f->lock
+ * held, or before f is shared.
+ */
+static int control_fill(struct fs *fs, struct control_file *f)
+{
+	int n;
+
+	n = f->node->show(fs, f, f->buf, sizeof f->buf);
+	if (n < 0)
+		return n;
+	f->len = (size_t)n < sizeof f->buf ? (size_t)n : sizeof f->buf;
+	return 0;
+}
+
+void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	const struct control_node *node = control_node(ino);
+	struct control_file *f;
+	int accmode = fi->flags & O_ACCMODE;
+	int error;
+
+	if (S_ISDIR(node->mode)) {
+		fuse_reply_err(req, EISDIR);
+		return;
+	}
+	if (accmode != O_RDONLY &&
+	    (node->store == NULL || !control_may_write(req))) {
+		fuse_reply_err(req, EACCES);
+		return;
+	}
+
+	f = calloc(1, sizeof *f);
+	if (f == NULL) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	f->node = node;
+	f->append = (fi->flags & O_APPEND) != 0;
+	if (control_is_tunable(ino)) {
+		const struct elv_tunable *t;
+
+		f->type = queue_elevator_type(fs_of(req)->queue);
+		t = control_tunable(ino, f->type);
+		if (t == NULL) {
+			/* Looked up under a scheduler since switched away. */
+			free(f);
+			fuse_reply_err(req, ENOENT);
+			return;
+		}
+		f->tunable = t->name;
+	}
+	pthread_mutex_init(&f->lock, NULL);
+	error = control_fill(fs_of(req), f);
+	if (error != 0) {
+		pthread_mutex_destroy(&f->lock);
+		free(f);
+		fuse_reply_err(req, -error);
+		return;
+	}
+
+	fi->fh = (uint64_t)(uintptr_t)f;
+	fi->direct_io = 1;
+	fi->nonseekable = 0;
+	fi->keep_cache = 0;
+	if (fuse_reply_open(req, fi) != 0) {
+		/* The opener went away: no release will come. */
+		pthread_mutex_destroy(&f->lock);
+		free(f);
+	}
+}
+
+void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		  struct fuse_file_info *fi)
+{
+	struct control_file *f = (struct control_file *)(uintptr_t)fi->fh;
+	char copy[CONTROL_BUF_SIZE];
+	size_t n = 0;
+	int error = 0;
+
+	if (f == NULL || S_ISDIR(control_node(ino)->mode)) {
+		fuse_reply_err(req, EISDIR);
+		return;
+	}
+	if (off < 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+
+	/* Copy out so that no lock is held while replying. */
+	pthread_mutex_lock(&f->lock);
+	if (off == 0)
+		error = control_fill(fs_of(req), f);
+	else if (f->tunable != NULL)
+		error = control_tunable_check(fs_of(req), f);
+	if (error == 0 && (uint64_t)off < f->len) {
+		n = f->len - (size_t)off;
+		if (n > size)
+			n = size;
+		memcpy(copy, f->buf + off, n);
+	}
+	pthread_mutex_unlock(&f->lock);
+
+	if (error != 0)
+		fuse_reply_err(req, -error);
+	else
+		fuse_reply_buf(req, copy, n);
+}
+
+void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
+		   size_t size, off_t off, struct fuse_file_info *fi)
+{
+	const struct control_node *node = control_node(ino);
+	struct control_file *f = (struct control_file *)(uintptr_t)fi->fh;
+	int error;
+
+	if (f == NULL || node->store == NULL) {
+		fuse_reply_err(req, EBADF);
+		return;
+	}
+	if (!control_may_write(req)) {
+		fuse_reply_err(req, EACCES);
+		return;
+	}
+	/*
+	 * One write is one value.  With O_APPEND the kernel places the write
+	 * at the size it believes the file has; the offset means nothing.
+	 */
+	if ((off != 0 && !f->append) || size > CONTROL_BUF_SIZE) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	if (size == 0) {
+		fuse_reply_write(req, 0);
+		return;
+	}
+
+	/* May block while the queue drains for a switch: we are a session
+	 * thread, and other session threads keep serving. */
+	error = node->store(fs_of(req), f, buf, size);
+	if (error < 0)
+		fuse_reply_err(req, -error);
+	else
+		fuse_reply_write(req, size);
+}
+
+void control_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct control_file *f = (struct control_file *)(uintptr_t)fi->fh;
+
+	if (f != NULL && !S_ISDIR(control_node(ino)->mode)) {
+		pthread_mutex_destroy(&f->lock);
+		free(f);
+	}
+	fuse_reply_err(req, 0);
+}
+
+void control_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	if (ino != CONTROL_INO_DIR && ino != CONTROL_INO_IOSCHED) {
+		fuse_reply_err(req, ENOTDIR);
+		return;
+	}
+	fi->fh = 0;
+	fuse_reply_open(req, fi);
+}
+
+/*
+ * Entry i of directory ino (".", "..", then the files): its name, its
+ * attributes and, for real entries, its inode.  False past the end.  The
+ * entries of iosched/ are those of type, the scheduler active when the
+ * readdir began.
+ */
+static bool control_dirent(struct fs *fs, fuse_ino_t ino,
+			   const struct elevator_type *type, size_t i,
+			   const char **name, struct fuse_entry_param *e)
+{
+	memset(e, 0, sizeof *e);
+	if (i == 0) {
+		*name = ".";
+		control_fill_attr(fs, ino, &e->attr);
+	} else if (i == 1 && ino == CONTROL_INO_IOSCHED) {
+		*name = "..";
+		control_fill_attr(fs, CONTROL_INO_DIR, &e->attr);
+	} else if (i == 1) {
+		struct stat rst;
+
+		/* The root: its backing inode number. */
+		*name = "..";
+		if (fstat(fs->root_fd, &rst) == 0)
+			e->attr.st_ino = rst.st_ino;
+		e->attr.st_mode = S_IFDIR;
+	} else if (ino == CONTROL_INO_IOSCHED) {
+		const struct elv_tunable *t = control_tunable_at(type, i - 2);
+
+		if (t == NULL)
+			return false;
+		e->ino = control_tunable_ino(type, i - 2);
+		if (e->ino == 0)
+			return false;
+		*name = t->name;
+		control_fill_attr(fs, e->ino, &e->attr);
+	} else {
+		/* control_nodes[0] is .control itself. */
+		if (i - 1 >= ARRAY_SIZE(control_nodes))
+			return false;
+		*name = control_nodes[i - 1].name;
+		/*
+		 * The kernel does not take a reference for "." and "..", so
+		 * only real entries carry an inode.
+		 */
+		e->ino = control_nodes[i - 1].ino;
+		control_fill_attr(fs, e->ino, &e->attr);
+	}
+	return true;
+}
+
+/* Entry i has the directory offset i + 1, so any offset resumes there. */
+void control_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		     struct fuse_file_info *fi, bool plus)
+{
+	struct fs *fs = fs_of(req);
+	const struct elevator_type *type = NULL;
+	char *buf;
+	size_t used = 0;
+	off_t i;
+
+	if (ino != CONTROL_INO_DIR && ino != CONTROL_INO_IOSCHED) {
+		fuse_reply_err(req, ENOTDIR);
+		return;
+	}
+	if (off < 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	buf = malloc(size);
+	if (buf == NULL) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	if (ino == CONTROL_INO_IOSCHED)
+		type = queue_elevator_type(fs->queue);
+
+	for (i = off; ; i++) {
+		struct fuse_entry_param e;
+		const char *name;
+		size_t n;
+
+		if (!control_dirent(fs, ino, type, (size_t)i, &name, &e))
+			break;
+		if (plus) {
+			n = fuse_add_direntry_plus(req, buf + used,
+						   size - used, name, &e,
+						   i + 1);
+		} else {
+			n = fuse_add_direntry(req, buf + used, size - used,
+					      name, &e.attr, i + 1);
+		}
+		if (n > size - used)
+			break;
+		used += n;
+	}
+
+	fuse_reply_buf(req, buf, used);
+	free(buf);
+}
+
+/*
+ * Only the truncate of an open with O_TRUNC is accepted (as with sysfs,
+ * `echo x > file` truncates first); the VFS may add time updates to it.
+ * Everything else would change what cannot change.
+ */
+void control_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+		     int to_set, struct fuse_file_info *fi)
+{
+	const struct control_node *node = control_node(ino);
+	const int times = FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME |
+			  FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_MTIME_NOW |
+			  FUSE_SET_ATTR_CTIME;
+	const int harmless = times | FUSE_SET_ATTR_FORCE |
+			     FUSE_SET_ATTR_KILL_SUID |
+			     FUSE_SET_ATTR_KILL_SGID |
+			     FUSE_SET_ATTR_KILL_PRIV | FUSE_SET_ATTR_FILE |
+			     FUSE_SET_ATTR_OPEN;
+	struct stat st;
+
+	if (!(to_set & FUSE_SET_ATTR_SIZE) || (to_set & ~harmless &
+					       ~FUSE_SET_ATTR_SIZE)) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	if (node->store == NULL) {
+		fuse_reply_err(req, S_ISDIR(node->mode) ? EISDIR : EPERM);
+		return;
+	}
+	if (!control_may_write(req)) {
+		fuse_reply_err(req, EACCES);
+		return;
+	}
+	if (attr->st_size != 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	control_fill_attr(fs_of(req), ino, &st);
+	fuse_reply_attr(req, &st, 0);
+}

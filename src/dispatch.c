@@ -1,0 +1,148 @@
+/*
+ * The dispatch workers: each takes what the elevator dispatches, performs
+ * it with one vectored syscall on the backing fd, tells the queue, and
+ * answers FUSE.  Workers hold no lock while doing I/O.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "fuse-iosched.h"
+
+/* A merged io stays within QUEUE_MAX_SECTORS, so parts are few. */
+#define DISPATCH_IOV_STACK 64
+
+struct dispatch {
+	struct queue *q;
+	unsigned nr_threads;
+	pthread_t threads[];
+};
+
+/*
+ * Set each part's result from the bytes the syscalls moved (done) and the
+ * error that stopped them (err, 0 for a short read at end of file): parts
+ * wholly done get their length, the part where it stopped gets what it
+ * got (a short read or write), later parts get the error (or 0 for reads
+ * past the end).
+ */
+static void dispatch_spread(struct io *io, size_t done, int err)
+{
+	struct io_part *p;
+
+	for (p = io->parts; p != NULL; p = p->next) {
+		if (done >= p->len) {
+			p->result = (ssize_t)p->len;
+			done -= p->len;
+		} else if (done > 0) {
+			p->result = (ssize_t)done;
+			done = 0;
+		} else {
+			p->result = err ? -err : 0;
+		}
+	}
+}
+
+void dispatch_perform(struct io *io)
+{
+	struct iovec stack_iov[DISPATCH_IOV_STACK], *iov = stack_iov;
+	struct io_part *p;
+	size_t done = 0, total = io->rq.bytes;
+	int cnt = 0, first = 0, err = 0;
+	ssize_t n;
+
+	if (io->nr_parts > DISPATCH_IOV_STACK) {
+		iov = calloc(io->nr_parts, sizeof *iov);
+		if (iov == NULL) {
+			dispatch_spread(io, 0, ENOMEM);
+			return;
+		}
+	}
+	for (p = io->parts; p != NULL; p = p->next)
+		iov[cnt++] = (struct iovec){ .iov_base = p->buf, .iov_len = p->len };
+
+	/* Go on after short transfers until done, end of file or error. */
+	while (done < total) {
+		off_t off = (off_t)(io->rq.offset + done);
+
+		if (io->rq.dir == ELV_READ)
+			n = preadv(io->fd, iov + first, cnt - first, off);
+		else
+			n = pwritev(io->fd, iov + first, cnt - first, off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = errno;
+			break;
+		}
+		if (n == 0) {
+			if (io->rq.dir == ELV_WRITE)
+				err = EIO;	/* no progress: do not spin */
+			break;
+		}
+		done += (size_t)n;
+		/* Skip the iovecs done; trim the one cut in the middle. */
+		while (first < cnt && (size_t)n >= iov[first].iov_len) {
+			n -= (ssize_t)iov[first].iov_len;
+			first++;
+		}
+		if (first < cnt) {
+			iov[first].iov_base = (char *)iov[first].iov_base + n;
+			iov[first].iov_len -= (size_t)n;
+		}
+	}
+	if (iov != stack_iov)
+		free(iov);
+	dispatch_spread(io, done, err);
+}
+
+static void *dispatch_worker(void *arg)
+{
+	struct dispatch *d = arg;
+	struct io *io;
+
+	while ((io = queue_next(d->q)) != NULL) {
+		log_debug("dispatch %c off=%llu bytes=%llu sector=%llu",
+			  io->rq.dir == ELV_READ ? 'R' : 'W',
+			  (unsigned long long)io->rq.offset,
+			  (unsigned long long)io->rq.bytes,
+			  (unsigned long long)io->rq.sector);
+		dispatch_perform(io);
+		queue_done(d->q, io);
+		io->end(io);
+	}
+	return NULL;
+}
+
+struct dispatch *dispatch_start(struct queue *q, unsigned threads)
+{
+	struct dispatch *d;
+	int err;
+
+	d = calloc(1, sizeof *d + threads * sizeof d->threads[0]);
+	if (d == NULL)
+		return NULL;
+	d->q = q;
+	for (; d->nr_threads < threads; d->nr_threads++) {
+		err = pthread_create(&d->threads[d->nr_threads], NULL,
+				     dispatch_worker, d);
+		if (err != 0) {
+			log_err("cannot start dispatch worker: %s", strerror(err));
+			queue_stop(q);
+			dispatch_stop(d);
+			return NULL;
+		}
+	}
+	log_debug("%u dispatch workers started", threads);
+	return d;
+}
+
+void dispatch_stop(struct dispatch *d)
+{
+	if (d == NULL)
+		return;
+	for (unsigned i = 0; i < d->nr_threads; i++)
+		pthread_join(d->threads[i], NULL);
+	log_debug("%u dispatch workers stopped", d->nr_threads);
+	free(d);
+}

@@ -1,0 +1,157 @@
+/*
+ * Attributes of the passthrough filesystem: getattr, setattr, readlink
+ * and statfs, all on the O_PATH fd of the inode (or on the open file when
+ * the kernel names one), never through a path inside BACKING.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "fuse-iosched.h"
+
+static int fs_attr_stat(const struct inode *inode, struct stat *st)
+{
+	if (fstatat(inode->fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+		return errno;
+	return 0;
+}
+
+void fs_attr_getattr(fuse_req_t req, fuse_ino_t ino,
+		     struct fuse_file_info *fi)
+{
+	struct stat st;
+	int err;
+
+	if (control_is_ino(ino)) {
+		control_getattr(req, ino);
+		return;
+	}
+	err = fs_attr_stat(fs_inode(req, ino), &st);
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		fuse_reply_attr(req, &st, fs_of(req)->timeout);
+}
+
+static struct timespec fs_attr_time(int to_set, int set, int now,
+				    const struct timespec *t)
+{
+	struct timespec ts = { 0, UTIME_OMIT };
+
+	if (to_set & now)
+		ts.tv_nsec = UTIME_NOW;
+	else if (to_set & set)
+		ts = *t;
+	return ts;
+}
+
+/* Apply the changes in to_set; 0 or an errno. */
+static int fs_attr_change(struct inode *inode, const struct stat *attr,
+			  int to_set, struct fuse_file_info *fi)
+{
+	char path[FS_PROC_PATH_MAX];
+	int fd = fi ? (int)fi->fh : -1;
+	int res;
+
+	fs_inode_proc_path(inode, path);
+	if (to_set & FUSE_SET_ATTR_MODE) {
+		/* Through /proc a symlink gets EOPNOTSUPP, as lchmod does. */
+		res = fd >= 0 ? fchmod(fd, attr->st_mode)
+			      : chmod(path, attr->st_mode);
+		if (res == -1)
+			return errno;
+	}
+	if (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
+		uid_t uid = to_set & FUSE_SET_ATTR_UID ? attr->st_uid
+						       : (uid_t)-1;
+		gid_t gid = to_set & FUSE_SET_ATTR_GID ? attr->st_gid
+						       : (gid_t)-1;
+
+		if (fchownat(inode->fd, "", uid, gid,
+			     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == -1)
+			return errno;
+	}
+	if (to_set & FUSE_SET_ATTR_SIZE) {
+		/* Queued writes land first, as they would on a disk. */
+		fs_inode_wait_writes(inode);
+		res = fd >= 0 ? ftruncate(fd, attr->st_size)
+			      : truncate(path, attr->st_size);
+		/* Blocks went away or holes appeared: forget the layout. */
+		sectormap_invalidate(inode->smap, 0, 0);
+		if (res == -1)
+			return errno;
+	}
+	if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)) {
+		struct timespec tv[2];
+
+		tv[0] = fs_attr_time(to_set, FUSE_SET_ATTR_ATIME,
+				     FUSE_SET_ATTR_ATIME_NOW, &attr->st_atim);
+		tv[1] = fs_attr_time(to_set, FUSE_SET_ATTR_MTIME,
+				     FUSE_SET_ATTR_MTIME_NOW, &attr->st_mtim);
+		/* AT_EMPTY_PATH works on O_PATH fds, symlinks included. */
+		res = fd >= 0 ? futimens(fd, tv)
+			      : utimensat(inode->fd, "", tv, AT_EMPTY_PATH);
+		if (res == -1)
+			return errno;
+	}
+	return 0;
+}
+
+void fs_attr_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+		     int to_set, struct fuse_file_info *fi)
+{
+	struct inode *inode;
+	struct stat st;
+	int err;
+
+	if (control_is_ino(ino)) {
+		control_setattr(req, ino, attr, to_set, fi);
+		return;
+	}
+	inode = fs_inode(req, ino);
+	err = fs_attr_change(inode, attr, to_set, fi);
+	if (!err)
+		err = fs_attr_stat(inode, &st);
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		fuse_reply_attr(req, &st, fs_of(req)->timeout);
+}
+
+void fs_attr_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	char buf[PATH_MAX + 1];
+	ssize_t res;
+
+	if (control_is_ino(ino)) {
+		fuse_reply_err(req, CONTROL_EPERM);
+		return;
+	}
+	res = readlinkat(fs_inode(req, ino)->fd, "", buf, sizeof(buf));
+	if (res == -1)
+		fuse_reply_err(req, errno);
+	else if (res == sizeof(buf))
+		fuse_reply_err(req, ENAMETOOLONG);
+	else {
+		buf[res] = '\0';
+		fuse_reply_readlink(req, buf);
+	}
+}
+
+void fs_attr_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct statvfs sv;
+	int fd;
+
+	/* df(1) on anything under .control reports the backing fs. */
+	if (control_is_ino(ino))
+		fd = fs_of(req)->root.fd;
+	else
+		fd = fs_inode(req, ino)->fd;
+	if (fstatvfs(fd, &sv) == -1)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_statfs(req, &sv);
+}

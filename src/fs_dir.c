@@ -1,0 +1,378 @@
+/*
+ * Directory operations of the passthrough filesystem: creating, linking,
+ * removing and renaming names, and reading directories.
+ *
+ * Every call is relative to the O_PATH fd of a parent inode, so nothing
+ * here ever resolves a path through BACKING.  The name ".control" in the
+ * root belongs to the control directory: it cannot be created, removed or
+ * renamed, and a backing entry of that name is hidden from readdir.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fuse-iosched.h"
+
+/* An open directory: readdir state kept between calls. */
+struct fs_dir {
+	DIR *dp;
+	struct dirent *entry;	/* read but not yet returned, or NULL */
+	off_t offset;		/* where dp stands, as the kernel counts */
+};
+
+static bool fs_dir_is_dot(const char *name)
+{
+	return name[0] == '.' &&
+	       (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
+}
+
+/* Reply to a creating operation with the new entry. */
+static void fs_dir_reply_entry(fuse_req_t req, struct inode *dir,
+			       const char *name)
+{
+	struct fuse_entry_param e;
+	int err;
+
+	err = fs_inode_entry(req, dir, name, &e);
+	if (err)
+		fuse_reply_err(req, err);
+	else if (fuse_reply_entry(req, &e) == -ENOENT)
+		fs_inode_unref((struct inode *)(uintptr_t)e.ino, 1);
+}
+
+enum fs_dir_kind { FS_DIR_MKNOD, FS_DIR_MKDIR, FS_DIR_SYMLINK };
+
+/* mknod, mkdir and symlink, done with the caller's credentials. */
+static void fs_dir_make(fuse_req_t req, fuse_ino_t parent, const char *name,
+			enum fs_dir_kind kind, mode_t mode, dev_t rdev,
+			const char *link)
+{
+	struct inode *dir;
+	struct fs_cred cred;
+	int res, err;
+
+	if (control_is_ino(parent) || fs_inode_is_control_name(parent, name)) {
+		fuse_reply_err(req, CONTROL_EPERM);
+		return;
+	}
+	dir = fs_inode(req, parent);
+	err = fs_inode_cred_enter(req, &cred);
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	switch (kind) {
+	case FS_DIR_MKDIR:
+		res = mkdirat(dir->fd, name, mode);
+		break;
+	case FS_DIR_SYMLINK:
+		res = symlinkat(link, dir->fd, name);
+		break;
+	default:
+		res = mknodat(dir->fd, name, mode, rdev);
+		break;
+	}
+	err = res == -1 ? errno : 0;
+	fs_inode_cred_leave(&cred);
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		fs_dir_reply_entry(req, dir, name);
+}
+
+void fs_dir_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
+		  mode_t mode, dev_t rdev)
+{
+	fs_dir_make(req, parent, name, FS_DIR_MKNOD, mode, rdev, NULL);
+}
+
+void fs_dir_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
+		  mode_t mode)
+{
+	fs_dir_make(req, parent, name, FS_DIR_MKDIR, mode, 0, NULL);
+}
+
+void fs_dir_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+		    const char *name)
+{
+	fs_dir_make(req, parent, name, FS_DIR_SYMLINK, 0, 0, link);
+}
+
+void fs_dir_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent,
+		 const char *name)
+{
+	char path[FS_PROC_PATH_MAX];
+	struct inode *dir;
+
+	if (control_is_ino(ino) || control_is_ino(parent) ||
+	    fs_inode_is_control_name(parent, name)) {
+		fuse_reply_err(req, CONTROL_EPERM);
+		return;
+	}
+	/*
+	 * linkat(fd, "", AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; following
+	 * the /proc magic link reaches the same inode (a symlink itself, not
+	 * its target) without it.
+	 */
+	fs_inode_proc_path(fs_inode(req, ino), path);
+	dir = fs_inode(req, parent);
+	if (linkat(AT_FDCWD, path, dir->fd, name, AT_SYMLINK_FOLLOW) == -1)
+		fuse_reply_err(req, errno);
+	else
+		fs_dir_reply_entry(req, dir, name);
+}
+
+static void fs_dir_remove(fuse_req_t req, fuse_ino_t parent, const char *name,
+			  int flags)
+{
+	if (control_is_ino(parent) || fs_inode_is_control_name(parent, name)) {
+		fuse_reply_err(req, CONTROL_EPERM);
+		return;
+	}
+	if (unlinkat(fs_inode(req, parent)->fd, name, flags) == -1)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_err(req, 0);
+}
+
+void fs_dir_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	fs_dir_remove(req, parent, name, 0);
+}
+
+void fs_dir_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	fs_dir_remove(req, parent, name, AT_REMOVEDIR);
+}
+
+void fs_dir_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+		   fuse_ino_t newparent, const char *newname,
+		   unsigned int flags)
+{
+	int res;
+
+	if (control_is_ino(parent) || control_is_ino(newparent) ||
+	    fs_inode_is_control_name(parent, name) ||
+	    fs_inode_is_control_name(newparent, newname)) {
+		fuse_reply_err(req, CONTROL_EPERM);
+		return;
+	}
+	/* RENAME_NOREPLACE and RENAME_EXCHANGE reach the backing fs as is. */
+	if (flags)
+		res = renameat2(fs_inode(req, parent)->fd, name,
+				fs_inode(req, newparent)->fd, newname, flags);
+	else
+		res = renameat(fs_inode(req, parent)->fd, name,
+			       fs_inode(req, newparent)->fd, newname);
+	fuse_reply_err(req, res == -1 ? errno : 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* reading directories                                                  */
+
+void fs_dir_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs_dir *d;
+	int fd;
+
+	if (control_is_ino(ino)) {
+		control_opendir(req, ino, fi);
+		return;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	fd = openat(fs_inode(req, ino)->fd, ".",
+		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1 || !(d->dp = fdopendir(fd))) {
+		int err = errno;
+
+		if (fd != -1)
+			close(fd);
+		free(d);
+		fuse_reply_err(req, err);
+		return;
+	}
+	fi->fh = (uintptr_t)d;
+	if (fuse_reply_open(req, fi) == -ENOENT) {
+		closedir(d->dp);
+		free(d);
+	}
+}
+
+/* Inodes counted by a readdirplus reply, to uncount if it fails. */
+struct fs_dir_refs {
+	struct inode **v;
+	size_t n, cap;
+};
+
+static int fs_dir_refs_add(struct fs_dir_refs *r, struct inode *inode)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 64;
+		struct inode **v = realloc(r->v, cap * sizeof(*v));
+
+		if (!v)
+			return ENOMEM;
+		r->v = v;
+		r->cap = cap;
+	}
+	r->v[r->n++] = inode;
+	return 0;
+}
+
+/* Add the entry d->entry to buf; returns its size, or 0 on error (*err). */
+static size_t fs_dir_add(fuse_req_t req, struct inode *dir, struct fs_dir *d,
+			 bool plus, char *buf, size_t rem,
+			 struct fs_dir_refs *refs, int *err)
+{
+	const char *name = d->entry->d_name;
+	off_t next = d->entry->d_off;
+	struct fuse_entry_param e;
+	struct inode *inode;
+	size_t size;
+
+	memset(&e, 0, sizeof(e));
+	e.attr.st_ino = d->entry->d_ino;
+	e.attr.st_mode = DTTOIF(d->entry->d_type);
+	if (!plus)
+		return fuse_add_direntry(req, buf, rem, name, &e.attr, next);
+
+	/* "." and ".." carry no entry: the kernel counts no lookup. */
+	if (!fs_dir_is_dot(name)) {
+		*err = fs_inode_entry(req, dir, name, &e);
+		if (*err)
+			return 0;
+	}
+	size = fuse_add_direntry_plus(req, buf, rem, name, &e, next);
+	if (!e.ino)
+		return size;
+	inode = (struct inode *)(uintptr_t)e.ino;
+	if (size > rem) {
+		/* Did not fit: the kernel will not see this lookup. */
+		fs_inode_unref(inode, 1);
+		return size;
+	}
+	*err = fs_dir_refs_add(refs, inode);
+	if (*err) {
+		fs_inode_unref(inode, 1);
+		return 0;
+	}
+	return size;
+}
+
+static void fs_dir_read(fuse_req_t req, fuse_ino_t ino, size_t size,
+			off_t off, struct fuse_file_info *fi, bool plus)
+{
+	struct fs_dir *d = (struct fs_dir *)(uintptr_t)fi->fh;
+	struct inode *dir = fs_inode(req, ino);
+	struct fs_dir_refs refs = { NULL, 0, 0 };
+	size_t pos = 0, n;
+	char *buf;
+	int err = 0;
+
+	buf = malloc(size);
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	if (off != d->offset) {
+		seekdir(d->dp, off);
+		d->entry = NULL;
+		d->offset = off;
+	}
+	for (;;) {
+		if (!d->entry) {
+			errno = 0;
+			d->entry = readdir(d->dp);
+			if (!d->entry) {
+				err = errno;
+				break;
+			}
+		}
+		/* The control directory shadows a backing ".control". */
+		if (ino == FUSE_ROOT_ID &&
+		    strcmp(d->entry->d_name, CONTROL_NAME) == 0) {
+			d->offset = d->entry->d_off;
+			d->entry = NULL;
+			continue;
+		}
+		n = fs_dir_add(req, dir, d, plus, buf + pos, size - pos,
+			       &refs, &err);
+		if (err == ENOENT) {
+			/* Removed since readdir saw it: skip it. */
+			err = 0;
+			d->offset = d->entry->d_off;
+			d->entry = NULL;
+			continue;
+		}
+		if (err || n > size - pos)
+			break;
+		pos += n;
+		d->offset = d->entry->d_off;
+		d->entry = NULL;
+	}
+
+	/* An error after some entries: return those, the next call errs. */
+	if (err && pos == 0)
+		fuse_reply_err(req, err);
+	else if (fuse_reply_buf(req, buf, pos) == -ENOENT)
+		for (n = 0; n < refs.n; n++)
+			fs_inode_unref(refs.v[n], 1);
+	free(refs.v);
+	free(buf);
+}
+
+void fs_dir_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	if (control_is_ino(ino))
+		control_readdir(req, ino, size, off, fi, false);
+	else
+		fs_dir_read(req, ino, size, off, fi, false);
+}
+
+void fs_dir_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
+			off_t off, struct fuse_file_info *fi)
+{
+	if (control_is_ino(ino))
+		control_readdir(req, ino, size, off, fi, true);
+	else
+		fs_dir_read(req, ino, size, off, fi, true);
+}
+
+void fs_dir_releasedir(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi)
+{
+	struct fs_dir *d = (struct fs_dir *)(uintptr_t)fi->fh;
+
+	if (control_is_ino(ino)) {
+		/* control.c frees whatever its opendir set up. */
+		control_release(req, ino, fi);
+		return;
+	}
+	closedir(d->dp);
+	free(d);
+	fuse_reply_err(req, 0);
+}
+
+void fs_dir_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+		     struct fuse_file_info *fi)
+{
+	struct fs_dir *d = (struct fs_dir *)(uintptr_t)fi->fh;
+	int fd, res;
+
+	if (control_is_ino(ino)) {
+		fuse_reply_err(req, 0);	/* nothing to sync */
+		return;
+	}
+	fd = dirfd(d->dp);
+	res = datasync ? fdatasync(fd) : fsync(fd);
+	fuse_reply_err(req, res == -1 ? errno : 0);
+}

@@ -1,0 +1,286 @@
+/*
+ * File operations of the passthrough filesystem: opening and creating,
+ * handing reads and writes to the request queue, and the operations that
+ * must be ordered after queued writes (flush, fsync, fallocate,
+ * copy_file_range).
+ *
+ * Locks (flock and POSIX) are left to the kernel: we do not advertise
+ * FUSE_CAP_FLOCK_LOCKS or FUSE_CAP_POSIX_LOCKS (see fs_ops.c), so the
+ * kernel keeps them on the FUSE inode exactly as on a local filesystem,
+ * with blocking waits, signals, deadlock detection and close semantics.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "fuse-iosched.h"
+
+/* Writes to the control files are short commands. */
+#define FS_FILE_CONTROL_MAX (64 * 1024)
+
+/* Flags for the backing open: what the application asked, adjusted. */
+static int fs_file_flags(fuse_req_t req, int flags)
+{
+	/*
+	 * The backing fd stays buffered even for O_DIRECT opens: the page
+	 * cache is bypassed on the FUSE side (direct_io), and unaligned
+	 * O_DIRECT writes, which FUSE allows, still work.
+	 */
+	flags &= ~(O_DIRECT | O_NOFOLLOW);
+	if (fs_of(req)->cfg->writeback_cache) {
+		/* The kernel reads pages around partial writes through any
+		 * open file, and appends at its own idea of the size. */
+		if ((flags & O_ACCMODE) == O_WRONLY)
+			flags = (flags & ~O_ACCMODE) | O_RDWR;
+		flags &= ~O_APPEND;
+	}
+	return flags | O_CLOEXEC;
+}
+
+static void fs_file_set_open(struct fuse_file_info *fi, int fd)
+{
+	fi->fh = fd;
+	/* FUSE_CAP_AUTO_INVAL_DATA drops the cache when mtime or size
+	 * change, so what we cached last time may be kept. */
+	fi->keep_cache = 1;
+	if (fi->flags & O_DIRECT)
+		fi->direct_io = 1;
+}
+
+void fs_file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct inode *inode;
+	int fd;
+
+	if (control_is_ino(ino)) {
+		control_open(req, ino, fi);
+		return;
+	}
+	inode = fs_inode(req, ino);
+	fd = fs_inode_reopen(inode, fs_file_flags(req, fi->flags));
+	if (fd == -1) {
+		fuse_reply_err(req, errno);
+		return;
+	}
+	if (fi->flags & O_TRUNC)
+		sectormap_invalidate(inode->smap, 0, 0);
+	fs_file_set_open(fi, fd);
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		close(fd);
+}
+
+void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+		    mode_t mode, struct fuse_file_info *fi)
+{
+	struct fuse_entry_param e;
+	struct fs_cred cred;
+	struct inode *dir, *inode;
+	int fd, err;
+
+	if (control_is_ino(parent) || fs_inode_is_control_name(parent, name)) {
+		fuse_reply_err(req, CONTROL_EPERM);
+		return;
+	}
+	dir = fs_inode(req, parent);
+	err = fs_inode_cred_enter(req, &cred);
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	/* O_NOFOLLOW: a symlink put there behind the kernel's back must not
+	 * make us create its target, which may lie outside BACKING. */
+	fd = openat(dir->fd, name,
+		    fs_file_flags(req, fi->flags) | O_CREAT | O_NOFOLLOW, mode);
+	err = fd == -1 ? errno : 0;
+	fs_inode_cred_leave(&cred);
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	err = fs_inode_entry(req, dir, name, &e);
+	if (err) {
+		close(fd);
+		fuse_reply_err(req, err);
+		return;
+	}
+	inode = (struct inode *)(uintptr_t)e.ino;
+	if (fi->flags & O_TRUNC)
+		sectormap_invalidate(inode->smap, 0, 0);
+	fs_file_set_open(fi, fd);
+	if (fuse_reply_create(req, &e, fi) == -ENOENT) {
+		close(fd);
+		fs_inode_unref(inode, 1);
+	}
+}
+
+void fs_file_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		  struct fuse_file_info *fi)
+{
+	if (control_is_ino(ino))
+		control_read(req, ino, size, off, fi);
+	else
+		io_submit_read(req, fs_inode(req, ino), fi->fh, size, off,
+			       fi->flags);
+}
+
+/* A write to a control file: gather it into memory for control.c. */
+static void fs_file_control_write(fuse_req_t req, fuse_ino_t ino,
+				  struct fuse_bufvec *in, off_t off,
+				  struct fuse_file_info *fi)
+{
+	size_t size = fuse_buf_size(in);
+	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(size);
+	ssize_t res;
+	char *buf;
+
+	if (size > FS_FILE_CONTROL_MAX) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	buf = malloc(size + 1);
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	dst.buf[0].mem = buf;
+	res = fuse_buf_copy(&dst, in, 0);
+	if (res < 0)
+		fuse_reply_err(req, -res);
+	else {
+		buf[res] = '\0';	/* convenience for parsers */
+		control_write(req, ino, buf, res, off, fi);
+	}
+	free(buf);
+}
+
+void fs_file_write_buf(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_bufvec *in, off_t off,
+		       struct fuse_file_info *fi)
+{
+	if (control_is_ino(ino))
+		fs_file_control_write(req, ino, in, off, fi);
+	else
+		io_submit_write(req, fs_inode(req, ino), fi->fh, in, off,
+				fi->flags);
+}
+
+void fs_file_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	int fd;
+
+	/* close(2) of a control file must not fail: nothing to flush. */
+	if (control_is_ino(ino)) {
+		fuse_reply_err(req, 0);
+		return;
+	}
+	fs_inode_wait_writes(fs_inode(req, ino));
+	/* Closing a duplicate reports the backing fs's close errors (NFS
+	 * write-back, quotas) without giving up our descriptor. */
+	fd = dup(fi->fh);
+	if (fd == -1 || close(fd) == -1)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_err(req, 0);
+}
+
+void fs_file_release(fuse_req_t req, fuse_ino_t ino,
+		     struct fuse_file_info *fi)
+{
+	if (control_is_ino(ino)) {
+		control_release(req, ino, fi);
+		return;
+	}
+	/* No queued write may outlive the descriptor it writes through. */
+	fs_inode_wait_writes(fs_inode(req, ino));
+	close(fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+void fs_file_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
+		   struct fuse_file_info *fi)
+{
+	int res;
+
+	if (control_is_ino(ino)) {
+		fuse_reply_err(req, 0);
+		return;
+	}
+	fs_inode_wait_writes(fs_inode(req, ino));
+	res = datasync ? fdatasync(fi->fh) : fsync(fi->fh);
+	fuse_reply_err(req, res == -1 ? errno : 0);
+}
+
+void fs_file_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
+		       off_t len, struct fuse_file_info *fi)
+{
+	struct inode *inode;
+	int res;
+
+	if (control_is_ino(ino)) {
+		fuse_reply_err(req, CONTROL_EPERM);
+		return;
+	}
+	inode = fs_inode(req, ino);
+	/* Queued writes to the range land before it is punched. */
+	fs_inode_wait_writes(inode);
+	res = fallocate(fi->fh, mode, off, len);
+	if (res == -1) {
+		fuse_reply_err(req, errno);
+		return;
+	}
+	/* Collapsing or inserting a range moves everything after it. */
+	if (mode & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE))
+		sectormap_invalidate(inode->smap, off, 0);
+	else
+		sectormap_invalidate(inode->smap, off, len);
+	fuse_reply_err(req, 0);
+}
+
+void fs_file_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+		   struct fuse_file_info *fi)
+{
+	off_t res;
+
+	if (control_is_ino(ino)) {
+		fuse_reply_err(req, CONTROL_EPERM);
+		return;
+	}
+	/* The kernel asks only for SEEK_DATA and SEEK_HOLE; holes are only
+	 * where they are once queued writes have landed. */
+	fs_inode_wait_writes(fs_inode(req, ino));
+	res = lseek(fi->fh, off, whence);
+	if (res == -1)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_lseek(req, res);
+}
+
+void fs_file_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
+			     struct fuse_file_info *fi_in, fuse_ino_t ino_out,
+			     off_t off_out, struct fuse_file_info *fi_out,
+			     size_t len, int flags)
+{
+	struct inode *in, *out;
+	off_t start = off_out;
+	ssize_t res;
+
+	if (control_is_ino(ino_in) || control_is_ino(ino_out)) {
+		fuse_reply_err(req, CONTROL_EPERM);
+		return;
+	}
+	in = fs_inode(req, ino_in);
+	out = fs_inode(req, ino_out);
+	fs_inode_wait_writes(in);
+	if (out != in)
+		fs_inode_wait_writes(out);
+	res = copy_file_range(fi_in->fh, &off_in, fi_out->fh, &off_out, len,
+			      flags);
+	if (res == -1) {
+		fuse_reply_err(req, errno);
+		return;
+	}
+	/* Reflinks and the like may have changed the extents. */
+	sectormap_invalidate(out->smap, start, res);
+	fuse_reply_write(req, res);
+}

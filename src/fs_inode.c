@@ -1,0 +1,417 @@
+/*
+ * The inode table of the passthrough filesystem.
+ *
+ * A fuse_ino_t handed to the kernel is the address of a struct inode that
+ * holds an O_PATH descriptor of the backing inode.  Working from O_PATH
+ * descriptors (and *at() calls relative to them) keeps every operation
+ * inside BACKING whatever the kernel's idea of a path is, and survives
+ * renames done behind our back.  An inode lives as long as the kernel
+ * remembers it: lookups count up, forgets count down, and the last forget
+ * frees it.  The table maps (dev, ino) to inodes so that one backing inode
+ * (hard links, lookups by two names) has one fuse_ino_t.
+ *
+ * This file also holds two helpers the other fs_*.c files share: building
+ * a FUSE entry from a name, and acting with the caller's credentials.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <search.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fuse-iosched.h"
+
+/*
+ * The table is a tsearch(3) tree keyed by (dev, ino); it needs no link
+ * field in struct inode.  The root inode is not in it: it is never
+ * forgotten and has its own fuse_ino_t (FUSE_ROOT_ID).
+ */
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *table;			/* protected by table_lock */
+static bool root_fd_ours;		/* we opened fs->root_fd */
+
+static int fs_inode_cmp(const void *a, const void *b)
+{
+	const struct inode *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return 0;
+}
+
+struct inode *fs_inode(fuse_req_t req, fuse_ino_t ino)
+{
+	if (ino == FUSE_ROOT_ID)
+		return &fs_of(req)->root;
+	return (struct inode *)(uintptr_t)ino;
+}
+
+static void fs_inode_setup(struct inode *inode, int fd, const struct stat *st)
+{
+	inode->fd = fd;
+	inode->dev = st->st_dev;
+	inode->ino = st->st_ino;
+	inode->type = st->st_mode & S_IFMT;
+	inode->smap = sectormap_new(st->st_dev, st->st_ino);
+	pthread_mutex_init(&inode->lock, NULL);
+	pthread_cond_init(&inode->writes_done, NULL);
+	inode->writes_pending[0] = inode->writes_pending[1] = 0;
+	inode->write_epoch = 0;
+	pthread_mutex_init(&inode->fsync_lock, NULL);
+}
+
+static void fs_inode_teardown(struct inode *inode)
+{
+	close(inode->fd);
+	sectormap_free(inode->smap);
+	pthread_mutex_destroy(&inode->lock);
+	pthread_cond_destroy(&inode->writes_done);
+	pthread_mutex_destroy(&inode->fsync_lock);
+}
+
+static void fs_inode_free(void *p)
+{
+	fs_inode_teardown(p);
+	free(p);
+}
+
+int fs_inode_table_init(struct fs *fs)
+{
+	struct stat st;
+	int fd;
+
+	/* main.c may have opened BACKING already; fd 0 is stdin, not it. */
+	if (fs->root_fd > 0)
+		fd = fs->root_fd;
+	else {
+		fd = open(fs->cfg->backing, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd == -1) {
+			log_err("%s: %s", fs->cfg->backing, strerror(errno));
+			return -1;
+		}
+		root_fd_ours = true;
+	}
+	if (fstat(fd, &st) == -1) {
+		log_err("%s: %s", fs->cfg->backing, strerror(errno));
+		if (root_fd_ours)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		log_err("%s: not a directory", fs->cfg->backing);
+		if (root_fd_ours)
+			close(fd);
+		return -1;
+	}
+	fs->root_fd = fd;
+	fs_inode_setup(&fs->root, fd, &st);
+	fs->root.nlookup = 2;	/* the kernel never forgets the root */
+	return 0;
+}
+
+void fs_inode_table_destroy(struct fs *fs)
+{
+	/* After unmount the kernel sends no more forgets: free the rest. */
+	pthread_mutex_lock(&table_lock);
+	tdestroy(table, fs_inode_free);
+	table = NULL;
+	pthread_mutex_unlock(&table_lock);
+
+	sectormap_free(fs->root.smap);
+	fs->root.smap = NULL;
+	pthread_mutex_destroy(&fs->root.lock);
+	pthread_cond_destroy(&fs->root.writes_done);
+	pthread_mutex_destroy(&fs->root.fsync_lock);
+	if (root_fd_ours) {
+		close(fs->root_fd);
+		fs->root_fd = -1;
+		root_fd_ours = false;
+	}
+}
+
+/*
+ * Look name up in parent and count one more kernel reference to the
+ * result.  Fills e for fuse_reply_entry/create/add_direntry_plus.
+ * Returns 0 or an errno.  Symlinks are never followed.
+ */
+int fs_inode_entry(fuse_req_t req, struct inode *parent, const char *name,
+		   struct fuse_entry_param *e)
+{
+	struct fs *fs = fs_of(req);
+	struct inode key, *inode, **slot;
+	int fd, err;
+
+	memset(e, 0, sizeof(*e));
+	fd = openat(parent->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1)
+		return errno;
+	if (fstatat(fd, "", &e->attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) {
+		err = errno;
+		close(fd);
+		return err;
+	}
+
+	key.dev = e->attr.st_dev;
+	key.ino = e->attr.st_ino;
+	pthread_mutex_lock(&table_lock);
+	slot = tfind(&key, &table, fs_inode_cmp);
+	if (slot) {
+		inode = *slot;
+		inode->nlookup++;
+		pthread_mutex_unlock(&table_lock);
+		close(fd);	/* the inode keeps the fd it was born with */
+	} else {
+		inode = calloc(1, sizeof(*inode));
+		if (inode) {
+			inode->dev = key.dev;	/* the key tsearch compares */
+			inode->ino = key.ino;
+		}
+		if (!inode || !tsearch(inode, &table, fs_inode_cmp)) {
+			pthread_mutex_unlock(&table_lock);
+			free(inode);
+			close(fd);
+			return ENOMEM;
+		}
+		fs_inode_setup(inode, fd, &e->attr);
+		inode->nlookup = 1;
+		pthread_mutex_unlock(&table_lock);
+	}
+
+	e->ino = (uintptr_t)inode;
+	e->generation = 1;
+	e->attr_timeout = fs->timeout;
+	e->entry_timeout = fs->timeout;
+	return 0;
+}
+
+/* Drop n kernel references to inode; the last one frees it. */
+void fs_inode_unref(struct inode *inode, uint64_t n)
+{
+	bool gone = false;
+
+	pthread_mutex_lock(&table_lock);
+	if (n > inode->nlookup) {
+		log_warn("forget of %" PRIu64 " references, inode has %" PRIu64,
+			 n, inode->nlookup);
+		n = inode->nlookup;
+	}
+	inode->nlookup -= n;
+	if (inode->nlookup == 0) {
+		tdelete(inode, &table, fs_inode_cmp);
+		gone = true;
+	}
+	pthread_mutex_unlock(&table_lock);
+	if (gone)
+		fs_inode_free(inode);
+}
+
+void fs_inode_proc_path(const struct inode *inode, char *buf)
+{
+	snprintf(buf, FS_PROC_PATH_MAX, "/proc/self/fd/%d", inode->fd);
+}
+
+/*
+ * Open the backing inode for I/O.  An O_PATH fd cannot be read or
+ * written, and reopening it through /proc/self/fd reaches the very inode
+ * it names without any path lookup inside BACKING.
+ */
+int fs_inode_reopen(const struct inode *inode, int flags)
+{
+	char path[FS_PROC_PATH_MAX];
+
+	fs_inode_proc_path(inode, path);
+	return open(path, (flags & ~O_NOFOLLOW) | O_CLOEXEC);
+}
+
+/* Is this ".control" in the root, the name the control directory owns? */
+bool fs_inode_is_control_name(fuse_ino_t parent, const char *name)
+{
+	return parent == FUSE_ROOT_ID && strcmp(name, CONTROL_NAME) == 0;
+}
+
+/*
+ * Credentials.  When the daemon runs as root, a file a user creates must
+ * belong to that user (and setgid directories, group quotas and the like
+ * must behave as they would for that user).  fsuid, fsgid and the
+ * supplementary groups are per thread in the kernel, but glibc's setfsuid
+ * and setgroups wrappers broadcast the change to every thread of the
+ * process, so the raw system calls are used instead.
+ */
+static long fs_inode_set_groups(int n, const gid_t *list)
+{
+	return syscall(SYS_setgroups, (size_t)n, list);
+}
+
+int fs_inode_cred_enter(fuse_req_t req, struct fs_cred *saved)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	gid_t small[32], *groups = small;
+	int n, err = 0;
+
+	saved->switched = false;
+	saved->nr_groups = 0;
+	saved->groups = NULL;
+	if (!fs_of(req)->as_root ||
+	    (ctx->uid == geteuid() && ctx->gid == getegid()))
+		return 0;
+
+	n = fuse_req_getgroups(req, ARRAY_SIZE(small), small);
+	if (n > (int)ARRAY_SIZE(small)) {
+		int size = n;
+
+		groups = calloc(size, sizeof(*groups));
+		if (!groups)
+			return ENOMEM;
+		/* The caller may have gained groups in between. */
+		n = fuse_req_getgroups(req, size, groups);
+		if (n > size)
+			n = size;
+	}
+	if (n < 0)
+		n = 0;		/* the caller is gone: no extra groups */
+
+	saved->nr_groups = getgroups(0, NULL);
+	if (saved->nr_groups > 0) {
+		saved->groups = calloc(saved->nr_groups, sizeof(gid_t));
+		if (!saved->groups) {
+			err = ENOMEM;
+			goto out;
+		}
+		saved->nr_groups = getgroups(saved->nr_groups, saved->groups);
+	}
+	if (saved->nr_groups < 0) {
+		err = errno;
+		free(saved->groups);
+		saved->groups = NULL;
+		goto out;
+	}
+
+	if (fs_inode_set_groups(n, groups) == -1) {
+		err = errno;
+		free(saved->groups);
+		saved->groups = NULL;
+		goto out;
+	}
+	syscall(SYS_setfsgid, ctx->gid);
+	syscall(SYS_setfsuid, ctx->uid);
+	saved->switched = true;
+	/* setfsuid reports no error; read the values back to be sure. */
+	if ((uid_t)syscall(SYS_setfsuid, -1) != ctx->uid ||
+	    (gid_t)syscall(SYS_setfsgid, -1) != ctx->gid) {
+		fs_inode_cred_leave(saved);
+		err = EPERM;
+	}
+out:
+	if (groups != small)
+		free(groups);
+	return err;
+}
+
+void fs_inode_cred_leave(struct fs_cred *saved)
+{
+	int errsv = errno;
+
+	if (!saved->switched)
+		return;
+	syscall(SYS_setfsuid, geteuid());
+	syscall(SYS_setfsgid, getegid());
+	if (fs_inode_set_groups(saved->nr_groups, saved->groups) == -1)
+		log_err("cannot restore supplementary groups: %s",
+			strerror(errno));
+	free(saved->groups);
+	saved->groups = NULL;
+	saved->switched = false;
+	errno = errsv;
+}
+
+/*
+ * Write accounting for fsync and flush ordering.  Writes count in the
+ * current epoch; a waiter flips the epoch, so later writes count in the
+ * other one and cannot starve it, and waits for the old epoch to drain.
+ * fsync_lock serializes waiters, so the epoch a waiter flips to has been
+ * drained by the waiter before it.
+ */
+unsigned fs_inode_write_begin(struct inode *inode)
+{
+	unsigned epoch;
+
+	pthread_mutex_lock(&inode->lock);
+	epoch = inode->write_epoch;
+	inode->writes_pending[epoch]++;
+	pthread_mutex_unlock(&inode->lock);
+	return epoch;
+}
+
+void fs_inode_write_end(struct inode *inode, unsigned epoch)
+{
+	pthread_mutex_lock(&inode->lock);
+	if (--inode->writes_pending[epoch] == 0)
+		pthread_cond_broadcast(&inode->writes_done);
+	pthread_mutex_unlock(&inode->lock);
+}
+
+void fs_inode_wait_writes(struct inode *inode)
+{
+	unsigned old;
+
+	pthread_mutex_lock(&inode->fsync_lock);
+	pthread_mutex_lock(&inode->lock);
+	old = inode->write_epoch;
+	inode->write_epoch = old ^ 1;
+	while (inode->writes_pending[old] != 0)
+		pthread_cond_wait(&inode->writes_done, &inode->lock);
+	pthread_mutex_unlock(&inode->lock);
+	pthread_mutex_unlock(&inode->fsync_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* lookup and forget                                                    */
+
+void fs_inode_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_entry_param e;
+	int err;
+
+	if (control_is_ino(parent) || fs_inode_is_control_name(parent, name)) {
+		if (!control_lookup(req, parent, name))
+			fuse_reply_err(req, ENOENT);
+		return;
+	}
+	err = fs_inode_entry(req, fs_inode(req, parent), name, &e);
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	/* An interrupted lookup never reached the kernel: undo the count. */
+	if (fuse_reply_entry(req, &e) == -ENOENT)
+		fs_inode_unref((struct inode *)(uintptr_t)e.ino, 1);
+}
+
+static void fs_inode_forget_one(fuse_req_t req, fuse_ino_t ino, uint64_t n)
+{
+	if (ino == FUSE_ROOT_ID || control_is_ino(ino))
+		return;
+	fs_inode_unref(fs_inode(req, ino), n);
+}
+
+void fs_inode_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	fs_inode_forget_one(req, ino, nlookup);
+	fuse_reply_none(req);
+}
+
+void fs_inode_forget_multi(fuse_req_t req, size_t count,
+			   struct fuse_forget_data *forgets)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		fs_inode_forget_one(req, forgets[i].ino, forgets[i].nlookup);
+	fuse_reply_none(req);
+}

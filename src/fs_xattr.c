@@ -1,0 +1,126 @@
+/*
+ * Extended attributes of the passthrough filesystem.
+ *
+ * The *xattr calls have no AT_EMPTY_PATH form and refuse O_PATH fds, so
+ * they go through /proc/self/fd/N, which names the inode itself without a
+ * path lookup in BACKING.  That does not work for symlinks (the l*xattr
+ * calls would act on the /proc link), and there is no race-free way to
+ * reach a symlink's own attributes: it has none we show, and none can be
+ * set.
+ *
+ * The control files have no attributes: reads answer "none" so that
+ * ls(1) and getfattr(1) stay quiet; changes get CONTROL_EPERM.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/xattr.h>
+
+#include "fuse-iosched.h"
+
+/* Reply to a get or list call that produced res bytes into buf. */
+static void fs_xattr_reply(fuse_req_t req, ssize_t res, const char *buf,
+			   size_t size)
+{
+	if (res == -1)
+		fuse_reply_err(req, errno);
+	else if (size == 0)
+		fuse_reply_xattr(req, res);
+	else
+		fuse_reply_buf(req, buf, res);
+}
+
+void fs_xattr_set(fuse_req_t req, fuse_ino_t ino, const char *name,
+		  const char *value, size_t size, int flags)
+{
+	char path[FS_PROC_PATH_MAX];
+	struct inode *inode;
+
+	if (control_is_ino(ino)) {
+		fuse_reply_err(req, CONTROL_EPERM);
+		return;
+	}
+	inode = fs_inode(req, ino);
+	if (S_ISLNK(inode->type)) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	fs_inode_proc_path(inode, path);
+	if (setxattr(path, name, value, size, flags) == -1)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_err(req, 0);
+}
+
+void fs_xattr_get(fuse_req_t req, fuse_ino_t ino, const char *name,
+		  size_t size)
+{
+	char path[FS_PROC_PATH_MAX];
+	struct inode *inode;
+	char *buf = NULL;
+	ssize_t res;
+
+	if (control_is_ino(ino)) {
+		fuse_reply_err(req, ENODATA);
+		return;
+	}
+	inode = fs_inode(req, ino);
+	if (S_ISLNK(inode->type)) {
+		fuse_reply_err(req, ENODATA);
+		return;
+	}
+	if (size && !(buf = malloc(size))) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	fs_inode_proc_path(inode, path);
+	res = getxattr(path, name, buf, size);
+	fs_xattr_reply(req, res, buf, size);
+	free(buf);
+}
+
+void fs_xattr_list(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	char path[FS_PROC_PATH_MAX];
+	struct inode *inode;
+	char *buf = NULL;
+	ssize_t res;
+
+	if (control_is_ino(ino)) {
+		fs_xattr_reply(req, 0, NULL, size);
+		return;
+	}
+	inode = fs_inode(req, ino);
+	if (S_ISLNK(inode->type)) {
+		fs_xattr_reply(req, 0, NULL, size);
+		return;
+	}
+	if (size && !(buf = malloc(size))) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	fs_inode_proc_path(inode, path);
+	res = listxattr(path, buf, size);
+	fs_xattr_reply(req, res, buf, size);
+	free(buf);
+}
+
+void fs_xattr_remove(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	char path[FS_PROC_PATH_MAX];
+	struct inode *inode;
+
+	if (control_is_ino(ino)) {
+		fuse_reply_err(req, CONTROL_EPERM);
+		return;
+	}
+	inode = fs_inode(req, ino);
+	if (S_ISLNK(inode->type)) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	fs_inode_proc_path(inode, path);
+	if (removexattr(path, name) == -1)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_err(req, 0);
+}

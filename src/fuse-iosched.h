@@ -1,0 +1,418 @@
+/*
+ * fuse-iosched internal interfaces, grouped by the file that defines them.
+ *
+ * Lock order (take from left to right, never the other way):
+ *   elevator switch mutex  ->  inode table mutex  ->  inode lock
+ *   ->  queue lock  ->  libevent's internal base lock
+ * The queue lock is never held while calling into FUSE or doing I/O.
+ */
+#ifndef FUSE_IOSCHED_H
+#define FUSE_IOSCHED_H
+
+#define FUSE_USE_VERSION 34
+
+#include <fuse_lowlevel.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <syslog.h>
+
+#include "fuse-iosched/elevator.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* log.c */
+void log_open(bool to_syslog, int max_level);
+void log_set_level(int max_level);
+/* "error", "warning", "info", "debug"...: a syslog level, or -1. */
+int log_level_parse(const char *name);
+void log_msg(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+#define log_err(...) log_msg(LOG_ERR, __VA_ARGS__)
+#define log_warn(...) log_msg(LOG_WARNING, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+
+/* config.c: built-in defaults < the configuration file < -o options */
+#define CONFIG_FILE SYSCONF_DIR "/fuse-iosched.conf"
+#define CONFIG_ERR_MAX 512
+/* A tunable value from a scheduler section of the file. */
+struct config_tunable {
+	struct config_tunable *next;
+	const struct elevator_type *type;
+	const struct elv_tunable *t;
+	int64_t value;
+};
+struct config {
+	char *backing;		/* BACKING, as given */
+	char *mountpoint;	/* MOUNTPOINT, as given */
+	char *scheduler;	/* scheduler at mount time */
+	char *module_dir;	/* where NAME.so schedulers live */
+	unsigned threads;	/* dispatch workers */
+	unsigned nr_requests;	/* queue depth limit */
+	unsigned max_background; /* FUSE background requests */
+	bool writeback_cache;	/* FUSE writeback cache: batching vs pid */
+	char *log;		/* log level name */
+	int log_level;		/* syslog level: messages above are dropped */
+	bool foreground;
+	bool debug;
+	bool scheduler_set;	/* named by -o or the file: no fallback */
+
+	char *config_file;	/* -o config=PATH; NULL: CONFIG_FILE if any */
+	char *config_read;	/* the file actually read, or NULL */
+	unsigned given;		/* settings -o gave (bit per setting) */
+	char **opts;		/* our -o options, replayed on reload */
+	unsigned nr_opts;
+	struct config_tunable *tunables;	/* the file's sections */
+	int module_dir_line;	/* where the file set module_dir */
+};
+/* Built-in defaults; -ENOMEM. */
+int config_init(struct config *cfg);
+/* Whether -o gave the setting called name. */
+bool config_given(const struct config *cfg, const char *name);
+/* One -o option: 0 ours and valid, 1 not ours, -1 invalid (err set). */
+int config_option(struct config *cfg, const char *opt, char *err,
+		  size_t size);
+/* Before loading modules: pick the file and read its module_dir. */
+int config_load_early(struct config *cfg, char *err, size_t size);
+/* With the modules registered: read the whole file, -o on top. */
+int config_load(struct config *cfg, char *err, size_t size);
+/* Reload: a fresh config from cur's -o options and the file re-read. */
+int config_reload(const struct config *cur, struct config *next, char *err,
+		  size_t size);
+/* The file's tunable value for t, or the built-in default. */
+int64_t config_tunable_value(const struct config *cfg,
+			     const struct elevator_type *type,
+			     const struct elv_tunable *t);
+/* Make the file's tunables the defaults of new instances. */
+int config_apply_tunables(const struct config *cfg, char *err, size_t size);
+/* The effective configuration, in the file's syntax. */
+void config_print(const struct config *cfg, FILE *fp);
+void config_free(struct config *cfg);
+
+/* timer.c: the clock and the libevent loop thread serving wake-ups */
+uint64_t clock_now_ns(void);
+struct timer;
+typedef void (*timer_fn)(void *arg);
+struct timer *timer_start(timer_fn fn, void *arg);
+void timer_arm(struct timer *t, uint64_t at_ns);
+void timer_stop(struct timer *t);
+/* Run fn(arg) on the loop thread when signal signo arrives; -errno. */
+int timer_on_signal(struct timer *t, int signo, timer_fn fn, void *arg);
+
+/* stats.c: per direction, updated under the queue lock */
+struct stats_dir {
+	uint64_t requests;	/* FUSE requests submitted */
+	uint64_t merges;	/* of which merged into another */
+	uint64_t dispatched;	/* I/O operations performed */
+	uint64_t completed;	/* FUSE requests completed */
+	uint64_t sectors;	/* sectors completed */
+	uint64_t errors;	/* FUSE requests answered with an error */
+	uint64_t queued;	/* now: ios waiting in the scheduler */
+	uint64_t in_flight;	/* now: ios dispatched, not completed */
+	uint64_t wait_ns;	/* total time from arrival to dispatch */
+	uint64_t service_ns;	/* total time from dispatch to completion */
+};
+struct stats {
+	struct stats_dir dir[2];	/* ELV_READ, ELV_WRITE */
+	uint64_t switches;
+};
+int stats_format(const struct stats *s, char *buf, size_t size);
+
+/* sectormap.c: file offset -> device sector */
+struct sectormap;
+struct sectormap *sectormap_new(dev_t dev, ino_t ino);
+void sectormap_free(struct sectormap *m);
+/* The sector of byte off of the file open as fd; never fails. */
+uint64_t sectormap_lookup(struct sectormap *m, int fd, uint64_t off);
+/* The layout of [off, off + len) may have changed; len 0 means "to end". */
+void sectormap_invalidate(struct sectormap *m, uint64_t off, uint64_t len);
+
+/* fs_inode.c: the inode table; a fuse_ino_t is a struct inode pointer */
+struct inode {
+	int fd;			/* O_PATH fd of the backing inode, immutable */
+	dev_t dev;		/* immutable */
+	ino_t ino;		/* immutable */
+	mode_t type;		/* S_IFMT bits, immutable */
+	uint64_t nlookup;	/* protected by the inode table mutex */
+	struct sectormap *smap;	/* its own lock */
+
+	pthread_mutex_t lock;	/* protects the write accounting below */
+	pthread_cond_t writes_done;
+	unsigned writes_pending[2];	/* per epoch; see fs_inode_wait_writes */
+	unsigned write_epoch;
+	pthread_mutex_t fsync_lock;	/* serializes write waits */
+};
+
+/* struct fs is the FUSE userdata; fuse_req_userdata(req) returns it. */
+struct fs {
+	struct config *cfg;
+	int root_fd;		/* O_PATH fd of BACKING */
+	struct inode root;	/* FUSE_ROOT_ID */
+	uid_t owner_uid;	/* who mounted: may write .control */
+	gid_t owner_gid;
+	bool as_root;		/* act with callers' credentials on create */
+	struct queue *queue;
+	struct dispatch *dispatch;
+	struct timer *timer;
+	struct fuse_session *se;
+	double timeout;		/* attribute and entry cache seconds */
+};
+
+static inline struct fs *fs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+struct inode *fs_inode(fuse_req_t req, fuse_ino_t ino);
+int fs_inode_table_init(struct fs *fs);
+void fs_inode_table_destroy(struct fs *fs);
+/* A write to inode was queued (returns the epoch to pass back) / done. */
+unsigned fs_inode_write_begin(struct inode *inode);
+void fs_inode_write_end(struct inode *inode, unsigned epoch);
+/* Wait until every write begun before this call has ended. */
+void fs_inode_wait_writes(struct inode *inode);
+
+/* fs_*.c: shared by the filesystem files */
+#define FS_PROC_PATH_MAX 32	/* "/proc/self/fd/" and an int */
+struct fs_cred {		/* a thread's credentials, saved to restore */
+	bool switched;
+	int nr_groups;		/* the thread's own supplementary groups */
+	gid_t *groups;
+};
+/* fs_inode.c */
+int fs_inode_entry(fuse_req_t req, struct inode *parent, const char *name,
+		   struct fuse_entry_param *e);
+void fs_inode_unref(struct inode *inode, uint64_t n);
+void fs_inode_proc_path(const struct inode *inode, char *buf);
+int fs_inode_reopen(const struct inode *inode, int flags);
+bool fs_inode_is_control_name(fuse_ino_t parent, const char *name);
+int fs_inode_cred_enter(fuse_req_t req, struct fs_cred *saved);
+void fs_inode_cred_leave(struct fs_cred *saved);
+void fs_inode_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
+void fs_inode_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup);
+void fs_inode_forget_multi(fuse_req_t req, size_t count,
+			   struct fuse_forget_data *forgets);
+/* fs_dir.c */
+void fs_dir_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
+		  mode_t mode, dev_t rdev);
+void fs_dir_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
+		  mode_t mode);
+void fs_dir_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+		    const char *name);
+void fs_dir_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent,
+		 const char *name);
+void fs_dir_unlink(fuse_req_t req, fuse_ino_t parent, const char *name);
+void fs_dir_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name);
+void fs_dir_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+		   fuse_ino_t newparent, const char *newname,
+		   unsigned int flags);
+void fs_dir_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void fs_dir_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi);
+void fs_dir_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
+			off_t off, struct fuse_file_info *fi);
+void fs_dir_releasedir(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi);
+void fs_dir_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+		     struct fuse_file_info *fi);
+/* fs_file.c */
+void fs_file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+		    mode_t mode, struct fuse_file_info *fi);
+void fs_file_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		  struct fuse_file_info *fi);
+void fs_file_write_buf(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_bufvec *in, off_t off,
+		       struct fuse_file_info *fi);
+void fs_file_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void fs_file_release(fuse_req_t req, fuse_ino_t ino,
+		     struct fuse_file_info *fi);
+void fs_file_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
+		   struct fuse_file_info *fi);
+void fs_file_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
+		       off_t len, struct fuse_file_info *fi);
+void fs_file_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+		   struct fuse_file_info *fi);
+void fs_file_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
+			     struct fuse_file_info *fi_in, fuse_ino_t ino_out,
+			     off_t off_out, struct fuse_file_info *fi_out,
+			     size_t len, int flags);
+/* fs_attr.c */
+void fs_attr_getattr(fuse_req_t req, fuse_ino_t ino,
+		     struct fuse_file_info *fi);
+void fs_attr_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+		     int to_set, struct fuse_file_info *fi);
+void fs_attr_readlink(fuse_req_t req, fuse_ino_t ino);
+void fs_attr_statfs(fuse_req_t req, fuse_ino_t ino);
+/* fs_xattr.c */
+void fs_xattr_set(fuse_req_t req, fuse_ino_t ino, const char *name,
+		  const char *value, size_t size, int flags);
+void fs_xattr_get(fuse_req_t req, fuse_ino_t ino, const char *name,
+		  size_t size);
+void fs_xattr_list(fuse_req_t req, fuse_ino_t ino, size_t size);
+void fs_xattr_remove(fuse_req_t req, fuse_ino_t ino, const char *name);
+
+/* fs_ops.c: the lowlevel operations table */
+extern const struct fuse_lowlevel_ops fs_ops;
+
+/* control.c: the virtual .control directory */
+#define CONTROL_NAME ".control"
+bool control_is_ino(fuse_ino_t ino);
+/* Handles lookup of ".control" in the root and of any name inside it. */
+bool control_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
+/* Every op below replies itself. */
+void control_getattr(fuse_req_t req, fuse_ino_t ino);
+void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		  struct fuse_file_info *fi);
+void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
+		   size_t size, off_t off, struct fuse_file_info *fi);
+void control_release(fuse_req_t req, fuse_ino_t ino,
+		     struct fuse_file_info *fi);
+void control_opendir(fuse_req_t req, fuse_ino_t ino,
+		     struct fuse_file_info *fi);
+void control_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		     struct fuse_file_info *fi, bool plus);
+void control_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+		     int to_set, struct fuse_file_info *fi);
+/* Any other operation on a control inode gets this errno. */
+#define CONTROL_EPERM EPERM
+
+/* request.c: struct io, one queued unit of I/O and its FUSE requests */
+struct io_part {
+	struct io_part *next;
+	fuse_req_t req;		/* NULL in unit tests */
+	void *buf;		/* read destination or write data, owned */
+	size_t len;
+	ssize_t result;		/* bytes done, or -errno, set at completion */
+	unsigned write_epoch;	/* from fs_inode_write_begin, for writes */
+};
+
+struct io {
+	struct request rq;	/* the scheduler's view */
+	struct inode *inode;	/* NULL in unit tests */
+	int fd;			/* backing fd (not owned) */
+	struct io_part *parts, *parts_tail;
+	unsigned nr_parts;
+	uint64_t dispatch_ns;	/* set by the queue at dispatch */
+	struct io *hash_next;	/* queue.c's back-merge hash, queue lock */
+	void (*end)(struct io *io);	/* called once, after completion */
+};
+
+/* Allocate an io of one part; copies nothing for reads. */
+struct io *io_new(enum elv_dir dir, uint64_t file, int fd, uint64_t off,
+		  size_t len);
+void io_free(struct io *io);
+/* Fill pid, ioprio and sync from the FUSE request and open flags. */
+void io_set_origin(struct io *io, fuse_req_t req, int open_flags);
+/* The read/write paths of the filesystem.  Both reply themselves. */
+void io_submit_read(fuse_req_t req, struct inode *inode, int fd, size_t size,
+		    off_t off, int open_flags);
+void io_submit_write(fuse_req_t req, struct inode *inode, int fd,
+		     struct fuse_bufvec *in, off_t off, int open_flags);
+
+/* ioprio.c: the I/O priority of a process, as ionice(1) sets it */
+int ioprio_of_pid(pid_t pid);
+
+/* queue.c: the request queue */
+typedef uint64_t (*queue_clock_fn)(void *arg);
+struct queue_params {
+	unsigned nr_requests;
+	queue_clock_fn clock;	/* NULL: clock_now_ns */
+	void *clock_arg;
+	/* The scheduler asked to be called at at_ns (timer or test). */
+	void (*wakeup_at)(void *arg, uint64_t at_ns);
+	void *wakeup_arg;
+};
+#define QUEUE_MAX_SECTORS 2048	/* a merged io stays within 1 MiB */
+#define NR_REQUESTS_MIN 1
+#define NR_REQUESTS_MAX 65536
+
+struct queue *queue_new(const struct queue_params *p,
+			const struct elevator_type *type);
+void queue_free(struct queue *q);
+/* Queue io or merge it into a queued one; waits while full or frozen. */
+void queue_submit(struct queue *q, struct io *io);
+/* For workers: the next io to perform; waits; NULL once stopped. */
+struct io *queue_next(struct queue *q);
+/* Without waiting: the next io to perform now, or NULL. */
+struct io *queue_try_next(struct queue *q);
+/* io was performed (its parts' results are set). */
+void queue_done(struct queue *q, struct io *io);
+/* The timer fired: a scheduler wake-up is due. */
+void queue_kick(struct queue *q);
+/* Make queue_next return NULL once nothing is queued or in flight. */
+void queue_stop(struct queue *q);
+/* Freeze: new submitters wait, and wait until nothing is queued or in
+ * flight.  Returns the time the drain took. */
+uint64_t queue_freeze(struct queue *q);
+void queue_unfreeze(struct queue *q);
+/* An instance of type bound to q, initialised, not yet attached. */
+struct elevator_queue *queue_alloc_elevator(struct queue *q,
+					    const struct elevator_type *type,
+					    int *err);
+/* Replace the elevator of a frozen queue; returns the old one. */
+struct elevator_queue *queue_swap_elevator(struct queue *q,
+					   struct elevator_queue *eq);
+const struct elevator_type *queue_elevator_type(struct queue *q);
+int queue_set_nr_requests(struct queue *q, unsigned nr);
+unsigned queue_nr_requests(struct queue *q);
+void queue_get_stats(struct queue *q, struct stats *out);
+/* Run fn on the active elevator under the queue lock (tunables). */
+int queue_with_elevator(struct queue *q,
+			int (*fn)(struct elevator_queue *eq, void *arg),
+			void *arg);
+
+/* elevator.c: the scheduler registry and online switching */
+/* A scheduler name: [a-z0-9_-]{1,31}. */
+bool elv_name_valid(const char *name, size_t len);
+/* "noop deadline\n", with the active one (if any) in brackets. */
+int elv_list_names(char *buf, size_t size, const char *active);
+int elv_register(const struct elevator_type *type, const char *origin);
+void elv_unregister_all(void);
+const struct elevator_type *elv_find(const char *name);
+/* Find name, loading NAME.so from the module directory if needed. */
+const struct elevator_type *elv_get(const char *name);
+/* "noop [deadline] ...\n" */
+int elv_show(struct queue *q, char *buf, size_t size);
+/* Parse a user's write ("cfq\n") and switch; 0 or -errno. */
+int elv_store(struct queue *q, const char *buf, size_t len);
+int elv_switch(struct queue *q, const struct elevator_type *type);
+/* Bind an instance: allocate data, set tunable defaults, init. */
+struct elevator_queue *elv_alloc(const struct elevator_type *type,
+				 const struct elevator_host *host,
+				 void *host_data, int *err);
+void elv_release(struct elevator_queue *eq);
+/* Tunables by name.  Setting checks the range: -ENOENT, -EINVAL, 0. */
+const struct elv_tunable *elv_tunable_find(const struct elevator_type *type,
+					   const char *name);
+int elv_tunable_get(struct elevator_queue *eq, const char *name,
+		    int64_t *value);
+int elv_tunable_set(struct elevator_queue *eq, const char *name,
+		    int64_t value);
+/* Defaults for future instances of type (the config file): -ERANGE... */
+int elv_tunable_default_set(const struct elevator_type *type,
+			    const char *name, int64_t value);
+void elv_tunable_defaults_clear(void);
+extern const struct elevator_type elv_noop;
+
+/* module.c: scheduler modules */
+void module_set_dir(const char *dir);
+/* Register every *.so in the module directory; failures are logged. */
+void module_load_all(void);
+/* Load dir/NAME.so and register it; 0 or -errno (logged). */
+int module_load(const char *name);
+void module_unload_all(void);
+
+/* dispatch.c: the worker pool that performs I/O */
+struct dispatch *dispatch_start(struct queue *q, unsigned threads);
+/* Call after queue_stop: joins the workers. */
+void dispatch_stop(struct dispatch *d);
+/* Perform io's syscall and set each part's result; no FUSE. */
+void dispatch_perform(struct io *io);
+
+#endif /* FUSE_IOSCHED_H */

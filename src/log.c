@@ -1,0 +1,57 @@
+/*
+ * Logging: one line per event, to stderr in the foreground and to syslog
+ * once daemonized.  The level filter is shared by every thread and may be
+ * changed at run time, hence the atomic.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "fuse-iosched.h"
+
+static bool log_to_syslog;
+static int log_max_level = LOG_INFO;
+
+static const char *const log_names[] = {
+	[LOG_EMERG] = "emerg", [LOG_ALERT] = "alert", [LOG_CRIT] = "crit",
+	[LOG_ERR] = "error", [LOG_WARNING] = "warning",
+	[LOG_NOTICE] = "notice", [LOG_INFO] = "info", [LOG_DEBUG] = "debug",
+};
+
+void log_open(bool to_syslog, int max_level)
+{
+	log_to_syslog = to_syslog;
+	log_set_level(max_level);
+	if (to_syslog)
+		openlog("fuse-iosched", LOG_PID, LOG_DAEMON);
+}
+
+void log_set_level(int max_level)
+{
+	__atomic_store_n(&log_max_level, max_level, __ATOMIC_RELAXED);
+}
+
+int log_level_parse(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(log_names); i++)
+		if (log_names[i] != NULL && strcmp(name, log_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+void log_msg(int level, const char *fmt, ...)
+{
+	va_list ap;
+	char line[1024];
+
+	if (level > __atomic_load_n(&log_max_level, __ATOMIC_RELAXED))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (log_to_syslog)
+		syslog(level, "%s", line);
+	else
+		fprintf(stderr, "fuse-iosched: %s: %s\n", log_names[level], line);
+}

@@ -1,0 +1,500 @@
+/*
+ * fuse-iosched: mount BACKING on MOUNTPOINT through FUSE, with every read
+ * and write going through a switchable I/O scheduler.
+ *
+ * main() parses the command line, checks everything that can be checked
+ * before mounting (so that a mistake is one clear line and exit status 1,
+ * with nothing mounted), mounts, daemonizes unless -f, starts the timer and
+ * the dispatch workers, and serves FUSE until unmounted or signalled.  On
+ * the way out the queue is drained, so every request gets its answer
+ * before the mount goes away.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "fuse-iosched.h"
+
+enum {
+	MAIN_KEY_PRINT_CONFIG,
+};
+
+static const struct fuse_opt main_opts[] = {
+	FUSE_OPT_KEY("--print-config", MAIN_KEY_PRINT_CONFIG),
+	FUSE_OPT_END
+};
+
+struct main_args {
+	struct config *cfg;
+	bool print_config;
+};
+
+static void main_usage(const char *prog)
+{
+	printf("usage: %s [options] BACKING MOUNTPOINT\n"
+	       "       %s --print-config [options] [BACKING MOUNTPOINT]\n\n",
+	       prog, prog);
+	printf(
+"Mount the directory BACKING on MOUNTPOINT; every read and write goes\n"
+"through an I/O scheduler that MOUNTPOINT/.control/scheduler switches.\n\n"
+"fuse-iosched options (they override the configuration file):\n"
+"    --print-config         print the effective configuration and exit\n"
+"    -o config=PATH         configuration file (default: " CONFIG_FILE ",\n"
+"                           if it exists)\n"
+"    -o scheduler=NAME      scheduler at mount time (default: deadline)\n"
+"    -o threads=N           dispatch worker threads (default: 2 per core)\n"
+"    -o nr_requests=N       queue depth limit (default: 128)\n"
+"    -o module_dir=DIR      scheduler modules (default: " MODULE_DIR ")\n"
+"    -o max_background=N    FUSE background requests (default: 64)\n"
+"    -o writeback_cache     let the kernel batch writes (loses their pid)\n"
+"    -o log=LEVEL           error, warning, info (default) or debug\n"
+"Options mount(8) passes from fstab (defaults, nofail, noauto, _netdev,\n"
+"user, relatime, x-*, ...) are accepted and ignored.  SIGHUP re-reads\n"
+"the configuration file.\n\n");
+	fuse_cmdline_help();
+	fuse_lowlevel_help();
+}
+
+/* Our -o options, --print-config and the two positional arguments. */
+static int main_opt_proc(void *data, const char *arg, int key,
+			 struct fuse_args *outargs)
+{
+	struct main_args *ma = data;
+	struct config *cfg = ma->cfg;
+	char err[CONFIG_ERR_MAX];
+	char **slot;
+	int ret;
+
+	if (key == MAIN_KEY_PRINT_CONFIG) {
+		ma->print_config = true;
+		return 0;
+	}
+	if (key == FUSE_OPT_KEY_OPT) {
+		ret = config_option(cfg, arg, err, sizeof err);
+		if (ret < 0)
+			fprintf(stderr, "fuse-iosched: %s\n", err);
+		return ret;
+	}
+	if (key != FUSE_OPT_KEY_NONOPT)
+		return 1;
+	slot = cfg->backing == NULL ? &cfg->backing :
+	       cfg->mountpoint == NULL ? &cfg->mountpoint : NULL;
+	if (slot == NULL) {
+		fprintf(stderr, "fuse-iosched: unexpected argument '%s'\n", arg);
+		return -1;
+	}
+	*slot = strdup(arg);
+	return *slot == NULL ? -1 : 0;
+}
+
+/* Checks that need no mount; each failure is one line on stderr. */
+static int main_check(struct config *cfg, int *root_fd)
+{
+	struct stat st;
+	int fd;
+
+	if (cfg->backing == NULL || cfg->mountpoint == NULL) {
+		fprintf(stderr, "fuse-iosched: usage: fuse-iosched [options] "
+			"BACKING MOUNTPOINT (see --help)\n");
+		return -1;
+	}
+	/* Reading the directory proves it is one and that we may list it. */
+	fd = open(cfg->backing, O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		fprintf(stderr, "fuse-iosched: backing directory %s: %s\n",
+			cfg->backing, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	*root_fd = open(cfg->backing, O_PATH | O_DIRECTORY);
+	if (*root_fd < 0) {
+		fprintf(stderr, "fuse-iosched: backing directory %s: %s\n",
+			cfg->backing, strerror(errno));
+		return -1;
+	}
+	if (stat(cfg->mountpoint, &st) != 0) {
+		fprintf(stderr, "fuse-iosched: mountpoint %s: %s\n",
+			cfg->mountpoint, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "fuse-iosched: mountpoint %s: not a directory\n",
+			cfg->mountpoint);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Settings from the configuration file, under the -o options, and the
+ * schedulers: module_dir may come from the file, and the file's scheduler
+ * sections are checked against the schedulers that loaded.
+ */
+static int main_config(struct config *cfg)
+{
+	char err[CONFIG_ERR_MAX];
+
+	if (config_load_early(cfg, err, sizeof err) != 0)
+		goto fail;
+	/* noop first: the built-in one leads the list, as in the kernel. */
+	elv_register(&elv_noop, "built-in");
+	module_set_dir(cfg->module_dir);
+	module_load_all();
+	if (config_load(cfg, err, sizeof err) != 0 ||
+	    config_apply_tunables(cfg, err, sizeof err) != 0)
+		goto fail;
+	if (cfg->debug && !config_given(cfg, "log"))
+		cfg->log_level = LOG_DEBUG;
+	log_set_level(cfg->log_level);
+	return 0;
+
+fail:
+	fprintf(stderr, "fuse-iosched: %s\n", err);
+	return -1;
+}
+
+/* The scheduler to mount with: named ones must exist, the default may not. */
+static const struct elevator_type *main_scheduler(struct config *cfg)
+{
+	const struct elevator_type *type;
+	char names[512];
+
+	type = elv_get(cfg->scheduler);
+	if (type != NULL)
+		return type;
+	if (elv_list_names(names, sizeof names, NULL) < 0)
+		names[0] = '\0';
+	names[strcspn(names, "\n")] = '\0';
+	if (cfg->scheduler_set) {
+		fprintf(stderr, "fuse-iosched: unknown scheduler '%s' "
+			"(available: %s)\n", cfg->scheduler, names);
+		return NULL;
+	}
+	log_warn("default scheduler %s not found in %s; using noop",
+		 cfg->scheduler, cfg->module_dir);
+	return &elv_noop;
+}
+
+/* ------------------------------------------------------------------ */
+/* SIGHUP: re-read the configuration file.                             */
+
+struct main_tunable_change {
+	const struct config *cur, *next;
+	unsigned nr;
+	char what[4][96];	/* the first few, for the log */
+};
+
+/* Under the queue lock: what the file changed, on the active instance. */
+static int main_reload_tunables(struct elevator_queue *eq, void *arg)
+{
+	struct main_tunable_change *c = arg;
+	const struct elv_tunable *t;
+
+	for (t = eq->type->tunables; t != NULL && t->name != NULL; t++) {
+		int64_t was = config_tunable_value(c->cur, eq->type, t);
+		int64_t now = config_tunable_value(c->next, eq->type, t);
+
+		if (was == now || elv_tunable_set(eq, t->name, now) != 0)
+			continue;
+		if (c->nr < ARRAY_SIZE(c->what))
+			snprintf(c->what[c->nr], sizeof c->what[0],
+				 "%s %s %" PRId64 " -> %" PRId64,
+				 eq->type->name, t->name, was, now);
+		c->nr++;
+	}
+	return 0;
+}
+
+static void main_reload_later(const char *what, bool changed)
+{
+	if (changed)
+		log_warn("configuration reload: %s changed; it takes effect "
+			 "at the next mount", what);
+}
+
+/*
+ * Runs on the timer's libevent thread, called from its SIGHUP event (not
+ * in a signal handler).  Only what changed in the file since it was last
+ * read is applied, so a switch or a tunable written to .control/ since
+ * then stays unless the file now says otherwise; -o options keep winning.
+ *
+ * A scheduler switch drains the queue, and this thread also serves the
+ * schedulers' wake-ups.  That is safe: while the queue is frozen dispatch
+ * runs with force set, where the ABI forbids idling, so the drain never
+ * waits for a timer; wake-ups armed meanwhile fire when we return.  Doing
+ * it here rather than in a thread of its own also means timer_stop, which
+ * joins this thread, can never leave a reload running on a freed queue.
+ */
+static void main_reload(void *arg)
+{
+	struct fs *fs = arg;
+	struct config *cur = fs->cfg, next;
+	struct main_tunable_change tc = { .cur = cur, .next = &next };
+	const struct elevator_type *type;
+	char err[CONFIG_ERR_MAX];
+	char *swap;
+
+	if (config_reload(cur, &next, err, sizeof err) != 0 ||
+	    config_apply_tunables(&next, err, sizeof err) != 0) {
+		log_err("configuration reload failed, keeping the current "
+			"settings: %s", err);
+		/* Put the defaults of new instances back as they were. */
+		if (config_apply_tunables(cur, err, sizeof err) != 0)
+			log_err("configuration reload: %s", err);
+		config_free(&next);
+		return;
+	}
+	if (next.log_level != cur->log_level && !cur->debug)
+		log_set_level(next.log_level);
+
+	/* Switch first: the new instance starts with the new defaults. */
+	if (strcmp(next.scheduler, cur->scheduler) != 0) {
+		type = elv_get(next.scheduler);
+		if (type == NULL)
+			log_err("configuration reload: no scheduler %s",
+				next.scheduler);
+		else
+			elv_switch(fs->queue, type);
+	}
+	queue_with_elevator(fs->queue, main_reload_tunables, &tc);
+	for (unsigned i = 0; i < tc.nr && i < ARRAY_SIZE(tc.what); i++)
+		log_info("configuration reload: %s", tc.what[i]);
+
+	if (next.nr_requests != cur->nr_requests) {
+		queue_set_nr_requests(fs->queue, next.nr_requests);
+		log_info("configuration reload: nr_requests %u -> %u",
+			 cur->nr_requests, next.nr_requests);
+	}
+	main_reload_later("module_dir",
+			  strcmp(next.module_dir, cur->module_dir) != 0);
+	main_reload_later("threads", next.threads != cur->threads);
+	main_reload_later("max_background",
+			  next.max_background != cur->max_background);
+	main_reload_later("writeback_cache",
+			  next.writeback_cache != cur->writeback_cache);
+
+	/*
+	 * Keep what was applied.  Other threads read only backing,
+	 * writeback_cache and max_background of *cur, none of which change.
+	 */
+	swap = cur->scheduler, cur->scheduler = next.scheduler;
+	next.scheduler = swap;
+	swap = cur->log, cur->log = next.log, next.log = swap;
+	cur->log_level = next.log_level;
+	cur->nr_requests = next.nr_requests;
+	{
+		struct config_tunable *t = cur->tunables;
+
+		cur->tunables = next.tunables;
+		next.tunables = t;
+	}
+	log_info("configuration reloaded from %s",
+		 next.config_read != NULL ? next.config_read :
+		 "(no file: built-in defaults)");
+	config_free(&next);
+}
+
+static void main_wakeup(void *arg, uint64_t at_ns)
+{
+	struct fs *fs = arg;
+
+	if (fs->timer != NULL)
+		timer_arm(fs->timer, at_ns);
+}
+
+static void main_timer_fired(void *arg)
+{
+	struct fs *fs = arg;
+
+	queue_kick(fs->queue);
+}
+
+/* Options every mount gets: kernel permission checks, a clear name. */
+static int main_mount_opts(struct fuse_args *args, const struct config *cfg)
+{
+	char *opts = NULL;
+	int ret;
+
+	ret = fuse_opt_add_opt(&opts, "default_permissions,subtype=fuse-iosched");
+	if (ret == 0)
+		ret = fuse_opt_add_opt(&opts, "fsname=");
+	if (ret == 0) {
+		/* fsname= was added last: append the escaped backing path. */
+		char *esc = NULL;
+
+		ret = fuse_opt_add_opt_escaped(&esc, cfg->backing);
+		if (ret == 0) {
+			char *joined = malloc(strlen(opts) + strlen(esc) + 1);
+
+			if (joined == NULL) {
+				ret = -1;
+			} else {
+				strcpy(joined, opts);
+				strcat(joined, esc);
+				free(opts);
+				opts = joined;
+			}
+		}
+		free(esc);
+	}
+	if (ret == 0)
+		ret = fuse_opt_add_arg(args, "-o");
+	if (ret == 0)
+		ret = fuse_opt_add_arg(args, opts);
+	free(opts);
+	return ret;
+}
+
+static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts)
+{
+	struct fuse_loop_config *lc;
+	int ret;
+
+	fs->timer = timer_start(main_timer_fired, fs);
+	if (fs->timer == NULL)
+		return -1;
+	fs->dispatch = dispatch_start(fs->queue, fs->cfg->threads);
+	if (fs->dispatch == NULL)
+		return -1;
+	/* After fuse_set_signal_handlers, which would make SIGHUP unmount. */
+	if (timer_on_signal(fs->timer, SIGHUP, main_reload, fs) != 0)
+		log_warn("cannot handle SIGHUP: no configuration reload");
+	log_info("mounted %s on %s, scheduler %s, %u workers, "
+		 "configuration %s", fs->cfg->backing, fs->cfg->mountpoint,
+		 queue_elevator_type(fs->queue)->name, fs->cfg->threads,
+		 fs->cfg->config_read != NULL ? fs->cfg->config_read :
+		 "built in");
+	if (opts->singlethread) {
+		ret = fuse_session_loop(fs->se);
+	} else {
+		lc = fuse_loop_cfg_create();
+		if (lc == NULL)
+			return -1;
+		fuse_loop_cfg_set_clone_fd(lc, opts->clone_fd);
+		/* libfuse leaves these out of range when not given. */
+		if (opts->max_idle_threads <= 100000)
+			fuse_loop_cfg_set_idle_threads(lc, opts->max_idle_threads);
+		if (opts->max_threads > 0 && opts->max_threads <= 100000)
+			fuse_loop_cfg_set_max_threads(lc, opts->max_threads);
+		ret = fuse_session_loop_mt(fs->se, lc);
+		fuse_loop_cfg_destroy(lc);
+	}
+	return ret;
+}
+
+/* --print-config: what a mount with these options would use. */
+static int main_print_config(struct config *cfg)
+{
+	if (main_config(cfg) != 0)
+		return 1;
+	config_print(cfg, stdout);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
+int main(int argc, char *argv[])
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct fuse_cmdline_opts opts = { 0 };
+	const struct elevator_type *type;
+	struct config cfg;
+	struct main_args ma = { .cfg = &cfg };
+	struct fs fs = { .cfg = &cfg, .root_fd = -1, .timeout = 1.0 };
+	struct queue_params qp = { 0 };
+	bool inodes = false;
+	int status = 1;
+
+	if (config_init(&cfg) != 0) {
+		fprintf(stderr, "fuse-iosched: out of memory\n");
+		goto out;
+	}
+	if (fuse_opt_parse(&args, &ma, main_opts, main_opt_proc) != 0)
+		goto out;
+	if (fuse_parse_cmdline(&args, &opts) != 0)
+		goto out;
+	if (opts.show_help) {
+		main_usage(argv[0]);
+		status = 0;
+		goto out;
+	}
+	if (opts.show_version) {
+		printf("fuse-iosched %s (scheduler ABI %d, libfuse %s)\n",
+		       PACKAGE_VERSION, IOSCHED_ABI_VERSION, fuse_pkgversion());
+		status = 0;
+		goto out;
+	}
+	cfg.foreground = opts.foreground;
+	cfg.debug = opts.debug;
+	if (ma.print_config) {
+		status = main_print_config(&cfg);
+		goto out;
+	}
+	if (main_check(&cfg, &fs.root_fd) != 0 || main_config(&cfg) != 0)
+		goto out;
+
+	type = main_scheduler(&cfg);
+	if (type == NULL)
+		goto out;
+	qp.nr_requests = cfg.nr_requests;
+	qp.wakeup_at = main_wakeup;
+	qp.wakeup_arg = &fs;
+	fs.queue = queue_new(&qp, type);
+	if (fs.queue == NULL)
+		goto out;
+	fs.owner_uid = getuid();
+	fs.owner_gid = getgid();
+	fs.as_root = geteuid() == 0;
+	if (fs_inode_table_init(&fs) != 0)
+		goto out;
+	inodes = true;
+	if (main_mount_opts(&args, &cfg) != 0)
+		goto out;
+
+	/* libfuse reports unknown options itself, in one line. */
+	fs.se = fuse_session_new(&args, &fs_ops, sizeof fs_ops, &fs);
+	if (fs.se == NULL)
+		goto out;
+	if (fuse_set_signal_handlers(fs.se) != 0)
+		goto out;
+	if (fuse_session_mount(fs.se, cfg.mountpoint) != 0) {
+		fprintf(stderr, "fuse-iosched: cannot mount on %s\n",
+			cfg.mountpoint);
+		goto out_signals;
+	}
+	/* From here on the mount exists: the parent exits 0. */
+	if (fuse_daemonize(cfg.foreground) != 0)
+		goto out_unmount;
+	log_open(!cfg.foreground, cfg.log_level);
+
+	status = main_serve(&fs, &opts) == 0 ? 0 : 1;
+
+	/* Answer everything still queued before the mount goes away. */
+	queue_stop(fs.queue);
+	dispatch_stop(fs.dispatch);
+	timer_stop(fs.timer);
+	log_info("unmounting %s", cfg.mountpoint);
+out_unmount:
+	fuse_session_unmount(fs.se);
+out_signals:
+	fuse_remove_signal_handlers(fs.se);
+out:
+	if (fs.se != NULL)
+		fuse_session_destroy(fs.se);
+	if (inodes)
+		fs_inode_table_destroy(&fs);
+	queue_free(fs.queue);
+	module_unload_all();
+	if (fs.root_fd >= 0)
+		close(fs.root_fd);
+	free(opts.mountpoint);
+	fuse_opt_free_args(&args);
+	config_free(&cfg);
+	return status;
+}

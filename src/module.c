@@ -1,0 +1,294 @@
+/*
+ * Scheduler modules: NAME.so files in the module directory, each exporting
+ * one function, IOSCHED_ELEVATOR_SYMBOL, that returns its struct
+ * elevator_type.  A module is checked before it is registered: the ABI
+ * version must be ours, the structure at least as large as ours, the
+ * required methods present, the name well formed and equal to the file's,
+ * and the tunable table consistent.  A refused module is closed again and
+ * leaves one log line naming the file and the reason.
+ *
+ * Loaded modules stay open until module_unload_all, since the registry
+ * points into them; nothing is unloaded while the daemon runs.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fuse-iosched.h"
+
+#define MODULE_NAME_MAX 31
+
+struct module {
+	struct module *next;
+	void *handle;
+	char *path;		/* also the registry's origin string */
+};
+
+/* Serializes loading; protects module_dir and module_list. */
+static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *module_dir;		/* NULL: MODULE_DIR */
+static struct module *module_list;
+
+typedef const struct elevator_type *(*module_entry_fn)(void);
+
+void module_set_dir(const char *dir)
+{
+	char *copy = NULL;
+
+	if (dir != NULL && *dir != '\0') {
+		copy = strdup(dir);
+		if (copy == NULL) {
+			log_err("module directory %s: out of memory", dir);
+			return;
+		}
+	}
+	pthread_mutex_lock(&module_lock);
+	free(module_dir);
+	module_dir = copy;
+	pthread_mutex_unlock(&module_lock);
+}
+
+static const char *module_get_dir(void)
+{
+	return module_dir != NULL ? module_dir : MODULE_DIR;
+}
+
+/*
+ * Names come from users (a write to .control/scheduler) and end up in a
+ * path: only [a-z0-9_-]{1,31} is accepted, which rules out '/' and "..".
+ */
+static bool module_name_ok(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name[i] != '\0'; i++) {
+		char c = name[i];
+
+		if (i >= MODULE_NAME_MAX)
+			return false;
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == '_' || c == '-'))
+			return false;
+	}
+	return i > 0;
+}
+
+/* Check a tunable table; on failure fill why and return false. */
+static bool module_tunables_ok(const struct elevator_type *type, char *why,
+			       size_t size)
+{
+	const struct elv_tunable *t;
+
+	if (type->tunables == NULL)
+		return true;
+	for (t = type->tunables; t->name != NULL; t++) {
+		if (t->min > t->max) {
+			snprintf(why, size, "tunable %s has min %lld > max %lld",
+				 t->name, (long long)t->min, (long long)t->max);
+			return false;
+		}
+		if (t->def < t->min || t->def > t->max) {
+			snprintf(why, size,
+				 "tunable %s default %lld is outside [%lld, %lld]",
+				 t->name, (long long)t->def,
+				 (long long)t->min, (long long)t->max);
+			return false;
+		}
+		/* The host writes an int64_t there: it must be in the data. */
+		if (t->offset > type->data_size ||
+		    type->data_size - t->offset < sizeof(int64_t)) {
+			snprintf(why, size,
+				 "tunable %s lies outside the %zu bytes of data",
+				 t->name, type->data_size);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Everything checked before registering; fills why and returns -errno. */
+static int module_check(const struct elevator_type *type, const char *name,
+			char *why, size_t size)
+{
+	if (type == NULL) {
+		snprintf(why, size, "%s() returned NULL",
+			 IOSCHED_ELEVATOR_SYMBOL);
+		return -ENOEXEC;
+	}
+	if (type->abi_version != IOSCHED_ABI_VERSION) {
+		snprintf(why, size, "ABI version %u, this daemon needs %u",
+			 type->abi_version, IOSCHED_ABI_VERSION);
+		return -ENOEXEC;
+	}
+	if (type->struct_size < sizeof(struct elevator_type)) {
+		snprintf(why, size, "struct elevator_type of %zu bytes, "
+			 "expected at least %zu", type->struct_size,
+			 sizeof(struct elevator_type));
+		return -ENOEXEC;
+	}
+	if (type->ops.add_request == NULL || type->ops.dispatch == NULL ||
+	    type->ops.has_work == NULL) {
+		snprintf(why, size, "a required method is missing "
+			 "(add_request, dispatch and has_work are required)");
+		return -EINVAL;
+	}
+	if (type->name == NULL || !module_name_ok(type->name)) {
+		snprintf(why, size, "bad scheduler name (want [a-z0-9_-]{1,%d})",
+			 MODULE_NAME_MAX);
+		return -EINVAL;
+	}
+	if (strcmp(type->name, name) != 0) {
+		snprintf(why, size, "scheduler is named \"%s\", not \"%s\"",
+			 type->name, name);
+		return -EINVAL;
+	}
+	if (!module_tunables_ok(type, why, size))
+		return -EINVAL;
+	return 0;
+}
+
+/* Load and register dir/name.so; the caller holds module_lock. */
+static int module_do_load(const char *name)
+{
+	char path[PATH_MAX], why[256];
+	struct module *m;
+	struct stat st;
+	module_entry_fn entry;
+	const struct elevator_type *type;
+	void *handle;
+	int error;
+
+	if (!module_name_ok(name)) {
+		log_warn("scheduler name \"%.40s\" is not valid "
+			 "(want [a-z0-9_-]{1,%d})", name, MODULE_NAME_MAX);
+		return -EINVAL;
+	}
+	if ((size_t)snprintf(path, sizeof path, "%s/%s.so", module_get_dir(),
+			     name) >= sizeof path) {
+		log_warn("module %s/%s.so: path too long", module_get_dir(),
+			 name);
+		return -ENAMETOOLONG;
+	}
+	if (stat(path, &st) != 0) {
+		error = errno;
+		log_warn("module %s: %s", path, strerror(error));
+		return -error;
+	}
+
+	/* Resolve everything now: a missing symbol must fail here. */
+	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (handle == NULL) {
+		log_err("module %s: cannot load: %s", path, dlerror());
+		return -ENOEXEC;
+	}
+	entry = (module_entry_fn)dlsym(handle, IOSCHED_ELEVATOR_SYMBOL);
+	if (entry == NULL) {
+		log_err("module %s: no %s symbol: not a scheduler module",
+			path, IOSCHED_ELEVATOR_SYMBOL);
+		error = -ENOEXEC;
+		goto fail;
+	}
+	type = entry();
+	error = module_check(type, name, why, sizeof why);
+	if (error != 0) {
+		log_err("module %s: refused: %s", path, why);
+		goto fail;
+	}
+
+	m = calloc(1, sizeof *m);
+	if (m == NULL || (m->path = strdup(path)) == NULL) {
+		free(m);
+		log_err("module %s: out of memory", path);
+		error = -ENOMEM;
+		goto fail;
+	}
+	/* elv_register says why it refuses (a duplicate name, a full table). */
+	error = elv_register(type, m->path);
+	if (error != 0) {
+		free(m->path);
+		free(m);
+		goto fail;
+	}
+	m->handle = handle;
+	m->next = module_list;
+	module_list = m;
+	log_debug("module %s: scheduler %s loaded", path, name);
+	return 0;
+
+fail:
+	dlclose(handle);
+	return error;
+}
+
+int module_load(const char *name)
+{
+	int error;
+
+	pthread_mutex_lock(&module_lock);
+	error = module_do_load(name);
+	pthread_mutex_unlock(&module_lock);
+	return error;
+}
+
+static int module_filter(const struct dirent *d)
+{
+	size_t len = strlen(d->d_name);
+
+	return len > 3 && strcmp(d->d_name + len - 3, ".so") == 0;
+}
+
+/*
+ * Register every NAME.so of the directory, in name order so that the
+ * scheduler list reads the same on every start.  A module that fails is
+ * logged (by module_do_load) and skipped.
+ */
+void module_load_all(void)
+{
+	struct dirent **names;
+	char name[NAME_MAX + 1];
+	size_t len;
+	int i, n;
+
+	pthread_mutex_lock(&module_lock);
+	n = scandir(module_get_dir(), &names, module_filter, alphasort);
+	if (n < 0) {
+		log_warn("module directory %s: %s", module_get_dir(),
+			 strerror(errno));
+		pthread_mutex_unlock(&module_lock);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		len = strlen(names[i]->d_name) - 3;
+		memcpy(name, names[i]->d_name, len);
+		name[len] = '\0';
+		module_do_load(name);
+		free(names[i]);
+	}
+	free(names);
+	pthread_mutex_unlock(&module_lock);
+}
+
+/*
+ * Forget every scheduler, then close the modules: the registry must not
+ * point into an unmapped module, not even for a moment.
+ */
+void module_unload_all(void)
+{
+	struct module *m;
+
+	pthread_mutex_lock(&module_lock);
+	elv_unregister_all();
+	while ((m = module_list) != NULL) {
+		module_list = m->next;
+		dlclose(m->handle);
+		free(m->path);
+		free(m);
+	}
+	pthread_mutex_unlock(&module_lock);
+}

@@ -1,0 +1,517 @@
+/*
+ * The request queue: where ios wait between the FUSE session threads that
+ * submit them and the dispatch workers that perform them.
+ *
+ * Submission merges an io into a queued one of the same file, direction and
+ * backing fd when they touch (back merges found here through a hash of
+ * queued ios by end offset, front merges offered by the scheduler), and
+ * otherwise hands it to the elevator, waiting while the queue is full
+ * (nr_requests) or frozen for a scheduler switch.  Workers take what the
+ * elevator dispatches; completion gives the slot back.
+ *
+ * Everything in struct queue is protected by its lock.  The elevator
+ * instance may only be replaced while the queue is frozen and empty, so an
+ * io is always completed by the instance that dispatched it.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fuse-iosched.h"
+
+#define QUEUE_HASH_BITS 8
+#define QUEUE_HASH_SIZE (1u << QUEUE_HASH_BITS)
+
+struct queue {
+	pthread_mutex_t lock;
+	pthread_cond_t submit_cv;	/* submitters: full or frozen */
+	pthread_cond_t work_cv;		/* workers: maybe something to do */
+	pthread_cond_t idle_cv;		/* freezer: queue became empty */
+
+	struct elevator_queue *eq;	/* the active scheduler instance */
+	unsigned nr_requests;		/* limit on queued + in flight ios */
+	unsigned nr_queued;		/* ios held by the elevator */
+	unsigned nr_in_flight;		/* ios dispatched, not done */
+	bool frozen;			/* a switch is draining the queue */
+	bool stopping;			/* shutting down: drain, then end */
+	uint64_t wakeup_ns;		/* earliest wake-up armed, 0 if none */
+	struct io *hash[QUEUE_HASH_SIZE];	/* queued ios by end offset */
+	struct stats stats;
+
+	/* Set at creation, read-only after. */
+	struct queue_params p;
+};
+
+static uint64_t queue_now(struct queue *q)
+{
+	return q->p.clock(q->p.clock_arg);
+}
+
+static uint64_t queue_clock_default(void *arg)
+{
+	return clock_now_ns();
+}
+
+/* ------------------------------------------------------------------ */
+/* Services the host offers to schedulers (struct elevator_host).      */
+
+static void queue_host_wakeup_at(struct elevator_queue *eq, uint64_t at_ns)
+{
+	struct queue *q = eq->host_data;
+
+	/* One timer serves all requests: keep the earliest. */
+	if (q->wakeup_ns != 0 && q->wakeup_ns <= at_ns)
+		return;
+	q->wakeup_ns = at_ns;
+	if (q->p.wakeup_at != NULL)
+		q->p.wakeup_at(q->p.wakeup_arg, at_ns);
+}
+
+static void queue_host_log(struct elevator_queue *eq, enum elv_log_level level,
+			   const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	log_msg((int)level, "%s: %s", eq->type->name, line);
+}
+
+static const struct elevator_host queue_host = {
+	.wakeup_at = queue_host_wakeup_at,
+	.log = queue_host_log,
+};
+
+struct elevator_queue *queue_alloc_elevator(struct queue *q,
+					    const struct elevator_type *type,
+					    int *err)
+{
+	return elv_alloc(type, &queue_host, q, err);
+}
+
+/* ------------------------------------------------------------------ */
+/* The back-merge hash: queued ios keyed by (file, end offset).        */
+
+static unsigned queue_hash_key(uint64_t file, uint64_t end)
+{
+	uint64_t h = (file ^ end) * 0x9e3779b97f4a7c15ull;
+
+	return (unsigned)(h >> (64 - QUEUE_HASH_BITS));
+}
+
+static void queue_hash_add(struct queue *q, struct io *io)
+{
+	unsigned k = queue_hash_key(io->rq.file, io->rq.offset + io->rq.bytes);
+
+	io->hash_next = q->hash[k];
+	q->hash[k] = io;
+}
+
+static void queue_hash_del(struct queue *q, struct io *io)
+{
+	unsigned k = queue_hash_key(io->rq.file, io->rq.offset + io->rq.bytes);
+	struct io **pp;
+
+	for (pp = &q->hash[k]; *pp != NULL; pp = &(*pp)->hash_next) {
+		if (*pp == io) {
+			*pp = io->hash_next;
+			io->hash_next = NULL;
+			return;
+		}
+	}
+}
+
+static struct io *queue_hash_find(struct queue *q, uint64_t file,
+				  uint64_t end)
+{
+	struct io *io;
+
+	for (io = q->hash[queue_hash_key(file, end)]; io; io = io->hash_next)
+		if (io->rq.file == file && io->rq.offset + io->rq.bytes == end)
+			return io;
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Merging.                                                            */
+
+/* Can b follow a directly, as one vectored syscall? */
+static bool queue_can_merge(const struct io *a, const struct io *b)
+{
+	return a != b && a->rq.file == b->rq.file && a->rq.dir == b->rq.dir &&
+	       a->fd == b->fd && a->rq.offset + a->rq.bytes == b->rq.offset &&
+	       a->rq.nr_sectors + b->rq.nr_sectors <= QUEUE_MAX_SECTORS;
+}
+
+/*
+ * Move src's parts and extent into dst, after dst's (a back merge) or before
+ * them (a front merge); src's own struct is left empty.
+ */
+static void queue_join(struct io *dst, struct io *src, bool front)
+{
+	if (src->parts != NULL) {
+		if (dst->parts == NULL) {
+			dst->parts = src->parts;
+			dst->parts_tail = src->parts_tail;
+		} else if (front) {
+			src->parts_tail->next = dst->parts;
+			dst->parts = src->parts;
+		} else {
+			dst->parts_tail->next = src->parts;
+			dst->parts_tail = src->parts_tail;
+		}
+	}
+	if (front) {
+		dst->rq.offset = src->rq.offset;
+		dst->rq.sector = src->rq.sector;
+	}
+	dst->rq.bytes += src->rq.bytes;
+	dst->rq.nr_sectors += src->rq.nr_sectors;
+	dst->rq.sync = dst->rq.sync || src->rq.sync;
+	if (src->rq.arrival_ns < dst->rq.arrival_ns)
+		dst->rq.arrival_ns = src->rq.arrival_ns;
+	dst->nr_parts += src->nr_parts;
+	src->parts = src->parts_tail = NULL;
+	src->nr_parts = 0;
+}
+
+/* Free the shell of an io whose parts now belong to another. */
+static void queue_free_shell(struct io *io)
+{
+	free(io);
+}
+
+/* Two queued ios, a then b, became adjacent: make them one. */
+static void do_queue_merge_requests(struct queue *q, struct io *a,
+				    struct io *b)
+{
+	const struct elevator_ops *ops = &q->eq->type->ops;
+
+	if (ops->merged_requests == NULL)
+		return;	/* the scheduler cannot forget b */
+	queue_hash_del(q, a);
+	queue_hash_del(q, b);
+	ops->merged_requests(q->eq, &a->rq, &b->rq);
+	queue_join(a, b, false);
+	queue_hash_add(q, a);
+	q->nr_queued--;
+	q->stats.dir[a->rq.dir].queued--;
+	q->stats.dir[a->rq.dir].merges++;
+	queue_free_shell(b);
+}
+
+/*
+ * Try to merge io into a queued io.  On success io is consumed and the
+ * merged io may in turn absorb its new neighbour.
+ */
+static bool do_queue_try_merge(struct queue *q, struct io *io)
+{
+	const struct elevator_ops *ops = &q->eq->type->ops;
+	struct request *found_rq = NULL;
+	struct io *found, *next;
+
+	found = queue_hash_find(q, io->rq.file, io->rq.offset);
+	if (found != NULL && queue_can_merge(found, io)) {
+		queue_hash_del(q, found);
+		queue_join(found, io, false);
+		queue_hash_add(q, found);
+		if (ops->merged != NULL)
+			ops->merged(q->eq, &found->rq, ELV_BACK_MERGE);
+		q->stats.dir[found->rq.dir].merges++;
+		queue_free_shell(io);
+		/* found may now reach the start of another queued io. */
+		if (ops->merge != NULL &&
+		    ops->merge(q->eq, &found_rq, &found->rq) == ELV_FRONT_MERGE) {
+			next = elv_container_of(found_rq, struct io, rq);
+			if (queue_can_merge(found, next))
+				do_queue_merge_requests(q, found, next);
+		}
+		return true;
+	}
+
+	if (ops->merge == NULL ||
+	    ops->merge(q->eq, &found_rq, &io->rq) != ELV_FRONT_MERGE)
+		return false;
+	found = elv_container_of(found_rq, struct io, rq);
+	if (!queue_can_merge(io, found))
+		return false;
+	/* io goes in front: found takes io's start and parts first. */
+	queue_join(found, io, true);
+	if (ops->merged != NULL)
+		ops->merged(q->eq, &found->rq, ELV_FRONT_MERGE);
+	q->stats.dir[found->rq.dir].merges++;
+	queue_free_shell(io);
+	/* A queued io may end exactly where found now starts. */
+	next = queue_hash_find(q, found->rq.file, found->rq.offset);
+	if (next != NULL && queue_can_merge(next, found))
+		do_queue_merge_requests(q, next, found);
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Submission, dispatch and completion.                                */
+
+void queue_submit(struct queue *q, struct io *io)
+{
+	pthread_mutex_lock(&q->lock);
+	q->stats.dir[io->rq.dir].requests += io->nr_parts;
+	/* Time spent waiting for a slot counts as queueing time. */
+	io->rq.arrival_ns = queue_now(q);
+	for (;;) {
+		if (!q->frozen) {
+			/* A grown request may be what an idling scheduler
+			 * waits for: let a worker ask again. */
+			if (do_queue_try_merge(q, io)) {
+				pthread_cond_signal(&q->work_cv);
+				goto out;
+			}
+			if (q->nr_queued + q->nr_in_flight < q->nr_requests)
+				break;
+		}
+		pthread_cond_wait(&q->submit_cv, &q->lock);
+	}
+	q->eq->type->ops.add_request(q->eq, &io->rq, queue_now(q));
+	queue_hash_add(q, io);
+	q->nr_queued++;
+	q->stats.dir[io->rq.dir].queued++;
+	pthread_cond_signal(&q->work_cv);
+out:
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* Take the next io the elevator dispatches, or NULL. */
+static struct io *do_queue_dispatch(struct queue *q)
+{
+	struct request *rq;
+	struct io *io;
+	uint64_t now;
+
+	if (q->nr_queued == 0)
+		return NULL;
+	now = queue_now(q);
+	rq = q->eq->type->ops.dispatch(q->eq, now, q->frozen || q->stopping);
+	if (rq == NULL)
+		return NULL;
+	io = elv_container_of(rq, struct io, rq);
+	queue_hash_del(q, io);
+	q->nr_queued--;
+	q->nr_in_flight++;
+	io->dispatch_ns = now;
+	q->stats.dir[rq->dir].queued--;
+	q->stats.dir[rq->dir].in_flight++;
+	q->stats.dir[rq->dir].dispatched++;
+	q->stats.dir[rq->dir].wait_ns += now - rq->arrival_ns;
+	return io;
+}
+
+struct io *queue_next(struct queue *q)
+{
+	struct io *io;
+
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		io = do_queue_dispatch(q);
+		if (io != NULL)
+			break;
+		if (q->stopping && q->nr_queued == 0)
+			break;
+		pthread_cond_wait(&q->work_cv, &q->lock);
+	}
+	/* Other workers may find more. */
+	if (io != NULL && q->nr_queued > 0)
+		pthread_cond_signal(&q->work_cv);
+	pthread_mutex_unlock(&q->lock);
+	return io;
+}
+
+struct io *queue_try_next(struct queue *q)
+{
+	struct io *io;
+
+	pthread_mutex_lock(&q->lock);
+	io = do_queue_dispatch(q);
+	pthread_mutex_unlock(&q->lock);
+	return io;
+}
+
+void queue_done(struct queue *q, struct io *io)
+{
+	const struct elevator_ops *ops = &q->eq->type->ops;
+	struct stats_dir *sd = &q->stats.dir[io->rq.dir];
+	struct io_part *p;
+	uint64_t now;
+
+	pthread_mutex_lock(&q->lock);
+	now = queue_now(q);
+	if (ops->completed != NULL)
+		ops->completed(q->eq, &io->rq, now);
+	q->nr_in_flight--;
+	sd->in_flight--;
+	sd->completed += io->nr_parts;
+	sd->sectors += io->rq.nr_sectors;
+	sd->service_ns += now - io->dispatch_ns;
+	for (p = io->parts; p != NULL; p = p->next)
+		if (p->result < 0)
+			sd->errors++;
+	if (q->nr_queued == 0 && q->nr_in_flight == 0)
+		pthread_cond_broadcast(&q->idle_cv);
+	pthread_cond_signal(&q->submit_cv);
+	/* A completion can make an idling scheduler dispatch. */
+	if (q->nr_queued > 0)
+		pthread_cond_signal(&q->work_cv);
+	pthread_mutex_unlock(&q->lock);
+}
+
+void queue_kick(struct queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	q->wakeup_ns = 0;
+	pthread_cond_broadcast(&q->work_cv);
+	pthread_mutex_unlock(&q->lock);
+}
+
+void queue_stop(struct queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	q->stopping = true;
+	pthread_cond_broadcast(&q->work_cv);
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Freezing and switching.                                             */
+
+uint64_t queue_freeze(struct queue *q)
+{
+	uint64_t start = clock_now_ns();
+
+	pthread_mutex_lock(&q->lock);
+	q->frozen = true;
+	/* Idling schedulers must now hand everything over. */
+	pthread_cond_broadcast(&q->work_cv);
+	while (q->nr_queued > 0 || q->nr_in_flight > 0)
+		pthread_cond_wait(&q->idle_cv, &q->lock);
+	pthread_mutex_unlock(&q->lock);
+	return clock_now_ns() - start;
+}
+
+void queue_unfreeze(struct queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	q->frozen = false;
+	pthread_cond_broadcast(&q->submit_cv);
+	pthread_mutex_unlock(&q->lock);
+}
+
+struct elevator_queue *queue_swap_elevator(struct queue *q,
+					   struct elevator_queue *eq)
+{
+	struct elevator_queue *old;
+
+	pthread_mutex_lock(&q->lock);
+	old = q->eq;
+	q->eq = eq;
+	q->stats.switches++;
+	pthread_mutex_unlock(&q->lock);
+	return old;
+}
+
+const struct elevator_type *queue_elevator_type(struct queue *q)
+{
+	const struct elevator_type *type;
+
+	pthread_mutex_lock(&q->lock);
+	type = q->eq->type;
+	pthread_mutex_unlock(&q->lock);
+	return type;
+}
+
+int queue_with_elevator(struct queue *q,
+			int (*fn)(struct elevator_queue *eq, void *arg),
+			void *arg)
+{
+	int ret;
+
+	pthread_mutex_lock(&q->lock);
+	ret = fn(q->eq, arg);
+	pthread_mutex_unlock(&q->lock);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Limits, statistics, life cycle.                                     */
+
+int queue_set_nr_requests(struct queue *q, unsigned nr)
+{
+	if (nr < NR_REQUESTS_MIN || nr > NR_REQUESTS_MAX)
+		return -EINVAL;
+	pthread_mutex_lock(&q->lock);
+	q->nr_requests = nr;
+	pthread_cond_broadcast(&q->submit_cv);
+	pthread_mutex_unlock(&q->lock);
+	return 0;
+}
+
+unsigned queue_nr_requests(struct queue *q)
+{
+	unsigned nr;
+
+	pthread_mutex_lock(&q->lock);
+	nr = q->nr_requests;
+	pthread_mutex_unlock(&q->lock);
+	return nr;
+}
+
+void queue_get_stats(struct queue *q, struct stats *out)
+{
+	pthread_mutex_lock(&q->lock);
+	*out = q->stats;
+	pthread_mutex_unlock(&q->lock);
+}
+
+struct queue *queue_new(const struct queue_params *p,
+			const struct elevator_type *type)
+{
+	struct queue *q;
+	int err;
+
+	q = calloc(1, sizeof *q);
+	if (q == NULL)
+		return NULL;
+	q->p = *p;
+	if (q->p.clock == NULL)
+		q->p.clock = queue_clock_default;
+	q->nr_requests = p->nr_requests;
+	if (q->nr_requests < NR_REQUESTS_MIN || q->nr_requests > NR_REQUESTS_MAX) {
+		log_err("nr_requests %u is out of range [%u, %u]",
+			q->nr_requests, NR_REQUESTS_MIN, NR_REQUESTS_MAX);
+		free(q);
+		return NULL;
+	}
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->submit_cv, NULL);
+	pthread_cond_init(&q->work_cv, NULL);
+	pthread_cond_init(&q->idle_cv, NULL);
+	q->eq = queue_alloc_elevator(q, type, &err);
+	if (q->eq == NULL) {
+		queue_free(q);
+		return NULL;
+	}
+	return q;
+}
+
+void queue_free(struct queue *q)
+{
+	if (q == NULL)
+		return;
+	if (q->eq != NULL)
+		elv_release(q->eq);
+	pthread_cond_destroy(&q->idle_cv);
+	pthread_cond_destroy(&q->work_cv);
+	pthread_cond_destroy(&q->submit_cv);
+	pthread_mutex_destroy(&q->lock);
+	free(q);
+}

@@ -1,0 +1,171 @@
+/*
+ * The read and write paths: turn a FUSE read or write into an io, queue
+ * it, and, once a dispatch worker has performed it, answer every FUSE
+ * request that was merged into it.
+ *
+ * An io's life: io_submit_* allocates it with one part (the FUSE request
+ * and its buffer) and hands it to the queue, after which the session
+ * thread forgets it: the queue may merge it into another io (its part
+ * moves there and its shell is freed) or a worker may perform and free it
+ * at any moment.  io_end runs exactly once per performed io, on the worker.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuse-iosched.h"
+
+struct io *io_new(enum elv_dir dir, uint64_t file, int fd, uint64_t off,
+		  size_t len)
+{
+	struct io *io;
+	struct io_part *p;
+
+	io = calloc(1, sizeof *io);
+	p = calloc(1, sizeof *p);
+	if (io == NULL || p == NULL)
+		goto fail;
+	/* malloc(0) may return NULL: every buffer has at least one byte. */
+	p->buf = malloc(len ? len : 1);
+	if (p->buf == NULL)
+		goto fail;
+	p->len = len;
+	io->parts = io->parts_tail = p;
+	io->nr_parts = 1;
+	io->fd = fd;
+	io->rq.dir = dir;
+	io->rq.file = file;
+	io->rq.offset = off;
+	io->rq.bytes = len;
+	io->rq.nr_sectors = (len + (1u << IOSCHED_SECTOR_SHIFT) - 1) >>
+			    IOSCHED_SECTOR_SHIFT;
+	if (io->rq.nr_sectors == 0)
+		io->rq.nr_sectors = 1;
+	return io;
+
+fail:
+	free(p);
+	free(io);
+	return NULL;
+}
+
+void io_free(struct io *io)
+{
+	struct io_part *p, *next;
+
+	for (p = io->parts; p != NULL; p = next) {
+		next = p->next;
+		free(p->buf);
+		free(p);
+	}
+	free(io);
+}
+
+void io_set_origin(struct io *io, fuse_req_t req, int open_flags)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	io->rq.pid = ctx->pid;
+	io->rq.ioprio = ioprio_of_pid(ctx->pid);
+	/*
+	 * As in the block layer: reads are synchronous (someone waits for
+	 * them); writes are, when the file asks for it.  Writes from the
+	 * kernel itself (pid 0: writeback) never are.
+	 */
+	if (io->rq.dir == ELV_READ)
+		io->rq.sync = true;
+	else
+		io->rq.sync = ctx->pid != 0 &&
+			      (open_flags & (O_SYNC | O_DSYNC | O_DIRECT)) != 0;
+}
+
+/* The worker is done with io: answer each FUSE request, then free it. */
+static void io_end(struct io *io)
+{
+	struct inode *inode = io->inode;
+	struct io_part *p;
+
+	/*
+	 * No sectormap_invalidate here: overwrites keep their blocks, and
+	 * the map trusts "unmapped" only briefly, so new allocations show
+	 * up by themselves.  Truncate, fallocate and copies invalidate.
+	 */
+	for (p = io->parts; p != NULL; p = p->next) {
+		/* fsync waits for this before it may sync. */
+		if (io->rq.dir == ELV_WRITE)
+			fs_inode_write_end(inode, p->write_epoch);
+		if (p->result < 0)
+			fuse_reply_err(p->req, (int)-p->result);
+		else if (io->rq.dir == ELV_READ)
+			fuse_reply_buf(p->req, p->buf, (size_t)p->result);
+		else
+			fuse_reply_write(p->req, (size_t)p->result);
+	}
+	io_free(io);
+}
+
+static struct io *io_prepare(fuse_req_t req, struct inode *inode, int fd,
+			     enum elv_dir dir, size_t size, off_t off,
+			     int open_flags)
+{
+	struct io *io;
+
+	if (off < 0) {
+		fuse_reply_err(req, EINVAL);
+		return NULL;
+	}
+	io = io_new(dir, (uint64_t)(uintptr_t)inode, fd, (uint64_t)off, size);
+	if (io == NULL) {
+		fuse_reply_err(req, ENOMEM);
+		return NULL;
+	}
+	io->inode = inode;
+	io->end = io_end;
+	io->parts->req = req;
+	io->rq.sector = sectormap_lookup(inode->smap, fd, (uint64_t)off);
+	io_set_origin(io, req, open_flags);
+	return io;
+}
+
+void io_submit_read(fuse_req_t req, struct inode *inode, int fd, size_t size,
+		    off_t off, int open_flags)
+{
+	struct io *io;
+
+	if (size == 0) {
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	io = io_prepare(req, inode, fd, ELV_READ, size, off, open_flags);
+	if (io != NULL)
+		queue_submit(fs_of(req)->queue, io);
+}
+
+void io_submit_write(fuse_req_t req, struct inode *inode, int fd,
+		     struct fuse_bufvec *in, off_t off, int open_flags)
+{
+	size_t size = fuse_buf_size(in);
+	struct fuse_bufvec dst;
+	struct io *io;
+	ssize_t n;
+
+	if (size == 0) {
+		fuse_reply_write(req, 0);
+		return;
+	}
+	io = io_prepare(req, inode, fd, ELV_WRITE, size, off, open_flags);
+	if (io == NULL)
+		return;
+	/* in is libfuse's only until we return: take a copy. */
+	dst = (struct fuse_bufvec)FUSE_BUFVEC_INIT(size);
+	dst.buf[0].mem = io->parts->buf;
+	n = fuse_buf_copy(&dst, in, 0);
+	if (n < 0 || (size_t)n != size) {
+		fuse_reply_err(req, n < 0 ? (int)-n : EIO);
+		io_free(io);
+		return;
+	}
+	io->parts->write_epoch = fs_inode_write_begin(inode);
+	queue_submit(fs_of(req)->queue, io);
+}

@@ -1,0 +1,35 @@
+# Without -f the command returns once the mount is up, and unmounting
+# with fusermount3 -u makes the daemon exit.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
+require_root
+require pgrep fusermount3
+
+echo hello >"$BACKING/f"
+st=0
+timeout 20 "$FUSE_IOSCHED" -o "module_dir=$MODULE_DIR" "$BACKING" "$MNT" \
+	>"$LOG" 2>&1 </dev/null || st=$?
+assert_eq 0 "$st" "exit status of the mount command"
+# No polling: the mount must be there when the command returns.
+mountpoint -q "$MNT" || fail "not a mountpoint right after the command returned"
+grep -q " $MNT fuse" /proc/mounts || fail "no fuse entry for $MNT in /proc/mounts"
+
+pids=$(pgrep -f -- "$MNT" || true)
+[ -n "$pids" ] || fail "no daemon process found for $MNT"
+[ "$(echo "$pids" | wc -l)" -eq 1 ] || fail "several daemons for $MNT: $pids"
+DAEMON_PID=$pids	# the EXIT trap kills it if it outlives the test
+
+assert_eq hello "$(cat "$MNT/f")" "content read through the mount"
+echo world >"$MNT/g"
+assert_eq world "$(cat "$BACKING/g")" "content written through the mount"
+
+fusermount3 -u "$MNT" || fail "fusermount3 -u failed"
+i=0
+while kill -0 "$DAEMON_PID" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 200 ] || fail "daemon did not exit within 10 s of unmount"
+	sleep 0.05
+done
+DAEMON_PID=
+mountpoint -q "$MNT" && fail "still mounted"
+check_log
+exit 0

@@ -1,0 +1,57 @@
+# Mounting the way /etc/fstab does: mount(8) -> mount.fuse3 -> fuse-iosched,
+# with mount options mixed with ours.  mount(8) runs helpers with a clean
+# environment (a PATH of system directories only), so the uninstalled
+# binary is reached two ways: mount -t fuse PROGRAM#BACKING, and the
+# fuse.fuse-iosched type handed to mount.fuse3 directly, as mount(8) does.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
+require_root
+require mount umount pgrep
+[ -x /sbin/mount.fuse3 ] || skip "needs /sbin/mount.fuse3"
+[ -e "$MODULE_DIR/deadline.so" ] || skip "the deadline module is not built"
+
+echo hello >"$BACKING/f"
+
+check_mounted() { # HOW
+	mountpoint -q "$MNT" || fail "$1: not mounted"
+	DAEMON_PID=$(pgrep -f -- "$MNT" || true)
+	[ -n "$DAEMON_PID" ] || fail "$1: no daemon process for $MNT"
+	entry=$(grep " $MNT " /proc/mounts)
+	case $entry in
+	*" fuse.fuse-iosched "*) ;;
+	*) fail "$1: wrong type in /proc/mounts: $entry" ;;
+	esac
+	case $entry in
+	*nosuid*nodev*) ;;
+	*) fail "$1: nosuid,nodev not applied: $entry" ;;
+	esac
+	grep -q '\[deadline\]' "$MNT/.control/scheduler" ||
+		fail "$1: scheduler=deadline not applied: $(cat "$MNT/.control/scheduler")"
+	assert_eq hello "$(cat "$MNT/f")" "$1: content read through the mount"
+
+	umount "$MNT" || fail "$1: umount failed"
+	i=0
+	while kill -0 "$DAEMON_PID" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 200 ] || fail "$1: daemon did not exit within 10 s of umount"
+		sleep 0.05
+	done
+	DAEMON_PID=
+}
+
+opts="nosuid,nodev,nofail,scheduler=deadline,module_dir=$MODULE_DIR"
+
+st=0
+timeout 20 mount -t fuse "$FUSE_IOSCHED#$BACKING" "$MNT" -o "$opts" \
+	>>"$LOG" 2>&1 </dev/null || st=$?
+assert_eq 0 "$st" "exit status of mount -t fuse"
+check_mounted "mount -t fuse"
+
+st=0
+PATH=$(dirname "$FUSE_IOSCHED"):$PATH timeout 20 /sbin/mount.fuse3 \
+	"$BACKING" "$MNT" -o "rw,$opts" -t fuse.fuse-iosched \
+	>>"$LOG" 2>&1 </dev/null || st=$?
+assert_eq 0 "$st" "exit status of mount.fuse3 -t fuse.fuse-iosched"
+check_mounted "mount.fuse3 -t fuse.fuse-iosched"
+
+check_log
+exit 0

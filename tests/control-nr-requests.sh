@@ -1,0 +1,43 @@
+# .control/nr_requests shows the queue depth limit and takes a new one in
+# [1, 65536]; anything else is EINVAL and changes nothing.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
+require_root
+
+N=$MNT/.control/nr_requests
+write_ctl() { # FILE DATA
+	printf '%b' "$2" >"$T/in"
+	dd if="$T/in" of="$1" bs=65536 status=none 2>&1
+}
+
+mount_fs -o nr_requests=77
+assert_eq 77 "$(cat "$N")" "nr_requests from -o nr_requests=77"
+# Exactly one line, newline-terminated.
+assert_eq "$(printf '77\n' | od -c)" "$(od -c <"$N")" "nr_requests bytes"
+
+echo 32 >"$N" || fail "echo 32 failed"
+assert_eq 32 "$(cat "$N")" "after echo 32"
+printf 1 >"$N" || fail "printf 1 failed"
+assert_eq 1 "$(cat "$N")" "after printf 1 (minimum, no newline)"
+echo 65536 >"$N" || fail "echo 65536 (maximum) failed"
+assert_eq 65536 "$(cat "$N")" "after echo 65536"
+write_ctl "$N" '128 \t\n\n' || fail "trailing blanks were refused"
+assert_eq 128 "$(cat "$N")" "after '128' with trailing blanks"
+
+for bad in '0\n' '-1\n' 'abc\n' '99999999\n' '65537\n' '\n' '12abc\n' \
+	' 12\n' '+12\n' '1 2\n' '0x10\n' '12\0\n' '18446744073709551617\n' \
+	'\377\n'; do
+	err=$(write_ctl "$N" "$bad") && fail "write of '$bad' succeeded"
+	echo "$err" | grep -q 'Invalid argument' || fail "write of '$bad': '$err'"
+	assert_eq 128 "$(cat "$N")" "nr_requests after writing '$bad'"
+done
+err=$( (echo -1 >"$N") 2>&1) && fail "echo -1 succeeded"
+echo "$err" | grep -q 'Invalid argument' || fail "echo -1: '$err'"
+
+# A small limit still lets I/O through.
+echo 1 >"$N"
+dd if=/dev/urandom of="$T/src" bs=64k count=32 status=none
+cp "$T/src" "$MNT/f"
+cmp "$T/src" "$MNT/f" || fail "data differs with nr_requests 1"
+echo 128 >"$N"
+unmount_fs
+check_log

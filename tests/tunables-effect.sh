@@ -1,0 +1,85 @@
+# Tunable changes take effect on the running instance, without a switch:
+# deadline with fifo_batch 1, front_merges 0 and immediate expiry still
+# moves data intact, also while the tunables change under load, and no
+# switch is counted.  (What each tunable does is unit-tested.)
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
+require_root
+
+C=$MNT/.control
+I=$C/iosched
+switches() { awk '$1 == "switches" { print $2 }' "$C/stats"; }
+stat_of() {
+	awk -v d="$1" -v f="$2" '$1 == d { for (i = 2; i < NF; i += 2)
+		if ($i == f) print $(i + 1) }' "$C/stats"
+}
+
+for i in 1 2 3 4; do
+	dd if=/dev/urandom of="$T/src$i" bs=64k count=64 status=none
+done
+
+mount_fs -o scheduler=deadline
+s0=$(switches)
+echo 1 >"$I/fifo_batch"
+echo 0 >"$I/front_merges"
+echo 0 >"$I/read_expire"
+echo 0 >"$I/write_expire"
+echo 0 >"$I/writes_starved"
+assert_eq "1 0 0" "$(cat "$I/fifo_batch" "$I/front_merges" "$I/read_expire" |
+	tr '\n' ' ' | sed 's/ $//')" "tunables as written"
+assert_eq "[deadline]" "$(tr ' ' '\n' <"$C/scheduler" | grep '\[')" \
+	"active scheduler"
+
+# Parallel writers in small blocks, then readers, with O_DIRECT so that
+# every request reaches the queue.
+pids=
+for i in 1 2 3 4; do
+	dd if="$T/src$i" of="$MNT/f$i" bs=4k oflag=direct conv=fsync \
+		status=none & pids="$pids $!"
+done
+for p in $pids; do wait "$p" || fail "a writer failed"; done
+pids=
+for i in 1 2 3 4; do
+	dd if="$MNT/f$i" of="$T/back$i" bs=4k iflag=direct status=none &
+	pids="$pids $!"
+done
+for p in $pids; do wait "$p" || fail "a reader failed"; done
+for i in 1 2 3 4; do
+	cmp "$T/src$i" "$T/back$i" || fail "f$i read back differs"
+	cmp "$T/src$i" "$BACKING/f$i" || fail "backing f$i differs"
+done
+
+# Now change the tunables over and over while the I/O runs.
+(
+	n=0
+	while [ ! -e "$T/stop" ] && [ $n -lt 100000 ]; do
+		echo $((n % 4 + 1)) >"$I/fifo_batch"
+		echo $((n % 2)) >"$I/front_merges"
+		echo $((n % 3)) >"$I/read_expire"
+		n=$((n + 1))
+	done
+	echo $n >"$T/changes"
+) &
+tuner=$!
+cleanup_push "touch '$T/stop'; wait $tuner 2>/dev/null"
+pids=
+for i in 1 2 3 4; do
+	dd if="$T/src$i" of="$MNT/g$i" bs=8k oflag=direct conv=fsync \
+		status=none & pids="$pids $!"
+done
+for p in $pids; do wait "$p" || fail "a writer failed under tunable changes"; done
+for i in 1 2 3 4; do
+	cmp "$T/src$i" "$MNT/g$i" || fail "g$i differs after the tunable changes"
+done
+touch "$T/stop"
+wait $tuner || fail "a tunable write failed under load"
+[ "$(cat "$T/changes")" -gt 0 ] || fail "no tunable change happened under load"
+echo "$(cat "$T/changes") rounds of tunable changes under load"
+
+assert_eq "$s0" "$(switches)" "switches (none may happen)"
+for d in read write; do
+	assert_eq "$(stat_of $d requests)" "$(stat_of $d completed)" \
+		"$d completed == requests"
+	assert_eq 0 "$(stat_of $d errors)" "$d errors"
+done
+unmount_fs
+check_log

@@ -1,0 +1,231 @@
+/*
+ * The unit-test harness: see harness.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+uint64_t h_now;
+unsigned h_wakeups;
+uint64_t h_wakeup_ns;
+int h_failures;
+
+/* A part with the test's id attached. */
+struct h_part {
+	struct io_part part;
+	int id;
+};
+
+static unsigned h_done[H_MAX_IDS];
+
+static uint64_t h_clock(void *arg)
+{
+	return __atomic_load_n(&h_now, __ATOMIC_RELAXED);
+}
+
+static void h_wakeup(void *arg, uint64_t at_ns)
+{
+	h_wakeups++;
+	h_wakeup_ns = at_ns;
+}
+
+struct queue *h_queue(const struct elevator_type *type, unsigned nr_requests)
+{
+	struct queue_params p = {
+		.nr_requests = nr_requests,
+		.clock = h_clock,
+		.wakeup_at = h_wakeup,
+	};
+	struct queue *q;
+
+	/* Switch messages are info: keep the output to what matters. */
+	log_set_level(LOG_WARNING);
+	q = queue_new(&p, type);
+	if (q == NULL) {
+		fprintf(stderr, "cannot make a queue with %s\n", type->name);
+		exit(1);
+	}
+	return q;
+}
+
+struct io *h_io(int id, enum elv_dir dir, uint64_t file, uint64_t offset,
+		uint64_t bytes, uint64_t sector)
+{
+	struct io *io = calloc(1, sizeof *io);
+	struct h_part *hp = calloc(1, sizeof *hp);
+
+	if (io == NULL || hp == NULL || id < 0 || id >= H_MAX_IDS) {
+		fprintf(stderr, "h_io: out of memory or bad id %d\n", id);
+		exit(1);
+	}
+	hp->id = id;
+	hp->part.len = bytes;
+	hp->part.result = -EINPROGRESS;
+	io->parts = io->parts_tail = &hp->part;
+	io->nr_parts = 1;
+	io->fd = -1;
+	io->rq.dir = dir;
+	io->rq.sync = dir == ELV_READ;
+	io->rq.file = file;
+	io->rq.offset = offset;
+	io->rq.bytes = bytes;
+	io->rq.sector = sector;
+	io->rq.nr_sectors = (bytes + 511) >> IOSCHED_SECTOR_SHIFT;
+	if (io->rq.nr_sectors == 0)
+		io->rq.nr_sectors = 1;
+	io->rq.pid = 1000 + id;
+	io->rq.ioprio = IOSCHED_IOPRIO(IOPRIO_CLASS_BE, 4);
+	return io;
+}
+
+int h_part_id(const struct io *io, unsigned n)
+{
+	const struct io_part *p = io->parts;
+
+	while (p != NULL && n-- > 0)
+		p = p->next;
+	if (p == NULL)
+		return -1;
+	return elv_container_of(p, struct h_part, part)->id;
+}
+
+unsigned h_completions(int id)
+{
+	return __atomic_load_n(&h_done[id], __ATOMIC_RELAXED);
+}
+
+void h_check_done(int n, const char *file, int line)
+{
+	unsigned want;
+	int id;
+
+	for (id = 0; id < H_MAX_IDS; id++) {
+		want = id >= 1 && id <= n ? 1 : 0;
+		if (h_completions(id) != want) {
+			fprintf(stderr, "%s:%d: io %d completed %u times, "
+				"expected %u\n", file, line, id,
+				h_completions(id), want);
+			h_failures++;
+		}
+		h_done[id] = 0;
+	}
+}
+
+unsigned h_complete(struct queue *q, struct io *io)
+{
+	struct io_part *p, *next;
+	unsigned n = 0;
+
+	/* Count before queue_done: a drain may end the moment it returns. */
+	for (p = io->parts; p != NULL; p = p->next) {
+		p->result = (ssize_t)p->len;
+		__atomic_add_fetch(&h_done[elv_container_of(p, struct h_part,
+				   part)->id], 1, __ATOMIC_RELAXED);
+	}
+	queue_done(q, io);
+	for (p = io->parts; p != NULL; p = next) {
+		next = p->next;
+		free(elv_container_of(p, struct h_part, part));
+		n++;
+	}
+	free(io);
+	return n;
+}
+
+int h_next_id(struct queue *q)
+{
+	struct io *io = queue_try_next(q);
+	int id;
+
+	if (io == NULL)
+		return -1;
+	id = h_part_id(io, 0);
+	h_complete(q, io);
+	return id;
+}
+
+const char *h_order(struct queue *q, unsigned max)
+{
+	static char buf[4096];
+	size_t len = 0;
+	unsigned n, i;
+	struct io *io;
+
+	buf[0] = '\0';
+	for (n = 0; max == 0 || n < max; n++) {
+		io = queue_try_next(q);
+		if (io == NULL)
+			break;
+		for (i = 0; i < io->nr_parts && len < sizeof buf - 16; i++)
+			len += (size_t)snprintf(buf + len, sizeof buf - len,
+						"%s%d", i > 0 ? "+" :
+						len > 0 ? " " : "",
+						h_part_id(io, i));
+		h_complete(q, io);
+	}
+	return buf;
+}
+
+const struct elevator_type *h_load(const char *env, const char *subdir,
+				   const char *name)
+{
+	const char *dir = getenv(env), *top = getenv("top_builddir");
+	char buf[4096];
+	int err;
+
+	if (dir == NULL || *dir == '\0') {
+		snprintf(buf, sizeof buf, "%s/%s", top != NULL ? top : ".",
+			 subdir);
+		dir = buf;
+	}
+	module_set_dir(dir);
+	err = module_load(name);
+	if (err != 0 && err != -EEXIST) {
+		fprintf(stderr, "cannot load %s from %s: %s\n", name, dir,
+			strerror(-err));
+		exit(1);
+	}
+	return elv_find(name);
+}
+
+struct h_tunable_arg {
+	const char *name;
+	int64_t value;
+};
+
+static int h_set_tunable_fn(struct elevator_queue *eq, void *arg)
+{
+	struct h_tunable_arg *a = arg;
+	const struct elv_tunable *t;
+
+	for (t = eq->type->tunables; t != NULL && t->name != NULL; t++) {
+		if (strcmp(t->name, a->name) == 0) {
+			*(int64_t *)(void *)((char *)eq->elevator_data +
+					     t->offset) = a->value;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+void h_set_tunable(struct queue *q, const char *name, int64_t value)
+{
+	struct h_tunable_arg a = { name, value };
+
+	if (queue_with_elevator(q, h_set_tunable_fn, &a) != 0) {
+		fprintf(stderr, "no tunable %s\n", name);
+		exit(1);
+	}
+}
+
+int h_exit(const char *test)
+{
+	if (h_failures != 0) {
+		fprintf(stderr, "%s: %d check(s) failed\n", test, h_failures);
+		return 1;
+	}
+	printf("%s: all checks passed\n", test);
+	return 0;
+}

@@ -1,0 +1,608 @@
+/*
+ * anticipatory through the real queue, on the virtual clock: waiting for
+ * a process's next close read after its read completed, and every way the
+ * wait ends (the read arrives, another process's close read, the timeout,
+ * an expired read, a batch that is over, force, a switch); the statistics
+ * that decide whether to wait (think time, quiet processes, kernel
+ * reads); the elevator with short backward seeks; batches; merging.
+ *
+ * Each request of a test has its own file, so that nothing merges by
+ * accident; processes are given by pid.  The queue remembers the earliest
+ * wake-up armed until its timer fires: tests call fire() to model that.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define ANTIC_MS	6	/* antic_expire's default */
+#define READ_EXPIRE_MS	125
+
+#define PID_A	500
+#define PID_B	501
+#define PID_C	502
+
+static const struct elevator_type *as;
+
+static struct queue *as_queue(void)
+{
+	h_now = 0;
+	h_wakeups = 0;
+	h_wakeup_ns = 0;
+	return h_queue(as, 256);
+}
+
+static void sub(struct queue *q, int id, enum elv_dir dir, pid_t pid,
+		uint64_t sector)
+{
+	struct io *io = h_io(id, dir, 100 + (uint64_t)id, 0, 4096, sector);
+
+	io->rq.pid = pid;
+	queue_submit(q, io);
+}
+
+static void rd(struct queue *q, int id, pid_t pid, uint64_t sector)
+{
+	sub(q, id, ELV_READ, pid, sector);
+}
+
+static void wr(struct queue *q, int id, pid_t pid, uint64_t sector)
+{
+	sub(q, id, ELV_WRITE, pid, sector);
+}
+
+/* The timer fired at at_ms: the queue forgets the wake-up it armed. */
+static void fire(struct queue *q, uint64_t at_ns)
+{
+	h_now = at_ns;
+	queue_kick(q);
+}
+
+/*
+ * The classic case: A's read completes, B's far read is queued; instead
+ * of seeking away the disk idles until A's next read, close to the head,
+ * arrives and is served first.
+ */
+static void test_waits_for_next_read(void)
+{
+	struct queue *q = as_queue();
+
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_B, 900000);
+	CHECK(queue_try_next(q) == NULL);
+	CHECK_EQ(h_wakeups, 1);
+	CHECK_EQ(h_wakeup_ns, ANTIC_MS * H_MS);
+
+	h_now = 2 * H_MS;
+	rd(q, 3, PID_A, 1008);
+	CHECK_STR(h_order(q, 1), "3");
+	/*
+	 * A came back in 2 ms: it is waited for again, from now.  The
+	 * first wake-up comes too early and arms the next.
+	 */
+	CHECK_STR(h_order(q, 0), "");
+	fire(q, ANTIC_MS * H_MS);
+	CHECK(queue_try_next(q) == NULL);
+	CHECK_EQ(h_wakeups, 2);
+	CHECK_EQ(h_wakeup_ns, (2 + ANTIC_MS) * H_MS);
+	fire(q, (2 + ANTIC_MS) * H_MS);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/*
+ * While A's read is in flight nothing else is dispatched: the think time
+ * starts when A has its data, so the wait is armed from the completion.
+ */
+static void test_waits_for_read_in_flight(void)
+{
+	struct queue *q = as_queue();
+	struct io *io;
+
+	rd(q, 1, PID_A, 1000);
+	rd(q, 2, PID_B, 900000);
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 1);
+	CHECK(queue_try_next(q) == NULL);
+	h_now = 3 * H_MS;
+	CHECK(queue_try_next(q) == NULL);
+	if (io != NULL)
+		h_complete(q, io);
+	CHECK(queue_try_next(q) == NULL);
+	CHECK_EQ(h_wakeup_ns, (3 + ANTIC_MS) * H_MS);
+	h_now = 4 * H_MS;
+	rd(q, 3, PID_A, 1008);
+	CHECK_STR(h_order(q, 1), "3");
+	fire(q, 100 * H_MS);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/*
+ * A far read of another process does not end the wait; a close one does,
+ * and is served at once.
+ */
+static void test_close_read_breaks(void)
+{
+	struct queue *q = as_queue();
+
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_B, 900000);
+	CHECK(queue_try_next(q) == NULL);
+	h_now = 1 * H_MS;
+	rd(q, 3, PID_C, 500000);
+	CHECK(queue_try_next(q) == NULL);
+	rd(q, 4, 503, 1100);
+	CHECK_STR(h_order(q, 1), "4");
+	/* Now 503 is the one waited for; the far reads still wait. */
+	CHECK_STR(h_order(q, 0), "");
+	fire(q, (1 + ANTIC_MS) * H_MS);
+	CHECK_STR(h_order(q, 0), "3 2");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/* A does not come back within antic_expire: B is served. */
+static void test_timeout(void)
+{
+	struct queue *q = as_queue();
+
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_B, 900000);
+	CHECK(queue_try_next(q) == NULL);
+	CHECK_EQ(h_wakeup_ns, ANTIC_MS * H_MS);
+	h_now = ANTIC_MS * H_MS - 1;
+	CHECK(queue_try_next(q) == NULL);
+	fire(q, ANTIC_MS * H_MS);
+	CHECK_EQ(h_next_id(q), 2);
+	/*
+	 * A new process did not come back in time: the next new one (B) is
+	 * not waited for, C's far read goes at once.
+	 */
+	rd(q, 3, PID_C, 10);
+	CHECK_EQ(h_next_id(q), 3);
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/* An expired read ends the wait before antic_expire does. */
+static void test_fifo_expiry_breaks(void)
+{
+	struct queue *q = as_queue();
+	struct io *io;
+
+	rd(q, 1, PID_A, 1000);
+	rd(q, 2, PID_B, 900000);
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 1);
+	h_now = (READ_EXPIRE_MS - 1) * H_MS;
+	if (io != NULL)
+		h_complete(q, io);
+	CHECK(queue_try_next(q) == NULL);
+	/* The wake-up is at B's expiry, earlier than the wait's end. */
+	CHECK_EQ(h_wakeup_ns, READ_EXPIRE_MS * H_MS);
+	h_now = READ_EXPIRE_MS * H_MS - 1;
+	CHECK(queue_try_next(q) == NULL);
+	fire(q, READ_EXPIRE_MS * H_MS);
+	CHECK_STR(h_order(q, 1), "2");
+	CHECK_DONE(2);
+	queue_free(q);
+}
+
+/*
+ * A's own read ends the wait even far from the head; the elevator then
+ * serves what is cheapest from there.
+ */
+static void test_own_far_read_breaks(void)
+{
+	struct queue *q = as_queue();
+
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_B, 900000);
+	CHECK(queue_try_next(q) == NULL);
+	h_now = 1 * H_MS;
+	rd(q, 3, PID_A, 500000);
+	CHECK_STR(h_order(q, 1), "3");
+	fire(q, 100 * H_MS);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/*
+ * A streaming process is served ahead of a far read only until that read
+ * expires: read_expire bounds what anticipation costs others.
+ */
+static void test_read_expire_bounds(void)
+{
+	struct queue *q = as_queue();
+	int i, bad = 0;
+
+	rd(q, 1, PID_A, 1000);
+	rd(q, 2, PID_B, 900000);
+	CHECK_STR(h_order(q, 1), "1");
+	for (i = 1; i < 122; i++) {
+		h_now = (uint64_t)i * H_MS;
+		rd(q, 2 + i, PID_A, 1000 + 8 * (uint64_t)i);
+		if (h_next_id(q) != 2 + i)
+			bad++;
+	}
+	CHECK_EQ(bad, 0);
+	/* Waiting for A's next read (till 127 ms) is bounded by B's expiry. */
+	h_now = 122 * H_MS;
+	CHECK(queue_try_next(q) == NULL);
+	CHECK_EQ(h_wakeup_ns, READ_EXPIRE_MS * H_MS);
+	fire(q, READ_EXPIRE_MS * H_MS);
+	rd(q, 124, PID_A, 1000 + 8 * 122);
+	CHECK_STR(h_order(q, 1), "2");
+	/* Now B is the one waited for. */
+	CHECK_STR(h_order(q, 1), "");
+	fire(q, (READ_EXPIRE_MS + ANTIC_MS) * H_MS);
+	CHECK_STR(h_order(q, 1), "124");
+	CHECK_DONE(124);
+	queue_free(q);
+}
+
+/* A process that thinks longer than antic_expire is not waited for. */
+static void test_long_thinker(void)
+{
+	struct queue *q = as_queue();
+
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	h_now = 1 * H_MS;
+	rd(q, 2, PID_A, 1008);
+	CHECK_STR(h_order(q, 0), "2");
+	h_now = 51 * H_MS;
+	rd(q, 3, PID_A, 1016);
+	CHECK_STR(h_order(q, 0), "3");
+	/* A's mean think time is now above 6 ms. */
+	rd(q, 4, PID_B, 900000);
+	CHECK_STR(h_order(q, 0), "4");
+	CHECK_EQ(h_wakeups, 0);
+	CHECK_DONE(4);
+
+	/*
+	 * After more than a second of silence A counts as a new process
+	 * (its history forgotten), and new processes came back fast.
+	 */
+	h_now = 2100 * H_MS;
+	rd(q, 1, PID_A, 1024);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_B, 900000);
+	CHECK(queue_try_next(q) == NULL);
+	CHECK_EQ(h_wakeup_ns, (2100 + ANTIC_MS) * H_MS);
+	fire(q, (2100 + ANTIC_MS) * H_MS);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(2);
+	queue_free(q);
+}
+
+/* Reads of the kernel (pid 0) and writes are never waited after. */
+static void test_no_anticipation_for(void)
+{
+	struct queue *q = as_queue();
+
+	rd(q, 1, 0, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_B, 900000);
+	CHECK_STR(h_order(q, 1), "2");
+	CHECK_EQ(h_wakeups, 0);
+	CHECK_DONE(2);
+	queue_free(q);
+
+	q = as_queue();
+	wr(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_A, 500000);
+	CHECK_STR(h_order(q, 1), "2");
+	CHECK_EQ(h_wakeups, 0);
+	CHECK_DONE(2);
+	queue_free(q);
+}
+
+/*
+ * Deceptive idleness against writes: during a read batch, queued writes
+ * wait for A's next read too, until the wait times out.
+ */
+static void test_holds_writes(void)
+{
+	struct queue *q = as_queue();
+
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	wr(q, 2, PID_B, 1016);
+	CHECK(queue_try_next(q) == NULL);
+	CHECK_EQ(h_wakeup_ns, ANTIC_MS * H_MS);
+	/* Writes, however close and whoever's, do not end the wait. */
+	wr(q, 3, PID_B, 1024);
+	wr(q, 4, PID_A, 1032);
+	CHECK(queue_try_next(q) == NULL);
+	h_now = 1 * H_MS;
+	rd(q, 5, PID_A, 1008);
+	CHECK_STR(h_order(q, 1), "5");
+	fire(q, (1 + ANTIC_MS) * H_MS);
+	CHECK_STR(h_order(q, 0), "2 3 4");
+	CHECK_DONE(5);
+	queue_free(q);
+}
+
+/* antic_expire=0: never idles, and serves a batch in sector order. */
+static void test_antic_off(void)
+{
+	struct queue *q = as_queue();
+
+	h_set_tunable(q, "antic_expire", 0);
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_B, 900000);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(2);
+
+	h_now = 10 * H_MS;
+	rd(q, 1, 601, 100000);
+	rd(q, 2, 602, 500000);
+	rd(q, 3, 603, 300000);
+	rd(q, 4, 604, 200000);
+	rd(q, 5, 605, 400000);
+	/* All behind the head: the sweep wraps to the lowest, goes up. */
+	CHECK_STR(h_order(q, 0), "1 4 3 5 2");
+	CHECK_EQ(h_wakeups, 0);
+	CHECK_DONE(5);
+	queue_free(q);
+}
+
+/*
+ * The elevator goes one way, but takes a short step back at twice its
+ * cost; further back than 16 MiB it waits for the sweep to wrap.
+ */
+static void test_back_seeks(void)
+{
+	struct queue *q = as_queue();
+
+	h_set_tunable(q, "antic_expire", 0);
+	rd(q, 1, 601, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	/* Head at 1008: 108 back costs 216, 292 forward costs 292. */
+	rd(q, 2, 602, 900);
+	rd(q, 3, 603, 1300);
+	CHECK_STR(h_order(q, 1), "2");
+	/* Head at 908: 108 back costs 216 > 192 forward. */
+	rd(q, 4, 604, 800);
+	rd(q, 5, 605, 1100);
+	CHECK_STR(h_order(q, 0), "5 3 4");
+	CHECK_DONE(5);
+
+	rd(q, 1, 601, 100000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, 602, 100008 - 40000);	/* too far back */
+	rd(q, 3, 603, 100008 + 50000);
+	CHECK_STR(h_order(q, 0), "3 2");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/* With force (the host draining) the scheduler never idles. */
+static void test_force(void)
+{
+	struct queue *q = as_queue();
+
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_B, 900000);
+	CHECK(queue_try_next(q) == NULL);
+	queue_stop(q);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(2);
+	queue_free(q);
+}
+
+/*
+ * Read and write batches take turns when the other direction waits: a
+ * batch runs for its batch expiry, then the other starts at its oldest.
+ */
+static void test_batches(void)
+{
+	struct queue *q = as_queue();
+	int i;
+
+	h_set_tunable(q, "antic_expire", 0);
+	for (i = 1; i <= 6; i++)
+		rd(q, i, 600 + i, (uint64_t)i * 100);
+	for (i = 7; i <= 12; i++)
+		wr(q, i, 600 + i, (uint64_t)i * 100 + 1000);
+	CHECK_STR(h_order(q, 1), "1");
+	h_now = 250 * H_MS;
+	CHECK_STR(h_order(q, 1), "2");
+	h_now = 500 * H_MS - 1;
+	CHECK_STR(h_order(q, 1), "3");
+	/* read_batch_expire (500 ms) is over. */
+	h_now = 500 * H_MS;
+	CHECK_STR(h_order(q, 1), "7");
+	h_now = 625 * H_MS - 1;
+	CHECK_STR(h_order(q, 1), "8");
+	/* A tunable shortens the next read batch. */
+	h_set_tunable(q, "read_batch_expire", 10);
+	/* write_batch_expire (125 ms) is over. */
+	h_now = 625 * H_MS;
+	CHECK_STR(h_order(q, 1), "4");
+	h_now = 635 * H_MS - 1;
+	CHECK_STR(h_order(q, 1), "5");
+	h_now = 635 * H_MS;
+	CHECK_STR(h_order(q, 1), "9");
+	/* The rest of the write batch, then the last read. */
+	CHECK_STR(h_order(q, 0), "10 11 12 6");
+	CHECK_DONE(12);
+	queue_free(q);
+}
+
+/* An anticipation does not outlast its batch when writes wait. */
+static void test_batch_ends_wait(void)
+{
+	struct queue *q = as_queue();
+	int i;
+
+	h_set_tunable(q, "read_expire", 10000);
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 1), "1");
+	wr(q, 2, PID_B, 900000);
+	/* A streams for almost the whole read batch. */
+	for (i = 1; i < 498; i++) {
+		h_now = (uint64_t)i * H_MS;
+		rd(q, 2 + i, PID_A, 1000 + 8 * (uint64_t)i);
+		CHECK_EQ(h_next_id(q), 2 + i);
+	}
+	h_now = 498 * H_MS;
+	CHECK(queue_try_next(q) == NULL);
+	CHECK_EQ(h_wakeup_ns, 500 * H_MS);
+	fire(q, 500 * H_MS);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(499);
+	queue_free(q);
+}
+
+/* Front merges and gap filling, as deadline does them. */
+static void test_merges(void)
+{
+	struct queue *q = as_queue();
+	struct io *io;
+
+	h_set_tunable(q, "antic_expire", 0);
+	queue_submit(q, h_io(1, ELV_READ, 1, 4096, 4096, 208));
+	queue_submit(q, h_io(2, ELV_READ, 1, 0, 4096, 200));
+	CHECK_STR(h_order(q, 0), "2+1");
+	CHECK_DONE(2);
+
+	/* 2 is the oldest; 4+5+2 keeps its deadline and goes before 3. */
+	rd(q, 1, 601, 0);
+	CHECK_STR(h_order(q, 0), "1");
+	queue_submit(q, h_io(2, ELV_READ, 9, 8192, 4096, 3016));
+	h_now = 50 * H_MS;
+	rd(q, 3, 603, 100);
+	h_now = 100 * H_MS;
+	queue_submit(q, h_io(4, ELV_READ, 9, 0, 4096, 3000));
+	queue_submit(q, h_io(5, ELV_READ, 9, 4096, 4096, 3008));
+	h_now = READ_EXPIRE_MS * H_MS;
+	io = queue_try_next(q);
+	CHECK(io != NULL && io->nr_parts == 3 && h_part_id(io, 0) == 4 &&
+	      io->rq.sector == 3000 && io->rq.nr_sectors == 24);
+	if (io != NULL)
+		h_complete(q, io);
+	CHECK_STR(h_order(q, 0), "3");
+	CHECK_DONE(5);
+	queue_free(q);
+}
+
+/*
+ * More processes than the statistics table holds: entries are recycled,
+ * nothing is lost; close reads never make the scheduler idle.
+ */
+static void test_many_processes(void)
+{
+	struct queue *q = as_queue();
+	int round, i, n;
+
+	for (round = 0; round < 3; round++) {
+		for (i = 1; i <= 200; i++)
+			rd(q, i, 1000 + round * 200 + i, (uint64_t)i * 8);
+		for (n = 0; h_next_id(q) > 0; n++)
+			;
+		CHECK_EQ(n, 200);
+		CHECK_DONE(200);
+		h_now += 10 * H_MS;
+	}
+	CHECK_EQ(h_wakeups, 0);
+	queue_free(q);
+}
+
+/* ------------------------------------------------------------------ */
+/* A switch while a process is being waited for.                       */
+
+struct server {
+	struct queue *q;
+	bool stop;
+};
+
+static void *server_main(void *arg)
+{
+	struct server *s = arg;
+	struct timespec ts = { 0, 1000000 };
+	struct io *io;
+
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		io = queue_try_next(s->q);
+		if (io != NULL)
+			h_complete(s->q, io);
+		else
+			nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static void test_switch_while_waiting(void)
+{
+	struct server s = { .q = as_queue() };
+	pthread_t t;
+
+	rd(s.q, 1, PID_A, 1000);
+	CHECK_STR(h_order(s.q, 0), "1");
+	rd(s.q, 2, PID_B, 900000);
+	rd(s.q, 3, PID_C, 800000);
+	CHECK(queue_try_next(s.q) == NULL);
+	/* The clock stands still: only the drain can end the wait. */
+	pthread_create(&t, NULL, server_main, &s);
+	CHECK_EQ(elv_switch(s.q, &elv_noop), 0);
+	CHECK(queue_elevator_type(s.q) == &elv_noop);
+	__atomic_store_n(&s.stop, true, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	CHECK_DONE(3);
+
+	/* And back: a fresh instance that waits again. */
+	CHECK_EQ(elv_switch(s.q, as), 0);
+	rd(s.q, 1, PID_A, 1000);
+	CHECK_STR(h_order(s.q, 0), "1");
+	rd(s.q, 2, PID_B, 900000);
+	CHECK(queue_try_next(s.q) == NULL);
+	queue_stop(s.q);
+	CHECK_STR(h_order(s.q, 0), "2");
+	CHECK_DONE(2);
+	queue_free(s.q);
+}
+
+int main(void)
+{
+	/* A wait that never ends would hang the switch: fail instead. */
+	alarm(60);
+	as = h_load("MODULE_DIR", "schedulers/.libs", "anticipatory");
+	if (as == NULL) {
+		fprintf(stderr, "anticipatory did not register\n");
+		return 1;
+	}
+	test_waits_for_next_read();
+	test_waits_for_read_in_flight();
+	test_close_read_breaks();
+	test_timeout();
+	test_fifo_expiry_breaks();
+	test_own_far_read_breaks();
+	test_read_expire_bounds();
+	test_long_thinker();
+	test_no_anticipation_for();
+	test_holds_writes();
+	test_antic_off();
+	test_back_seeks();
+	test_force();
+	test_batches();
+	test_batch_ends_wait();
+	test_merges();
+	test_many_processes();
+	test_switch_while_waiting();
+	return h_exit("test_anticipatory");
+}

@@ -1,0 +1,773 @@
+/*
+ * cfq through the real queue, on the virtual clock.  The harness completes
+ * a request as soon as it is dispatched, so the service a process gets is
+ * the virtual time its requests hold the device: the simulations below
+ * charge 1 ms per request.  Covered: fairness between equal processes,
+ * slice lengths by level, the class order (RT, BE, then idle, and the
+ * idle class's starvation bound), idling for a process that comes back
+ * and its end on timeout or for a slow thinker, force, the quantum, FIFO
+ * expiry once per slice, the backward-seek rule, pooled async queues,
+ * merging, and a switch away with requests queued and in flight.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define RT(l)	IOSCHED_IOPRIO(IOPRIO_CLASS_RT, (l))
+#define BE(l)	IOSCHED_IOPRIO(IOPRIO_CLASS_BE, (l))
+#define IDLE	IOSCHED_IOPRIO(IOPRIO_CLASS_IDLE, 0)
+
+static const struct elevator_type *cfq;
+
+static struct queue *cfq_queue(void)
+{
+	h_now = 0;
+	h_wakeups = 0;
+	h_wakeup_ns = 0;
+	return h_queue(cfq, 1024);
+}
+
+/* A 4 KiB request of its own file (no merges) from pid at sector. */
+static struct io *mk(int id, pid_t pid, int ioprio, enum elv_dir dir,
+		     uint64_t sector)
+{
+	struct io *io = h_io(id, dir, 100000 + (uint64_t)id, 0, 4096, sector);
+
+	io->rq.pid = pid;
+	io->rq.ioprio = ioprio;
+	return io;
+}
+
+static void rd(struct queue *q, int id, pid_t pid, int ioprio,
+	       uint64_t sector)
+{
+	queue_submit(q, mk(id, pid, ioprio, ELV_READ, sector));
+}
+
+static void wr(struct queue *q, int id, pid_t pid, int ioprio,
+	       uint64_t sector)
+{
+	queue_submit(q, mk(id, pid, ioprio, ELV_WRITE, sector));
+}
+
+/* The host's timer: the wake-up asked for has come. */
+static void fire(struct queue *q)
+{
+	h_now = h_wakeup_ns;
+	queue_kick(q);
+}
+
+/* ------------------------------------------------------------------ */
+/* Greedy processes: each keeps depth requests outstanding.            */
+
+struct proc {
+	pid_t pid;
+	int ioprio;
+	enum elv_dir dir;
+	unsigned depth;
+	uint64_t sector;
+	unsigned served;		/* requests = ms of service */
+	uint64_t first_ns;		/* first service, or UINT64_MAX */
+	uint64_t last_ns;
+	uint64_t max_gap_ns;		/* longest wait between services */
+};
+
+static int sim_ids;		/* ids handed out, 1..sim_ids */
+static unsigned sim_seen;	/* h_wakeups already armed */
+static bool sim_armed;		/* a wake-up is pending */
+static unsigned sim_stalls;	/* NULL with work, no wake-up: a hang */
+static unsigned sim_switches;	/* service moved to another process */
+static pid_t sim_last_pid;	/* the process served last */
+
+static void sim_submit(struct queue *q, struct proc *p)
+{
+	p->sector += 8;
+	queue_submit(q, mk(++sim_ids, p->pid, p->ioprio, p->dir, p->sector));
+}
+
+static void sim_start(struct queue *q, struct proc *procs, int n)
+{
+	unsigned d;
+	int i;
+
+	sim_ids = 0;
+	sim_seen = h_wakeups;
+	sim_armed = false;
+	sim_stalls = 0;
+	sim_switches = 0;
+	sim_last_pid = -1;
+	for (i = 0; i < n; i++) {
+		procs[i].first_ns = UINT64_MAX;
+		for (d = 0; d < procs[i].depth; d++)
+			sim_submit(q, &procs[i]);
+	}
+}
+
+/* The timer thread: kick the queue when the wake-up time has come. */
+static void sim_timer(struct queue *q)
+{
+	if (h_wakeups != sim_seen) {
+		sim_seen = h_wakeups;
+		sim_armed = true;
+	}
+	if (sim_armed && h_now >= h_wakeup_ns) {
+		sim_armed = false;
+		queue_kick(q);
+	}
+}
+
+static void sim_run(struct queue *q, struct proc *procs, int n,
+		    uint64_t until_ns)
+{
+	struct proc *p;
+	struct io *io;
+	int i;
+
+	while (h_now < until_ns) {
+		sim_timer(q);
+		io = queue_try_next(q);
+		if (io == NULL) {
+			sim_timer(q);
+			if (sim_armed && h_wakeup_ns > h_now) {
+				h_now = h_wakeup_ns;
+			} else {
+				sim_stalls++;
+				h_now += H_MS;
+			}
+			continue;
+		}
+		for (p = NULL, i = 0; i < n && p == NULL; i++)
+			if (procs[i].pid == io->rq.pid)
+				p = &procs[i];
+		if (p == NULL) {
+			fprintf(stderr, "io of unknown pid %d\n",
+				(int)io->rq.pid);
+			exit(1);
+		}
+		if (sim_last_pid != -1 && io->rq.pid != sim_last_pid)
+			sim_switches++;
+		sim_last_pid = io->rq.pid;
+		if (p->first_ns == UINT64_MAX)
+			p->first_ns = h_now;
+		else if (h_now - p->last_ns > p->max_gap_ns)
+			p->max_gap_ns = h_now - p->last_ns;
+		p->last_ns = h_now;
+		p->served++;
+		h_now += H_MS;
+		h_complete(q, io);
+		sim_submit(q, p);
+	}
+}
+
+/* Drain what is left (forced), check every io was done once, free q. */
+static void sim_end(struct queue *q)
+{
+	CHECK_EQ(sim_stalls, 0);
+	queue_stop(q);
+	while (h_next_id(q) > 0)
+		;
+	CHECK_DONE(sim_ids);
+	queue_free(q);
+}
+
+/* |a - b| is within pct percent of the larger. */
+static bool within(double a, double b, double pct)
+{
+	double d = a > b ? a - b : b - a, m = a > b ? a : b;
+
+	return m > 0 && d * 100 <= m * pct;
+}
+
+/*
+ * Two equal greedy readers get equal service, in slices (about 100 ms
+ * each, not request by request), for one or several requests outstanding.
+ */
+static void fair(unsigned depth)
+{
+	struct queue *q = cfq_queue();
+	struct proc procs[2] = {
+		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ,
+		  .depth = depth, .sector = 0 },
+		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ,
+		  .depth = depth, .sector = 1000000 },
+	};
+
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, 2000 * H_MS);
+	CHECK(within(procs[0].served, procs[1].served, 10));
+	CHECK(procs[0].served + procs[1].served >= 1900);
+	/* 2000 ms in 100 ms slices: about 20 turns. */
+	CHECK(sim_switches >= 16 && sim_switches <= 24);
+	sim_end(q);
+}
+
+static void test_fair(void)
+{
+	fair(1);
+	fair(4);
+}
+
+/* Level 0 against level 7: slices of 180 and 40 ms. */
+static void test_prio_ratio(void)
+{
+	struct queue *q = cfq_queue();
+	struct proc procs[2] = {
+		{ .pid = 1001, .ioprio = BE(0), .dir = ELV_READ, .depth = 1 },
+		{ .pid = 1002, .ioprio = BE(7), .dir = ELV_READ, .depth = 1,
+		  .sector = 1000000 },
+	};
+	double ratio;
+
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, 2200 * H_MS);
+	ratio = procs[1].served ? (double)procs[0].served / procs[1].served : 0;
+	CHECK(ratio >= 4.5 * 0.9 && ratio <= 4.5 * 1.1);
+	if (!(ratio >= 4.5 * 0.9 && ratio <= 4.5 * 1.1))
+		fprintf(stderr, "  BE0 %u, BE7 %u\n", procs[0].served,
+			procs[1].served);
+	sim_end(q);
+}
+
+/* The slice tunable is read when used; the levels scale with it. */
+static void test_slice_tunable(void)
+{
+	struct queue *q = cfq_queue();
+	struct proc procs[2] = {
+		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1 },
+		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
+		  .sector = 1000000 },
+	};
+
+	h_set_tunable(q, "slice_sync", 20);
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, 2000 * H_MS);
+	/* 20 ms slices: about 100 turns. */
+	CHECK(sim_switches >= 90 && sim_switches <= 110);
+	CHECK(within(procs[0].served, procs[1].served, 10));
+	sim_end(q);
+}
+
+/* Real-time first; an RT arrival preempts a best-effort slice. */
+static void test_rt_first(void)
+{
+	struct queue *q = cfq_queue();
+	int i;
+
+	rd(q, 1, 1001, BE(0), 100);
+	rd(q, 2, 1001, BE(0), 200);
+	rd(q, 3, 1001, BE(0), 300);
+	rd(q, 4, 1002, RT(7), 5000);
+	rd(q, 5, 1002, RT(7), 5100);
+	rd(q, 6, 1002, RT(7), 5200);
+	/* RT drains, then cfq waits for it (it may come back)... */
+	CHECK_STR(h_order(q, 0), "4 5 6");
+	/* ...until the wait is over. */
+	fire(q);
+	CHECK_STR(h_order(q, 0), "1 2 3");
+	CHECK_DONE(6);
+
+	/* BE is being served when an RT request arrives. */
+	for (i = 1; i <= 5; i++)
+		rd(q, i, 1001, BE(4), 1000 + (uint64_t)i * 100);
+	CHECK_STR(h_order(q, 2), "1 2");
+	rd(q, 6, 1002, RT(4), 9000);
+	CHECK_STR(h_order(q, 1), "6");
+	fire(q);
+	CHECK_STR(h_order(q, 0), "3 4 5");
+	CHECK_DONE(6);
+	queue_free(q);
+}
+
+/* A greedy RT reader leaves nothing to best-effort. */
+static void test_rt_greedy(void)
+{
+	struct queue *q = cfq_queue();
+	struct proc procs[2] = {
+		{ .pid = 1001, .ioprio = BE(0), .dir = ELV_READ, .depth = 1 },
+		{ .pid = 1002, .ioprio = RT(7), .dir = ELV_READ, .depth = 1,
+		  .sector = 1000000 },
+	};
+
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, 1000 * H_MS);
+	CHECK_EQ(procs[0].served, 0);
+	CHECK(procs[1].served >= 990);
+	sim_end(q);
+}
+
+/*
+ * The idle class waits while others work, but is served once at least
+ * every CFQ_IDLE_STARVE_MS (250 ms).
+ */
+static void test_idle_class_starve(void)
+{
+	struct queue *q = cfq_queue();
+	struct proc procs[2] = {
+		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1 },
+		{ .pid = 1002, .ioprio = IDLE, .dir = ELV_READ, .depth = 1,
+		  .sector = 1000000 },
+	};
+
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, 1100 * H_MS);
+	/* Not before 250 ms, then every 250 ms, not more. */
+	CHECK(procs[1].first_ns >= 250 * H_MS);
+	CHECK(procs[1].first_ns <= 255 * H_MS);
+	CHECK(procs[1].max_gap_ns <= 255 * H_MS);
+	CHECK(procs[1].served >= 4 && procs[1].served <= 5);
+	CHECK(procs[0].served >= 1090);
+	sim_end(q);
+}
+
+/* The idle class starts only after 100 ms of quiet from the others. */
+static void test_idle_class_quiet(void)
+{
+	struct queue *q = cfq_queue();
+	struct io *io;
+
+	rd(q, 1, 1001, BE(4), 100);
+	rd(q, 2, 1002, IDLE, 200);
+	CHECK_STR(h_order(q, 0), "1");
+	/* 1 completed at 0: BE is waited for (8 ms), then quiet counts. */
+	CHECK_EQ(h_wakeup_ns, 8 * H_MS);
+	fire(q);
+	CHECK_STR(h_order(q, 0), "");
+	CHECK_EQ(h_wakeup_ns, 100 * H_MS);
+	h_now = 100 * H_MS - 1;
+	queue_kick(q);
+	CHECK_STR(h_order(q, 0), "");
+	fire(q);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(2);
+
+	/*
+	 * A BE arrival takes over from an idle queue at once, even though
+	 * that one is still allowed its one request in flight.
+	 */
+	rd(q, 1, 1002, IDLE, 300);
+	rd(q, 2, 1002, IDLE, 400);
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 1);
+	CHECK(queue_try_next(q) == NULL);
+	rd(q, 3, 1001, BE(7), 500);
+	CHECK_STR(h_order(q, 1), "3");
+	if (io != NULL)
+		h_complete(q, io);
+	queue_stop(q);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/*
+ * Idling: after its request completes, the process's queue keeps the
+ * device for slice_idle; a request from it within that time is served
+ * before another process's waiting one; then the wait ends on timeout.
+ */
+static void test_idle_window(void)
+{
+	struct queue *q = cfq_queue();
+	unsigned w;
+
+	rd(q, 1, 1001, BE(4), 100);
+	rd(q, 2, 1002, BE(4), 900000);
+	CHECK_STR(h_order(q, 0), "1");
+	CHECK_EQ(h_wakeup_ns, 8 * H_MS);
+	h_now = 3 * H_MS;
+	rd(q, 3, 1001, BE(4), 108);
+	CHECK_STR(h_order(q, 0), "3");
+	/* Waiting again until 11 ms; the 8 ms timer finds it still on. */
+	fire(q);
+	CHECK_EQ(h_now, 8 * H_MS);
+	CHECK_STR(h_order(q, 0), "");
+	CHECK_EQ(h_wakeup_ns, 11 * H_MS);
+	h_now = 11 * H_MS - 1;
+	CHECK_STR(h_order(q, 0), "");
+	fire(q);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(3);
+
+	/* With slice_idle 0, no waiting at all. */
+	h_set_tunable(q, "slice_idle", 0);
+	h_now = 500 * H_MS;
+	w = h_wakeups;
+	rd(q, 1, 1001, BE(4), 100);
+	rd(q, 2, 1002, BE(4), 900000);
+	CHECK_STR(h_order(q, 0), "1 2");
+	CHECK_EQ(h_wakeups, w);
+	CHECK_DONE(2);
+	queue_free(q);
+}
+
+/* A process that thinks longer than slice_idle is not waited for. */
+static void test_slow_thinker(void)
+{
+	struct queue *q = cfq_queue();
+	char want[16];
+	int i;
+
+	for (i = 1; i <= 5; i++) {
+		h_now = (uint64_t)i * 30 * H_MS;
+		queue_kick(q);
+		rd(q, i, 1001, BE(4), (uint64_t)i * 8);
+		snprintf(want, sizeof want, "%d", i);
+		CHECK_STR(h_order(q, 1), want);
+	}
+	/* Its think time is 30 ms now: the other process goes next. */
+	h_now = 200 * H_MS;
+	queue_kick(q);
+	rd(q, 6, 1002, BE(4), 900000);
+	rd(q, 7, 1001, BE(4), 48);
+	CHECK_STR(h_order(q, 0), "7 6");
+	CHECK_DONE(7);
+	queue_free(q);
+}
+
+/* Draining (force): no idling, no idle-class delay, no quantum. */
+static void test_force(void)
+{
+	struct queue *q = cfq_queue();
+	struct io *held[20];
+	int i;
+
+	rd(q, 1, 1001, BE(4), 100);
+	rd(q, 2, 1002, BE(4), 200);
+	rd(q, 3, 1003, IDLE, 300);
+	CHECK_STR(h_order(q, 0), "1");
+	/* Idling for 1001 now; force serves the rest at once. */
+	queue_stop(q);
+	CHECK_STR(h_order(q, 0), "2 3");
+	CHECK_DONE(3);
+	queue_free(q);
+
+	/* 20 from one process and 1 from another: all 21 go in flight. */
+	q = cfq_queue();
+	for (i = 1; i <= 20; i++)
+		rd(q, i, 1001, BE(4), (uint64_t)i * 8);
+	rd(q, 21, 1002, BE(4), 900000);
+	queue_stop(q);
+	for (i = 0; i < 20; i++) {
+		held[i] = queue_try_next(q);
+		CHECK(held[i] != NULL);
+	}
+	CHECK_STR(h_order(q, 0), "21");
+	for (i = 0; i < 20; i++)
+		if (held[i] != NULL)
+			h_complete(q, held[i]);
+	CHECK_DONE(21);
+	queue_free(q);
+}
+
+/* At most quantum in flight per queue with others waiting, 4x alone. */
+static void test_quantum(void)
+{
+	struct queue *q = cfq_queue();
+	struct io *held[64];
+	unsigned n = 0, i;
+
+	for (i = 1; i <= 40; i++)
+		rd(q, (int)i, 1001, BE(4), i * 8);
+	rd(q, 41, 1002, BE(4), 900000);
+	while (n < 64 && (held[n] = queue_try_next(q)) != NULL)
+		n++;
+	CHECK_EQ(n, 8);
+	/* A completion lets one more go. */
+	h_complete(q, held[--n]);
+	held[n] = queue_try_next(q);
+	CHECK(held[n] != NULL);
+	if (held[n] != NULL)
+		n++;
+	CHECK(queue_try_next(q) == NULL);
+	for (i = 0; i < n; i++)
+		h_complete(q, held[i]);
+	queue_stop(q);
+	while (h_next_id(q) > 0)
+		;
+	CHECK_DONE(41);
+	queue_free(q);
+
+	/* Alone: up to 4 * quantum. */
+	q = cfq_queue();
+	h_set_tunable(q, "quantum", 4);
+	for (i = 1; i <= 40; i++)
+		rd(q, (int)i, 1001, BE(4), i * 8);
+	for (n = 0; n < 64 && (held[n] = queue_try_next(q)) != NULL; n++)
+		;
+	CHECK_EQ(n, 16);
+	for (i = 0; i < n; i++)
+		h_complete(q, held[i]);
+	queue_stop(q);
+	while (h_next_id(q) > 0)
+		;
+	CHECK_DONE(40);
+	queue_free(q);
+}
+
+/*
+ * FIFO expiry is checked at the start of a slice: a request far behind
+ * the sweep, queued at 0, expires at 125 ms mid-slice and is served at
+ * the start of the next slice, at 200 ms.
+ */
+static void fifo_expiry(enum elv_dir dir, uint64_t at_ms)
+{
+	struct queue *q = cfq_queue();
+	uint64_t served_at = 0;
+	struct io *io;
+	int i;
+
+	/* The async pool's slice is 40 ms: use the sync one for both. */
+	h_set_tunable(q, "slice_async", 100);
+	h_set_tunable(q, "slice_async_rq", 1000);
+	queue_submit(q, mk(1, 1001, BE(4), dir, 100000));
+	CHECK_STR(h_order(q, 0), "1");
+	queue_submit(q, mk(2, 1001, BE(4), dir, 0));
+	for (i = 3; i <= 400; i++)
+		queue_submit(q, mk(i, 1001, BE(4), dir,
+				   100000 + (uint64_t)i * 8));
+	while (served_at == 0 && (io = queue_try_next(q)) != NULL) {
+		if (h_part_id(io, 0) == 2)
+			served_at = h_now;
+		h_now += H_MS;
+		h_complete(q, io);
+	}
+	CHECK_EQ(served_at, at_ms * H_MS);
+	queue_stop(q);
+	while (h_next_id(q) > 0)
+		;
+	CHECK_DONE(400);
+	queue_free(q);
+}
+
+static void test_fifo_expire(void)
+{
+	fifo_expiry(ELV_READ, 200);
+	/* Async: 250 ms, seen at the slice start at 300 ms. */
+	fifo_expiry(ELV_WRITE, 300);
+}
+
+/* Forward preferred; backward within back_seek_max at twice the cost. */
+static void test_back_seek(void)
+{
+	struct queue *q = cfq_queue();
+
+	/* Head at 1000 after 1. */
+	rd(q, 1, 1001, BE(4), 992);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, 1001, BE(4), 900);	/* back 100: costs 200 */
+	rd(q, 3, 1001, BE(4), 1150);	/* forward 150 */
+	rd(q, 4, 1001, BE(4), 960);	/* back 40: costs 80 */
+	CHECK_STR(h_order(q, 0), "4 2 3");
+	CHECK_DONE(4);
+
+	/*
+	 * back_seek_max 16 KiB is 32 sectors: both backward ones are out of
+	 * reach; the forward one first, then the lowest.
+	 */
+	h_set_tunable(q, "back_seek_max", 16);
+	h_now = 100 * H_MS;
+	rd(q, 1, 1001, BE(4), 992);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, 1001, BE(4), 900);
+	rd(q, 3, 1001, BE(4), 1150);
+	rd(q, 4, 1001, BE(4), 960);
+	CHECK_STR(h_order(q, 0), "3 2 4");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/*
+ * Async requests share one queue per class and level, whoever sends
+ * them: sector order across processes, no per-process slices.  So do a
+ * sync request of pid 0 (the kernel).
+ */
+static void test_async_pool(void)
+{
+	struct queue *q = cfq_queue();
+
+	wr(q, 1, 1001, BE(4), 100);
+	wr(q, 2, 1001, BE(4), 300);
+	wr(q, 3, 1002, BE(4), 200);
+	rd(q, 4, 0, BE(4), 250);
+	wr(q, 5, 1002, BE(4), 400);
+	/*
+	 * The sync one first, then the sweep from its end; at the top, the
+	 * nearer of the two behind (both within back_seek_max).
+	 */
+	CHECK_STR(h_order(q, 0), "4 2 5 3 1");
+	CHECK_EQ(h_wakeups, 0);
+	CHECK_DONE(5);
+	queue_free(q);
+}
+
+/* Front merges within a process's queue; none across queues. */
+static void test_merge(void)
+{
+	struct queue *q = cfq_queue();
+	struct io *a, *b;
+
+	a = mk(1, 1001, BE(4), ELV_READ, 208);
+	a->rq.file = 7;
+	a->rq.offset = 4096;
+	b = mk(2, 1001, BE(4), ELV_READ, 200);
+	b->rq.file = 7;
+	queue_submit(q, a);
+	queue_submit(q, b);
+	CHECK_STR(h_order(q, 0), "2+1");
+	CHECK_DONE(2);
+
+	/* The same two from different processes stay apart. */
+	h_now = 500 * H_MS;
+	a = mk(1, 1001, BE(4), ELV_READ, 208);
+	a->rq.file = 7;
+	a->rq.offset = 4096;
+	b = mk(2, 1002, BE(4), ELV_READ, 200);
+	b->rq.file = 7;
+	queue_submit(q, a);
+	queue_submit(q, b);
+	queue_stop(q);
+	CHECK_STR(h_order(q, 0), "1 2");
+	CHECK_DONE(2);
+	queue_free(q);
+
+	/* Filling a gap joins three queued requests into one. */
+	q = cfq_queue();
+	h_set_tunable(q, "slice_idle", 0);
+	rd(q, 4, 1001, BE(4), 0);
+	CHECK_STR(h_order(q, 0), "4");
+	a = mk(1, 1001, BE(4), ELV_READ, 3000);
+	a->rq.file = 7;
+	queue_submit(q, a);
+	h_now = 10 * H_MS;
+	a = mk(2, 1001, BE(4), ELV_READ, 3016);
+	a->rq.file = 7;
+	a->rq.offset = 8192;
+	queue_submit(q, a);
+	a = mk(3, 1001, BE(4), ELV_READ, 3008);
+	a->rq.file = 7;
+	a->rq.offset = 4096;
+	queue_submit(q, a);
+	CHECK_STR(h_order(q, 0), "1+3+2");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/* ------------------------------------------------------------------ */
+/* A switch away with requests queued and in flight.                   */
+
+#define HELD 5
+#define QUEUED 40
+
+struct helper {
+	struct queue *q;
+	struct io *held[HELD];
+	bool stop;
+};
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static void *helper_main(void *arg)
+{
+	struct helper *h = arg;
+	struct io *io;
+	int i;
+
+	sleep_ms(50);
+	for (i = 0; i < HELD; i++)
+		if (h->held[i] != NULL)
+			h_complete(h->q, h->held[i]);
+	while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE)) {
+		io = queue_try_next(h->q);
+		if (io != NULL)
+			h_complete(h->q, io);
+		else
+			sleep_ms(1);
+	}
+	return NULL;
+}
+
+static void test_switch(void)
+{
+	static const int prios[] = { BE(4), BE(0), IDLE, BE(7), RT(5) };
+	struct helper h;
+	pthread_t t;
+	int i;
+
+	h.q = cfq_queue();
+	h.stop = false;
+	/*
+	 * An RT reader first, so that HELD requests can be dispatched
+	 * before the switch; then readers and writers of every class, some
+	 * changing class between requests, and the kernel (pid 0).
+	 */
+	for (i = 1; i <= 10; i++)
+		rd(h.q, i, 1001, RT(3), (uint64_t)i * 8);
+	for (i = 11; i <= QUEUED; i++) {
+		if (i % 4 == 0)
+			wr(h.q, i, 1000 + i % 3, prios[i % 5],
+			   (uint64_t)i * 1000);
+		else
+			rd(h.q, i, i % 7 == 0 ? 0 : 1002 + i % 6,
+			   prios[i % 5], (uint64_t)(QUEUED - i) * 1000);
+	}
+	for (i = 0; i < HELD; i++) {
+		h.held[i] = queue_try_next(h.q);
+		CHECK(h.held[i] != NULL);
+	}
+	pthread_create(&t, NULL, helper_main, &h);
+	CHECK_EQ(elv_switch(h.q, &elv_noop), 0);
+	CHECK(queue_elevator_type(h.q) == &elv_noop);
+	/*
+	 * The helper counts a completion just after telling the queue: join
+	 * it before looking at the counts.
+	 */
+	__atomic_store_n(&h.stop, true, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	CHECK_DONE(QUEUED);
+
+	/* And back: cfq serves again, pid by pid. */
+	CHECK_EQ(elv_switch(h.q, cfq), 0);
+	rd(h.q, 1, 1001, BE(4), 100);
+	rd(h.q, 2, 1002, BE(4), 50);
+	rd(h.q, 3, 1001, BE(4), 200);
+	CHECK_STR(h_order(h.q, 0), "1 3");
+	queue_stop(h.q);
+	CHECK_STR(h_order(h.q, 0), "2");
+	CHECK_DONE(3);
+	queue_free(h.q);
+}
+
+int main(void)
+{
+	/* A lost request would hang the drain: fail instead. */
+	alarm(60);
+	cfq = h_load("MODULE_DIR", "schedulers/.libs", "cfq");
+	if (cfq == NULL) {
+		fprintf(stderr, "cfq did not register\n");
+		return 1;
+	}
+	test_fair();
+	test_prio_ratio();
+	test_slice_tunable();
+	test_rt_first();
+	test_rt_greedy();
+	test_idle_class_starve();
+	test_idle_class_quiet();
+	test_idle_window();
+	test_slow_thinker();
+	test_force();
+	test_quantum();
+	test_fifo_expire();
+	test_back_seek();
+	test_async_pool();
+	test_merge();
+	test_switch();
+	return h_exit("test_cfq");
+}

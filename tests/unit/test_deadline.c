@@ -1,0 +1,306 @@
+/*
+ * deadline through the real queue, on the virtual clock: sector order
+ * within a batch, read and write expiry, direction changes after
+ * writes_starved read batches, the fifo_batch bound, and merging (front
+ * merges and their tunable, a gap filled between two queued requests
+ * keeping the earlier deadline).
+ */
+#include <errno.h>
+
+#include "harness.h"
+
+static const struct elevator_type *deadline;
+
+static struct queue *dl_queue(void)
+{
+	h_now = 0;
+	return h_queue(deadline, 256);
+}
+
+/* A read of one 4 KiB block of its own file at sector. */
+static void rd(struct queue *q, int id, uint64_t sector)
+{
+	queue_submit(q, h_io(id, ELV_READ, 100 + id, 0, 4096, sector));
+}
+
+static void wr(struct queue *q, int id, uint64_t sector)
+{
+	queue_submit(q, h_io(id, ELV_WRITE, 100 + id, 0, 4096, sector));
+}
+
+/* Requests queued together come out in ascending sector order. */
+static void test_sorted(void)
+{
+	struct queue *q = dl_queue();
+
+	rd(q, 1, 100);
+	rd(q, 2, 500);
+	rd(q, 3, 300);
+	rd(q, 4, 200);
+	rd(q, 5, 400);
+	CHECK_STR(h_order(q, 0), "1 4 3 5 2");
+	CHECK_DONE(5);
+	queue_free(q);
+}
+
+/*
+ * A batch starts at the oldest request and sweeps up; at the top the next
+ * batch starts again at the oldest request left.
+ */
+static void test_sweep_wraps(void)
+{
+	struct queue *q = dl_queue();
+
+	rd(q, 1, 300);
+	rd(q, 2, 100);
+	rd(q, 3, 500);
+	rd(q, 4, 200);
+	CHECK_STR(h_order(q, 0), "1 3 2 4");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/* A request arriving just ahead of the sweep joins it. */
+static void test_join_sweep(void)
+{
+	struct queue *q = dl_queue();
+
+	rd(q, 1, 100);
+	rd(q, 2, 50);
+	CHECK_STR(h_order(q, 1), "1");
+	rd(q, 3, 300);
+	rd(q, 4, 200);
+	CHECK_STR(h_order(q, 0), "4 3 2");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/*
+ * An expired request starts the next batch even though the sweep would
+ * reach it only later; before expiry, the sweep goes on.
+ */
+static void expiry(enum elv_dir dir, uint64_t expire_ms)
+{
+	void (*sub)(struct queue *, int, uint64_t) = dir == ELV_READ ? rd : wr;
+	struct queue *q = dl_queue();
+
+	h_set_tunable(q, "fifo_batch", 1);
+	sub(q, 1, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	h_now = 1 * H_MS;
+	sub(q, 2, 10);
+	h_now = 2 * H_MS;
+	sub(q, 3, 2000);
+	h_now = 3 * H_MS;
+	sub(q, 4, 3000);
+	sub(q, 5, 4000);
+	h_now = 4 * H_MS;
+	CHECK_STR(h_order(q, 1), "3");
+	/* 2 expires at 1 ms + expire: just before, the sweep goes on. */
+	h_now = (1 + expire_ms) * H_MS - 1;
+	CHECK_STR(h_order(q, 1), "4");
+	h_now = (1 + expire_ms) * H_MS;
+	CHECK_STR(h_order(q, 1), "2");
+	CHECK_STR(h_order(q, 0), "5");
+	CHECK_DONE(5);
+	queue_free(q);
+}
+
+static void test_read_expire(void)
+{
+	expiry(ELV_READ, 500);
+}
+
+static void test_write_expire(void)
+{
+	expiry(ELV_WRITE, 5000);
+}
+
+/* The tunable is read when used: a shorter expiry takes effect. */
+static void test_expire_tunable(void)
+{
+	struct queue *q = dl_queue();
+
+	h_set_tunable(q, "fifo_batch", 1);
+	h_set_tunable(q, "read_expire", 10);
+	rd(q, 1, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, 10);
+	rd(q, 3, 2000);
+	rd(q, 4, 3000);
+	CHECK_STR(h_order(q, 1), "3");
+	h_now = 10 * H_MS;
+	CHECK_STR(h_order(q, 0), "2 4");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/* Reads first; a write batch after writes_starved read batches. */
+static void test_writes_starved(void)
+{
+	struct queue *q = dl_queue();
+	int i;
+
+	h_set_tunable(q, "fifo_batch", 1);
+	for (i = 1; i <= 6; i++)
+		rd(q, i, (uint64_t)i * 100);
+	for (i = 7; i <= 9; i++)
+		wr(q, i, (uint64_t)i * 100);
+	CHECK_STR(h_order(q, 0), "1 2 7 3 4 8 5 6 9");
+	CHECK_DONE(9);
+
+	/* With writes_starved 0, waiting writes go first every time. */
+	h_set_tunable(q, "writes_starved", 0);
+	rd(q, 1, 100);
+	rd(q, 2, 200);
+	wr(q, 3, 300);
+	wr(q, 4, 400);
+	CHECK_STR(h_order(q, 0), "3 4 1 2");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/* A batch holds at most fifo_batch requests. */
+static void test_fifo_batch(void)
+{
+	struct queue *q = dl_queue();
+	int i;
+
+	h_set_tunable(q, "fifo_batch", 4);
+	h_set_tunable(q, "writes_starved", 1);
+	for (i = 1; i <= 8; i++)
+		rd(q, i, (uint64_t)i * 100);
+	for (i = 9; i <= 16; i++)
+		wr(q, i, (uint64_t)i * 100);
+	CHECK_STR(h_order(q, 0), "1 2 3 4 9 10 11 12 5 6 7 8 13 14 15 16");
+	CHECK_DONE(16);
+	queue_free(q);
+}
+
+/* The default fifo_batch is 16: a write gets in after 16 reads. */
+static void test_fifo_batch_default(void)
+{
+	struct queue *q = dl_queue();
+	int i;
+
+	h_set_tunable(q, "writes_starved", 1);
+	for (i = 1; i <= 20; i++)
+		rd(q, i, (uint64_t)i * 100);
+	wr(q, 21, 50);
+	CHECK_STR(h_order(q, 0),
+		  "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 21 17 18 19 20");
+	CHECK_DONE(21);
+	queue_free(q);
+}
+
+/* Front merges: offered with front_merges=1, not with 0. */
+static void test_front_merges(void)
+{
+	struct queue *q = dl_queue();
+
+	queue_submit(q, h_io(1, ELV_READ, 1, 4096, 4096, 208));
+	queue_submit(q, h_io(2, ELV_READ, 1, 0, 4096, 200));
+	CHECK_STR(h_order(q, 0), "2+1");
+	CHECK_DONE(2);
+
+	h_set_tunable(q, "front_merges", 0);
+	queue_submit(q, h_io(1, ELV_READ, 1, 4096, 4096, 208));
+	queue_submit(q, h_io(2, ELV_READ, 1, 0, 4096, 200));
+	/* Two requests; the oldest starts the batch. */
+	CHECK_STR(h_order(q, 0), "1 2");
+	CHECK_DONE(2);
+
+	/* Back merges are the queue's and stay on. */
+	queue_submit(q, h_io(1, ELV_WRITE, 1, 0, 4096, 200));
+	queue_submit(q, h_io(2, ELV_WRITE, 1, 4096, 4096, 208));
+	CHECK_STR(h_order(q, 0), "1+2");
+	CHECK_DONE(2);
+	queue_free(q);
+}
+
+/* After a front merge the request moves down in sector order. */
+static void test_front_merge_resorts(void)
+{
+	struct queue *q = dl_queue();
+
+	rd(q, 1, 0);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, 3004);
+	queue_submit(q, h_io(3, ELV_READ, 1, 4096, 4096, 3008));
+	queue_submit(q, h_io(4, ELV_READ, 1, 0, 4096, 3000));
+	CHECK_STR(h_order(q, 0), "4+3 2");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/*
+ * Filling the gap between two queued requests merges all three; the
+ * result keeps the earlier deadline (and FIFO place) of the two.
+ */
+static void test_merged_requests_deadline(void)
+{
+	struct queue *q = dl_queue();
+
+	h_set_tunable(q, "fifo_batch", 1);
+	rd(q, 1, 0);
+	CHECK_STR(h_order(q, 0), "1");
+	/* 2 is the oldest, at the end of the file range. */
+	queue_submit(q, h_io(2, ELV_READ, 9, 8192, 4096, 3016));
+	h_now = 50 * H_MS;
+	rd(q, 3, 100);
+	h_now = 100 * H_MS;
+	queue_submit(q, h_io(4, ELV_READ, 9, 0, 4096, 3000));
+	h_now = 200 * H_MS;
+	queue_submit(q, h_io(5, ELV_READ, 9, 4096, 4096, 3008));
+	/*
+	 * 4+5+2 is one request now.  At 500 ms 2's deadline has come: the
+	 * merged request goes before 3, which the sweep would pick.
+	 */
+	h_now = 500 * H_MS;
+	CHECK_STR(h_order(q, 0), "4+5+2 3");
+	CHECK_DONE(5);
+	queue_free(q);
+}
+
+/* Deadline never idles: force or not, queued work comes out. */
+static void test_never_idles(void)
+{
+	struct queue *q = dl_queue();
+	int i;
+
+	for (i = 1; i <= 50; i++) {
+		if (i % 3 == 0)
+			wr(q, i, (uint64_t)(i * 7919) % 1000);
+		else
+			rd(q, i, (uint64_t)(i * 7919) % 1000);
+	}
+	for (i = 0; i < 50; i++)
+		CHECK(h_next_id(q) > 0);
+	CHECK(queue_try_next(q) == NULL);
+	CHECK_EQ(h_wakeups, 0);
+	CHECK_DONE(50);
+	queue_free(q);
+}
+
+int main(void)
+{
+	deadline = h_load("MODULE_DIR", "schedulers/.libs", "deadline");
+	if (deadline == NULL) {
+		fprintf(stderr, "deadline did not register\n");
+		return 1;
+	}
+	test_sorted();
+	test_sweep_wraps();
+	test_join_sweep();
+	test_read_expire();
+	test_write_expire();
+	test_expire_tunable();
+	test_writes_starved();
+	test_fifo_batch();
+	test_fifo_batch_default();
+	test_front_merges();
+	test_front_merge_resorts();
+	test_merged_requests_deadline();
+	test_never_idles();
+	return h_exit("test_deadline");
+}

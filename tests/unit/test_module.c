@@ -1,0 +1,180 @@
+/*
+ * Loading scheduler modules: good ones register, bad ones are refused
+ * with the right errno and leave nothing behind, and a scheduler whose
+ * init fails cannot be switched to (the old one stays in charge).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static char test_dir[PATH_MAX];
+
+static const char *dir_of(const char *env, const char *subdir)
+{
+	static char buf[PATH_MAX];
+	const char *dir = getenv(env), *top = getenv("top_builddir");
+
+	if (dir != NULL && *dir != '\0')
+		return dir;
+	snprintf(buf, sizeof buf, "%s/%s", top != NULL ? top : ".", subdir);
+	return buf;
+}
+
+/* Copy src to dst (a module under another file name). */
+static int copy_file(const char *src, const char *dst)
+{
+	char buf[65536];
+	FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
+	size_t n;
+	int ok = in != NULL && out != NULL;
+
+	while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
+		ok = fwrite(buf, 1, n, out) == n;
+	if (in != NULL)
+		fclose(in);
+	if (out != NULL && fclose(out) != 0)
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
+static void test_refusals(void)
+{
+	module_set_dir(test_dir);
+	CHECK_EQ(module_load("badabi"), -ENOEXEC);
+	CHECK(elv_find("badabi") == NULL);
+	CHECK_EQ(module_load("nosym"), -ENOEXEC);
+	CHECK(elv_find("nosym") == NULL);
+	CHECK_EQ(module_load("missing"), -ENOENT);
+	CHECK(elv_find("missing") == NULL);
+}
+
+/* Names reach a path: nothing but [a-z0-9_-]{1,31} is accepted. */
+static void test_bad_names(void)
+{
+	module_set_dir(test_dir);
+	CHECK_EQ(module_load(""), -EINVAL);
+	CHECK_EQ(module_load("../modules/.libs/failinit"), -EINVAL);
+	CHECK_EQ(module_load(".."), -EINVAL);
+	CHECK_EQ(module_load("a/b"), -EINVAL);
+	CHECK_EQ(module_load("Deadline"), -EINVAL);
+	CHECK_EQ(module_load("failinit.so"), -EINVAL);
+	CHECK_EQ(module_load("abcdefghijklmnopqrstuvwxyz012345"), -EINVAL);
+	/* 31 characters is fine as a name (the file does not exist). */
+	CHECK_EQ(module_load("abcdefghijklmnopqrstuvwxyz01234"), -ENOENT);
+}
+
+/* The scheduler's name must be the file's. */
+static void test_name_mismatch(void)
+{
+	char dir[] = "/tmp/fuse-iosched-test_module.XXXXXX";
+	char src[PATH_MAX + 32], dst[sizeof dir + 32];
+
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		h_failures++;
+		return;
+	}
+	snprintf(src, sizeof src, "%s/failinit.so", test_dir);
+	snprintf(dst, sizeof dst, "%s/other.so", dir);
+	CHECK_EQ(copy_file(src, dst), 0);
+	module_set_dir(dir);
+	CHECK_EQ(module_load("other"), -EINVAL);
+	CHECK(elv_find("other") == NULL);
+	CHECK(elv_find("failinit") == NULL);
+	unlink(dst);
+	rmdir(dir);
+}
+
+/* failinit loads; switching to it fails and noop stays active. */
+static void test_failinit(void)
+{
+	struct queue *q = h_queue(&elv_noop, 64);
+	const struct elevator_type *failinit;
+
+	module_set_dir(test_dir);
+	CHECK_EQ(module_load("failinit"), 0);
+	failinit = elv_find("failinit");
+	CHECK(failinit != NULL);
+	CHECK_EQ(module_load("failinit"), -EEXIST);
+	if (failinit == NULL) {
+		queue_free(q);
+		return;
+	}
+
+	queue_submit(q, h_io(1, ELV_READ, 1, 0, 4096, 100));
+	CHECK_STR(h_order(q, 0), "1");
+	CHECK_EQ(elv_switch(q, failinit), -ENOMEM);
+	CHECK(queue_elevator_type(q) == &elv_noop);
+	/* Through the control-file path too: an error, nothing changes. */
+	CHECK(elv_store(q, "failinit\n", 9) < 0);
+	CHECK(queue_elevator_type(q) == &elv_noop);
+	/* The queue still works, in FIFO order. */
+	queue_submit(q, h_io(2, ELV_READ, 2, 0, 4096, 300));
+	queue_submit(q, h_io(3, ELV_READ, 3, 0, 4096, 100));
+	CHECK_STR(h_order(q, 0), "2 3");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/* deadline loads from the scheduler directory, once. */
+static void test_deadline(void)
+{
+	const struct elevator_type *dl;
+
+	module_set_dir(dir_of("MODULE_DIR", "schedulers/.libs"));
+	CHECK_EQ(module_load("deadline"), 0);
+	dl = elv_find("deadline");
+	CHECK(dl != NULL);
+	if (dl != NULL) {
+		CHECK_EQ(dl->abi_version, IOSCHED_ABI_VERSION);
+		CHECK(dl->tunables != NULL);
+	}
+	CHECK_EQ(module_load("deadline"), -EEXIST);
+	CHECK(elv_find("deadline") == dl);
+}
+
+/* Loading a directory registers the good modules only, in name order. */
+static void test_load_all(void)
+{
+	char buf[256];
+	struct queue *q;
+	int n;
+
+	module_unload_all();
+	CHECK(elv_find("deadline") == NULL);
+	CHECK(elv_find("failinit") == NULL);
+	CHECK_EQ(elv_register(&elv_noop, "built-in"), 0);
+	module_set_dir(test_dir);
+	module_load_all();
+	CHECK(elv_find("failinit") != NULL);
+	CHECK(elv_find("badabi") == NULL);
+	CHECK(elv_find("nosym") == NULL);
+	module_set_dir(dir_of("MODULE_DIR", "schedulers/.libs"));
+	module_load_all();
+	CHECK(elv_find("deadline") != NULL);
+
+	q = h_queue(&elv_noop, 64);
+	n = elv_show(q, buf, sizeof buf);
+	CHECK(n > 0);
+	CHECK_STR(buf, "[noop] failinit deadline\n");
+	queue_free(q);
+	module_unload_all();
+	CHECK(elv_find("noop") == NULL);
+}
+
+int main(void)
+{
+	snprintf(test_dir, sizeof test_dir, "%s",
+		 dir_of("TEST_MODULE_DIR", "tests/modules/.libs"));
+	CHECK_EQ(elv_register(&elv_noop, "built-in"), 0);
+	test_refusals();
+	test_bad_names();
+	test_name_mismatch();
+	test_failinit();
+	test_deadline();
+	test_load_all();
+	return h_exit("test_module");
+}

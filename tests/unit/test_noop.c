@@ -1,0 +1,120 @@
+/*
+ * noop through the real queue: first in, first out, and merging (back
+ * merges found by the queue, front merges offered by noop, and a gap
+ * filled in between two queued requests).
+ */
+#include "harness.h"
+
+/* Requests come out in arrival order, whatever their sectors. */
+static void test_fifo(void)
+{
+	struct queue *q = h_queue(&elv_noop, 128);
+
+	queue_submit(q, h_io(1, ELV_READ, 1, 0, 4096, 900));
+	queue_submit(q, h_io(2, ELV_WRITE, 2, 0, 4096, 100));
+	queue_submit(q, h_io(3, ELV_READ, 3, 0, 4096, 500));
+	queue_submit(q, h_io(4, ELV_READ, 4, 0, 4096, 10));
+	CHECK_STR(h_order(q, 0), "1 2 3 4");
+	CHECK(queue_try_next(q) == NULL);
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/* A request continuing a queued one joins it, parts in file order. */
+static void test_back_merge(void)
+{
+	struct queue *q = h_queue(&elv_noop, 128);
+	struct stats st;
+
+	queue_submit(q, h_io(1, ELV_READ, 1, 0, 4096, 100));
+	queue_submit(q, h_io(2, ELV_READ, 1, 4096, 4096, 108));
+	queue_submit(q, h_io(3, ELV_READ, 1, 8192, 4096, 116));
+	queue_get_stats(q, &st);
+	CHECK_EQ(st.dir[ELV_READ].queued, 1);
+	CHECK_EQ(st.dir[ELV_READ].merges, 2);
+	CHECK_STR(h_order(q, 0), "1+2+3");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/* A request ending where a queued one starts goes in front of it. */
+static void test_front_merge(void)
+{
+	struct queue *q = h_queue(&elv_noop, 128);
+	struct io *io;
+
+	queue_submit(q, h_io(1, ELV_WRITE, 7, 8192, 4096, 216));
+	queue_submit(q, h_io(2, ELV_WRITE, 7, 4096, 4096, 208));
+	io = queue_try_next(q);
+	CHECK(io != NULL);
+	if (io != NULL) {
+		CHECK_EQ(io->rq.offset, 4096);
+		CHECK_EQ(io->rq.bytes, 8192);
+		CHECK_EQ(io->rq.sector, 208);
+		CHECK_EQ(io->rq.nr_sectors, 16);
+		CHECK_EQ(h_part_id(io, 0), 2);
+		CHECK_EQ(h_part_id(io, 1), 1);
+		h_complete(q, io);
+	}
+	CHECK(queue_try_next(q) == NULL);
+	CHECK_DONE(2);
+	queue_free(q);
+}
+
+/* Filling the gap between two queued requests makes one of all three. */
+static void test_fill_gap(void)
+{
+	struct queue *q = h_queue(&elv_noop, 128);
+
+	queue_submit(q, h_io(1, ELV_READ, 1, 0, 4096, 100));
+	queue_submit(q, h_io(2, ELV_READ, 1, 8192, 4096, 116));
+	queue_submit(q, h_io(3, ELV_READ, 2, 0, 4096, 50));
+	queue_submit(q, h_io(4, ELV_READ, 1, 4096, 4096, 108));
+	CHECK_STR(h_order(q, 0), "1+4+2 3");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/* No merge across files, directions, or beyond the size limit. */
+static void test_no_merge(void)
+{
+	struct queue *q = h_queue(&elv_noop, 128);
+	uint64_t big = (uint64_t)QUEUE_MAX_SECTORS << IOSCHED_SECTOR_SHIFT;
+
+	queue_submit(q, h_io(1, ELV_READ, 1, 0, 4096, 100));
+	queue_submit(q, h_io(2, ELV_READ, 2, 4096, 4096, 108));
+	queue_submit(q, h_io(3, ELV_WRITE, 1, 4096, 4096, 108));
+	queue_submit(q, h_io(4, ELV_READ, 3, 0, big, 1000));
+	queue_submit(q, h_io(5, ELV_READ, 3, big, 4096, 1000 + big / 512));
+	CHECK_STR(h_order(q, 0), "1 2 3 4 5");
+	CHECK_DONE(5);
+	queue_free(q);
+}
+
+/* A dispatched request is no merge target any more. */
+static void test_no_merge_in_flight(void)
+{
+	struct queue *q = h_queue(&elv_noop, 128);
+	struct io *io;
+
+	queue_submit(q, h_io(1, ELV_READ, 1, 0, 4096, 100));
+	io = queue_try_next(q);
+	CHECK(io != NULL);
+	queue_submit(q, h_io(2, ELV_READ, 1, 4096, 4096, 108));
+	if (io != NULL)
+		h_complete(q, io);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(2);
+	queue_free(q);
+}
+
+int main(void)
+{
+	test_fifo();
+	test_back_merge();
+	test_front_merge();
+	test_fill_gap();
+	test_no_merge();
+	test_no_merge_in_flight();
+	return h_exit("test_noop");
+}
