@@ -652,7 +652,7 @@ static void cfq_exit_queue(struct elevator_queue *eq)
 
 	/* The host only exits an empty scheduler; say so if it did not. */
 	if (cd->queued != 0)
-		elv_log(eq, ELV_LOG_ERR, "cfq: exit with %u requests queued",
+		elv_log(eq, ELV_LOG_ERR, "exit with %u requests queued",
 			cd->queued);
 	for (i = 0; i < CFQ_HASH_SIZE; i++) {
 		while (!elv_list_empty(&cd->hash[i])) {

@@ -281,8 +281,7 @@ int config_option(struct config *cfg, const char *opt, char *err,
 /* libconfuse's messages, and ours from the callbacks: keep the first. */
 static void config_error(cfg_t *c, const char *fmt, va_list ap)
 {
-	char msg[CONFIG_ERR_MAX];
-	const char *hint = "";
+	char msg[CONFIG_ERR_MAX], hint[64] = "";
 
 	if (config_ctx.failed)
 		return;
@@ -291,9 +290,11 @@ static void config_error(cfg_t *c, const char *fmt, va_list ap)
 	/* Say what an unknown name is not, in our words. */
 	if (strncmp(msg, "no such option ", 15) == 0) {
 		if (strcmp(cfg_name(c), "root") == 0)
-			hint = " is neither a setting nor a scheduler";
+			snprintf(hint, sizeof hint,
+				 " is neither a setting nor a scheduler");
 		else
-			hint = " is not a tunable of this scheduler";
+			snprintf(hint, sizeof hint, " is not a tunable of %s",
+				 cfg_name(c));
 		memmove(msg, msg + 15, strlen(msg + 15) + 1);
 	}
 	snprintf(config_ctx.err, config_ctx.size, "%s:%d: %s%s",
@@ -301,68 +302,92 @@ static void config_error(cfg_t *c, const char *fmt, va_list ap)
 }
 
 /*
- * libconfuse takes the end of the file as the end of an open section, so
- * a missing closing brace would pass unnoticed: count them ourselves,
+ * The file's text with its comments blanked out, for cfg_parse_buf.
+ * libconfuse 3.3 counts a line comment's newline more than once, so its
+ * line numbers drift after every comment; without comments they are
+ * right.  It also takes the end of the file as the end of an open section,
+ * so a missing closing brace would pass unnoticed: we count braces here,
  * skipping strings and comments as its lexer does.
  */
-static int config_check_braces(const char *file, char *err, size_t size)
+static char *config_read_text(const char *file, char *err, size_t size)
 {
 	FILE *fp = fopen(file, "r");
+	char *text = NULL;
+	size_t len = 0;
 	int c, quote = 0, line = 1, depth = 0, open_line = 0;
 	bool comment = false, block = false;
+	FILE *out;
 
 	if (fp == NULL) {
 		snprintf(err, size, "%s: %s", file, strerror(errno));
-		return -1;
+		return NULL;
+	}
+	out = open_memstream(&text, &len);
+	if (out == NULL) {
+		fclose(fp);
+		snprintf(err, size, "%s: out of memory", file);
+		return NULL;
 	}
 	while ((c = getc(fp)) != EOF) {
+		int next;
+
 		if (c == '\n') {
 			line++;
 			comment = false;
-			continue;
-		}
-		if (comment)
-			continue;
-		if (block) {
-			if (c == '*' && (c = getc(fp)) == '/')
-				block = false;
-			else if (c != EOF)
-				ungetc(c, fp);
-			continue;
-		}
-		if (quote != 0) {
-			if (c == '\\')
-				c = getc(fp) == '\n' ? (line++, 0) : 0;
-			else if (c == quote)
+		} else if (comment) {
+			c = ' ';
+		} else if (block) {
+			if (c == '*' && (next = getc(fp)) != EOF) {
+				if (next == '/')
+					block = false;
+				else
+					ungetc(next, fp);
+			}
+			c = ' ';
+		} else if (quote != 0) {
+			if (c == '\\' && (next = getc(fp)) != EOF) {
+				putc(c, out);
+				c = next;
+				if (c == '\n')
+					line++;
+			} else if (c == quote) {
 				quote = 0;
-			continue;
-		}
-		if (c == '"' || c == '\'') {
+			}
+		} else if (c == '"' || c == '\'') {
 			quote = c;
 		} else if (c == '#') {
 			comment = true;
-		} else if (c == '/') {
-			c = getc(fp);
-			if (c == '/')
-				comment = true;
-			else if (c == '*')
-				block = true;
-			else if (c != EOF)
-				ungetc(c, fp);
+			c = ' ';
+		} else if (c == '/' && (next = getc(fp)) != EOF) {
+			if (next == '/' || next == '*') {
+				comment = next == '/';
+				block = next == '*';
+				putc(' ', out);
+				c = ' ';
+			} else {
+				ungetc(next, fp);
+			}
 		} else if (c == '{') {
 			if (depth++ == 0)
 				open_line = line;
 		} else if (c == '}') {
 			depth--;
 		}
+		putc(c, out);
 	}
 	fclose(fp);
+	if (fclose(out) != 0) {
+		free(text);
+		snprintf(err, size, "%s: out of memory", file);
+		return NULL;
+	}
 	if (depth > 0) {
+		free(text);
 		snprintf(err, size, "%s:%d: the section opened here is not "
 			 "closed", file, open_line);
-		return -1;
+		return NULL;
 	}
-	return 0;
+	return text;
 }
 
 /* A plain setting was read: check it, apply it unless -o gave it. */
@@ -395,7 +420,7 @@ static int config_setting_cb(cfg_t *c, cfg_opt_t *opt)
 			names[0] = '\0';
 		names[strcspn(names, "\n")] = '\0';
 		snprintf(why, sizeof why, "scheduler=%s: no such scheduler "
-			 "(available: %s)", value, names);
+			 "(available: %.300s)", value, names);
 		ret = -1;
 	}
 	if (ret != 0) {
@@ -555,13 +580,16 @@ static int config_parse(struct config *cfg, const char *file, bool sections,
 			char *err, size_t size)
 {
 	cfg_opt_t *opts;
+	char *text;
 	cfg_t *c;
 	int ret;
 
-	if (sections && config_check_braces(file, err, size) != 0)
+	text = config_read_text(file, err, size);
+	if (text == NULL)
 		return -1;
 	opts = config_table(sections);
 	if (opts == NULL) {
+		free(text);
 		snprintf(err, size, "%s: out of memory", file);
 		return -1;
 	}
@@ -570,6 +598,7 @@ static int config_parse(struct config *cfg, const char *file, bool sections,
 	config_table_free(opts);
 	if (c == NULL) {
 		pthread_mutex_unlock(&config_parse_lock);
+		free(text);
 		snprintf(err, size, "%s: out of memory", file);
 		return -1;
 	}
@@ -580,14 +609,13 @@ static int config_parse(struct config *cfg, const char *file, bool sections,
 	config_ctx.failed = false;
 	config_ctx.module_dir_line = 0;
 	cfg_set_error_function(c, config_error);
-	ret = cfg_parse(c, file);
-	if (ret == CFG_FILE_ERROR)
-		snprintf(err, size, "%s: %s", file, strerror(errno));
-	else if (ret != CFG_SUCCESS && !config_ctx.failed)
+	ret = cfg_parse_buf(c, text);
+	if (ret != CFG_SUCCESS && !config_ctx.failed)
 		snprintf(err, size, "%s: cannot parse", file);
 	cfg->module_dir_line = config_ctx.module_dir_line;
 	cfg_free(c);
 	pthread_mutex_unlock(&config_parse_lock);
+	free(text);
 	return ret == CFG_SUCCESS ? 0 : -1;
 }
 

@@ -5,7 +5,7 @@
  *   .control/scheduler	  rw  "noop [deadline]"; write a name to switch
  *   .control/nr_requests  rw  queue depth limit
  *   .control/stats	  ro  per-direction counters
- *   .control/iosched/	  the active scheduler's tunables, one rw file each
+ *   .control/iosched/	  the active scheduler's tunables, rw files
  *
  * The directory is reachable by path from the root but hidden from the
  * root's readdir (fs_dir.c), and it shadows a backing entry of the same
@@ -341,8 +341,8 @@ static fuse_ino_t control_tunable_ino(const struct elevator_type *type,
 }
 
 /* Type's tunable i, if it is shown (NULL past the end). */
-static const struct elv_tunable *control_tunable_at(const struct elevator_type *type,
-						    size_t i)
+static const struct elv_tunable *
+control_tunable_at(const struct elevator_type *type, size_t i)
 {
 	size_t n;
 
@@ -358,10 +358,11 @@ static const struct elv_tunable *control_tunable_at(const struct elevator_type *
  * The tunable a tunable inode stands for, if its scheduler is the active
  * one (type); NULL otherwise.
  */
-static const struct elv_tunable *control_tunable(fuse_ino_t ino,
-						 const struct elevator_type *type)
+static const struct elv_tunable *
+control_tunable(fuse_ino_t ino, const struct elevator_type *type)
 {
 	unsigned block = (ino - CONTROL_INO_TUNABLE) / CONTROL_TUNABLES_MAX;
+	size_t i = (ino - CONTROL_INO_TUNABLE) % CONTROL_TUNABLES_MAX;
 	const struct elevator_type *owner = NULL;
 
 	pthread_mutex_lock(&control_types_lock);
@@ -370,8 +371,7 @@ static const struct elv_tunable *control_tunable(fuse_ino_t ino,
 	pthread_mutex_unlock(&control_types_lock);
 	if (owner != type)
 		return NULL;
-	return control_tunable_at(type,
-				  (ino - CONTROL_INO_TUNABLE) % CONTROL_TUNABLES_MAX);
+	return control_tunable_at(type, i);
 }
 
 static const struct control_node *control_find(const char *name)

@@ -167,7 +167,8 @@ static const struct elevator_type *main_scheduler(struct config *cfg)
 	const struct elevator_type *type;
 	char names[512];
 
-	type = elv_get(cfg->scheduler);
+	/* Every module of module_dir is loaded (main_config). */
+	type = elv_find(cfg->scheduler);
 	if (type != NULL)
 		return type;
 	if (elv_list_names(names, sizeof names, NULL) < 0)
@@ -461,6 +462,13 @@ int main(int argc, char *argv[])
 	fs.se = fuse_session_new(&args, &fs_ops, sizeof fs_ops, &fs);
 	if (fs.se == NULL)
 		goto out;
+	/*
+	 * A shell starts background jobs with SIGINT ignored, and libfuse
+	 * leaves an ignored signal alone; but SIGINT and SIGTERM are how a
+	 * daemon is asked to unmount, so they get their default back first.
+	 */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	if (fuse_set_signal_handlers(fs.se) != 0)
 		goto out;
 	if (fuse_session_mount(fs.se, cfg.mountpoint) != 0) {
@@ -473,7 +481,11 @@ int main(int argc, char *argv[])
 		goto out_unmount;
 	log_open(!cfg.foreground, cfg.log_level);
 
-	status = main_serve(&fs, &opts) == 0 ? 0 : 1;
+	/*
+	 * libfuse returns the signal's number when SIGTERM, SIGINT (or its
+	 * SIGHUP, which ours replaces) ended the loop: a clean unmount too.
+	 */
+	status = main_serve(&fs, &opts) < 0 ? 1 : 0;
 
 	/* Answer everything still queued before the mount goes away. */
 	queue_stop(fs.queue);

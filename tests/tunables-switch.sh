@@ -25,6 +25,8 @@ assert_eq 2 "$(ls -la "$I" | grep -c '^d')" "ls -la iosched under noop"
 cat "$I/fifo_batch" 2>"$T/err" && fail "fifo_batch readable under noop"
 grep -q 'No such file' "$T/err" || fail "fifo_batch under noop: $(cat "$T/err")"
 (echo 3 >"$I/fifo_batch") 2>"$T/err" && fail "fifo_batch writable under noop"
+# The shell's O_CREAT meets a directory where nothing can be created.
+grep -q 'Operation not permitted' "$T/err" || fail "write under noop: $(cat "$T/err")"
 
 # Back to deadline: a new instance, with the defaults.
 echo deadline >"$C/scheduler"
@@ -53,7 +55,49 @@ assert_eq "$as_read" "$(cat "$I/read_expire")" "anticipatory's read_expire"
 # Its inode, however, can still be fstat'ed.
 [ "$(stat -L -c %s /dev/fd/3)" = 4096 ] || fail "fstat of the stale descriptor"
 exec 3<&- 4>&-
+
+# Tunables read and written while the scheduler changes underneath: each
+# access succeeds or fails because the name is gone (ENOENT; or EPERM when
+# the shell's O_CREAT then tries to create it), and the daemon survives.
 echo deadline >"$C/scheduler"
+for k in 1 2; do
+	(
+		i=0
+		while [ ! -e "$T/stop" ] && [ $i -lt 100000 ]; do
+			for t in read_expire fifo_batch antic_expire; do
+				if v=$(cat "$I/$t" 2>"$T/rerr$k"); then
+					case $v in
+					''|*[!0-9]*) echo "$t read '$v'"; exit 1 ;;
+					esac
+					echo $((v % 2 + 1)) 2>"$T/werr$k" >"$I/$t" ||
+						grep -Eq 'No such file|not permitted' \
+							"$T/werr$k" ||
+						{ cat "$T/werr$k"; exit 1; }
+				else
+					grep -q 'No such file' "$T/rerr$k" ||
+						{ cat "$T/rerr$k"; exit 1; }
+				fi
+			done
+			i=$((i + 1))
+		done
+		echo "racer $k: $i rounds"
+	) >"$T/racer$k.out" 2>&1 &
+	eval "racer$k=\$!"
+done
+cleanup_push "touch '$T/stop'; wait 2>/dev/null"
+for n in $(seq 1 150); do
+	for s in noop deadline anticipatory; do
+		echo $s >"$C/scheduler" || fail "switch to $s under tunable access"
+	done
+done
+touch "$T/stop"
+# shellcheck disable=SC2154 # set by eval above
+{ wait "$racer1" && wait "$racer2"; } ||
+	fail "a tunable access failed oddly: $(cat "$T"/racer*.out)"
+cat "$T"/racer*.out
+grep -q 'rounds' "$T/racer1.out" || fail "racer 1 did not finish"
+echo deadline >"$C/scheduler"
+assert_eq 16 "$(cat "$I/fifo_batch")" "fifo_batch default after the race"
 unmount_fs
 check_log
 

@@ -15,9 +15,10 @@
  *    monotonic clock, or a virtual clock in tests) to the methods that need
  *    it, and calls dispatch again at the time asked for with
  *    elv_wakeup_at().
- *  - A request belongs to the scheduler from add_request until dispatch
- *    returns it (or merged_requests hands it back); between those points
- *    the scheduler may use the elv_* fields of the request freely.
+ *  - A request is queued in the scheduler from add_request until dispatch
+ *    returns it (or merged_requests takes it away).  From add_request until
+ *    completed (or merged_requests) the elv_* fields of the request are the
+ *    scheduler's alone; the host never touches them.
  */
 #ifndef FUSE_IOSCHED_ELEVATOR_H
 #define FUSE_IOSCHED_ELEVATOR_H
@@ -133,7 +134,7 @@ struct request {
 	int ioprio;		/* IOSCHED_IOPRIO(class, level) */
 	uint64_t arrival_ns;	/* when the host queued it */
 
-	/* For the scheduler, between add_request and dispatch. */
+	/* The scheduler's, from add_request until completed. */
 	struct elv_list elv_sort;	/* e.g. a sector-sorted list */
 	struct elv_list elv_fifo;	/* e.g. an expiry-ordered list */
 	uint64_t elv_deadline_ns;	/* e.g. FIFO expiry time */

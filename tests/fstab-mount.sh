@@ -1,0 +1,70 @@
+# Mounting from an fstab line, as an administrator does: mount(8) ->
+# mount.fuse3 -> fuse-iosched found on PATH.  mount(8) gives helpers a
+# fixed PATH of system directories, so the test runs in a private mount
+# namespace where /usr/local/sbin is bound to a directory holding the
+# build's fuse-iosched; nothing outside the namespace changes, and its
+# mounts vanish with it.
+if [ -z "${FSTAB_TEST_NS:-}" ]; then
+	command -v unshare >/dev/null 2>&1 || exit 77
+	[ "$(id -u)" -eq 0 ] || exit 77
+	FSTAB_TEST_NS=1 exec unshare -m --propagation private bash "$0" "$@"
+fi
+. "$top_srcdir/tests/lib.sh"
+require_root
+require mount umount pgrep
+[ -x /sbin/mount.fuse3 ] || skip "needs /sbin/mount.fuse3"
+[ -e "$MODULE_DIR/cfq.so" ] || skip "the cfq module is not built"
+[ -e "$MODULE_DIR/deadline.so" ] || skip "the deadline module is not built"
+
+mkdir "$T/bin"
+ln -s "$FUSE_IOSCHED" "$T/bin/fuse-iosched"
+mount --bind "$T/bin" /usr/local/sbin || skip "cannot bind /usr/local/sbin"
+cleanup_push "umount /usr/local/sbin"
+: >"$T/empty.conf"
+echo hello >"$BACKING/f"
+
+# The options mount(8) and fstab carry, with ours.
+opts="defaults,allow_other,nofail,_netdev,noauto,user,relatime"
+opts="$opts,x-systemd.automount,nosuid,nodev,noatime"
+opts="$opts,module_dir=$MODULE_DIR,config=$T/empty.conf"
+printf '%s %s fuse.fuse-iosched %s,scheduler=deadline 0 0\n' \
+	"$BACKING" "$MNT" "$opts" >"$T/fstab"
+
+check_mounted() { # HOW SCHEDULER
+	mountpoint -q "$MNT" || fail "$1: not mounted"
+	DAEMON_PID=$(pgrep -f -- "fuse-iosched.* $MNT" | head -n 1 || true)
+	[ -n "$DAEMON_PID" ] || fail "$1: no daemon for $MNT"
+	entry=$(grep " $MNT " /proc/mounts)
+	case $entry in
+	*" fuse.fuse-iosched "*nosuid*nodev*) ;;
+	*) fail "$1: /proc/mounts says: $entry" ;;
+	esac
+	grep -q "\[$2\]" "$MNT/.control/scheduler" ||
+		fail "$1: not $2: $(cat "$MNT/.control/scheduler")"
+	assert_eq hello "$(cat "$MNT/f")" "$1: read through the mount"
+	umount "$MNT" || fail "$1: umount failed"
+	i=0
+	while kill -0 "$DAEMON_PID" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 200 ] || fail "$1: daemon still running after umount"
+		sleep 0.05
+	done
+	DAEMON_PID=
+}
+
+timeout 20 mount -T "$T/fstab" "$MNT" >>"$LOG" 2>&1 </dev/null ||
+	fail "mount -T fstab MOUNTPOINT failed: $(cat "$LOG")"
+check_mounted "mount MOUNTPOINT" deadline
+
+timeout 20 mount -T "$T/fstab" "$BACKING" >>"$LOG" 2>&1 </dev/null ||
+	fail "mount -T fstab BACKING failed"
+check_mounted "mount BACKING" deadline
+
+: >"$T/empty.fstab"
+timeout 20 mount -T "$T/empty.fstab" -t fuse.fuse-iosched "$BACKING" "$MNT" \
+	-o "$opts,scheduler=cfq" >>"$LOG" 2>&1 </dev/null ||
+	fail "mount -t fuse.fuse-iosched failed"
+check_mounted "mount -t" cfq
+
+check_log
+exit 0

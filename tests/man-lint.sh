@@ -1,0 +1,14 @@
+# The manual pages format without a warning.
+. "$top_srcdir/tests/lib.sh"
+require mandoc
+for page in fuse-iosched.8 fuse-iosched.conf.5 fuse-iosched-scheduler.3; do
+	f=$top_srcdir/man/$page
+	[ -f "$f" ] || fail "$page is missing"
+	out=$(mandoc -Tlint -Wwarning "$f" 2>&1) || fail "mandoc: $page: $out"
+	[ -z "$out" ] || fail "mandoc: $page: $out"
+	if command -v groff >/dev/null 2>&1; then
+		out=$(groff -man -ww -z "$f" 2>&1)
+		[ -z "$out" ] || fail "groff: $page: $out"
+	fi
+done
+exit 0

@@ -1,0 +1,76 @@
+#!/bin/bash
+# tests/fsx (random write, read, truncate, fallocate, punch, zero, mmap,
+# copy_file_range, O_DIRECT, each checked against a model of the file)
+# runs 100,000 operations on the mount while another process switches
+# among every listed scheduler every few milliseconds.  First a shorter run
+# on the backing directory itself, as a check of fsx.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
+require_root
+FSX=$top_builddir/tests/fsx
+[ -x "$FSX" ] || skip "$FSX is not built (make check builds it)"
+NOPS=${FSX_NOPS:-100000}
+SEED=${FSX_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+
+# fsx prints its seed, so a failure here is replayed with FSX_SEED.
+echo "seed $SEED"
+timeout 60 "$FSX" -d -N 20000 -S "$SEED" "$BACKING/fsx-sanity" ||
+	fail "fsx fails on the backing directory itself (status $?)"
+rm -f "$BACKING/fsx-sanity"
+
+mount_fs -o scheduler=deadline
+C=$MNT/.control
+names=$(tr -d '[]' <"$C/scheduler")
+echo "schedulers: $names"
+[ "$(echo $names | wc -w)" -ge 2 ] || fail "fewer than two schedulers: $names"
+
+# The switcher: one name after the other, a few milliseconds apart, until
+# told to stop; it counts the switches that worked and names those that
+# did not.
+switcher() {
+	ok=0 bad=0
+	while [ ! -e "$T/stop" ]; do
+		for s in $names; do
+			if echo "$s" >"$C/scheduler" 2>>"$T/switch.err"; then
+				ok=$((ok + 1))
+			else
+				bad=$((bad + 1))
+				echo "switch to $s failed" >>"$T/switch.err"
+			fi
+			sleep 0.003
+		done
+	done
+	echo "$ok $bad" >"$T/switch.count"
+}
+switcher & sw_pid=$!
+cleanup_push "touch '$T/stop'; kill $sw_pid 2>/dev/null; wait $sw_pid 2>/dev/null"
+
+start=$(date +%s)
+st=0
+timeout 200 "$FSX" -d -N "$NOPS" -S "$SEED" "$MNT/fsx-file" || st=$?
+echo "fsx on the mount: $(( $(date +%s) - start )) s"
+touch "$T/stop"
+wait $sw_pid
+[ "$st" -eq 0 ] || fail "fsx failed on the mount (status $st, 124: timeout); replay with FSX_SEED=$SEED"
+
+read -r ok bad <"$T/switch.count"
+echo "switches: $ok done, $bad refused"
+[ -s "$T/switch.err" ] && { sort "$T/switch.err" | uniq -c; fail "some switches failed"; }
+[ "$ok" -ge 100 ] || fail "only $ok switches during the run"
+
+# What the mount shows is what the backing file holds.
+cmp "$MNT/fsx-file" "$BACKING/fsx-file" || fail "mount and backing file differ"
+
+# Every request was answered and accounted for.
+stat_of() {
+	awk -v d="$1" -v f="$2" '$1 == d { for (i = 2; i < NF; i += 2)
+		if ($i == f) print $(i + 1) }' "$C/stats"
+}
+for d in read write; do
+	req=$(stat_of $d requests)
+	[ "${req:-0}" -gt 0 ] || fail "no $d requests counted"
+	assert_eq "$req" "$(stat_of $d completed)" "$d completed == requests"
+	assert_eq 0 "$(stat_of $d in_flight)" "$d in_flight after the run"
+	assert_eq 0 "$(stat_of $d errors)" "$d errors"
+done
+unmount_fs
+check_log
