@@ -11,6 +11,8 @@ directory=$MNT
 size=32m
 verify=crc32c
 verify_fatal=1
+# fio would leave its verify state files in the current directory.
+verify_state_save=0
 do_verify=1
 group_reporting=0
 
