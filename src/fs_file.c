@@ -175,10 +175,16 @@ void fs_file_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	fs_inode_wait_writes(fs_inode(req, ino));
-	/* Closing a duplicate reports the backing fs's close errors (NFS
-	 * write-back, quotas) without giving up our descriptor. */
+	/*
+	 * Closing a duplicate reports the backing fs's close errors (NFS
+	 * write-back, quotas) without giving up our descriptor.  Without a
+	 * descriptor to spare there is nothing to report: close(2) must not
+	 * fail with EMFILE, so the flush succeeds.
+	 */
 	fd = dup(fi->fh);
-	if (fd == -1 || close(fd) == -1)
+	if (fd == -1)
+		fuse_reply_err(req, errno == EMFILE || errno == ENFILE ? 0 : errno);
+	else if (close(fd) == -1)
 		fuse_reply_err(req, errno);
 	else
 		fuse_reply_err(req, 0);

@@ -169,7 +169,7 @@ echo "--- a backing directory the daemon may not read"
 printf '#!/bin/sh\nexec setpriv --bounding-set=-dac_override,-dac_read_search "%s" "$@"\n' \
 	"$FUSE_IOSCHED" >"$T/capless"
 chmod +x "$T/capless"
-rm -rf "$BACKING"/*
+rm -rf "${BACKING:?}"/*
 mkdir -p "$BACKING/d/sub"
 echo x >"$BACKING/d/f"
 FUSE_IOSCHED=$T/capless mount_fs

@@ -57,7 +57,7 @@ PY
 run() { # EVERY [daemon options...]
 	every=$1
 	shift
-	rm -f "$BACKING"/* "$T"/ack* "$T/writers.err"
+	rm -f "${BACKING:?}"/* "$T"/ack* "$T/writers.err"
 	mount_fs "$@"
 	pids=
 	for w in 1 2 3 4; do

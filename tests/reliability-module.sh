@@ -1,0 +1,94 @@
+#!/bin/bash
+# Scheduler modules that are missing at switch time, appear later, are
+# removed after loading, are refused by the loader, or fail their init:
+# a switch either works or fails with an error, and the scheduler in charge
+# before it stays in charge and keeps serving I/O.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
+require_root
+require python3
+for m in deadline anticipatory; do
+	[ -f "$MODULE_DIR/$m.so" ] || skip "$MODULE_DIR/$m.so is not built"
+done
+for m in failinit badabi; do
+	[ -f "$TEST_MODULE_DIR/$m.so" ] || skip "$TEST_MODULE_DIR/$m.so is not built (make check builds it)"
+done
+
+S=$MNT/.control/scheduler
+active() { sed -n 's/.*\[\([^]]*\)\].*/\1/p' "$S"; }
+listed() { tr -d '[]' <"$S" | tr ' ' '\n' | grep -qx "$1"; }
+# switch NAME: prints the errno name of a failed write, or "ok".
+switch() {
+	python3 - "$S" "$1" <<'PY'
+import errno, os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+try:
+    os.write(fd, sys.argv[2].encode() + b"\n")
+    print("ok")
+except OSError as e:
+    print(errno.errorcode[e.errno])
+finally:
+    os.close(fd)
+PY
+}
+io_works() { # WHAT
+	dd if=/dev/urandom of="$T/data" bs=64k count=8 status=none
+	dd if="$T/data" of="$MNT/io" bs=16k conv=fsync status=none ||
+		fail "$1: write failed"
+	cmp "$T/data" "$BACKING/io" || fail "$1: backing file differs"
+	echo 3 >/proc/sys/vm/drop_caches
+	cmp "$T/data" "$MNT/io" || fail "$1: read back differs"
+}
+
+# A module directory with deadline and failinit only; anticipatory and
+# badabi come later.
+mkdir "$T/mods"
+cp "$MODULE_DIR/deadline.so" "$TEST_MODULE_DIR/failinit.so" "$T/mods/"
+mount_fs -o "module_dir=$T/mods" -o scheduler=deadline
+echo "at mount: $(cat "$S")"
+assert_eq deadline "$(active)" "scheduler at mount"
+listed failinit || fail "failinit.so did not load: $(cat "$S")"
+listed anticipatory && fail "anticipatory listed without its module"
+
+echo "--- missing at switch time"
+assert_eq EINVAL "$(switch anticipatory)" "switch to a missing module"
+assert_eq deadline "$(active)" "after switching to a missing module"
+io_works "after a missing module"
+
+echo "--- appears after mount: loaded on demand"
+cp "$MODULE_DIR/anticipatory.so" "$T/mods/"
+assert_eq ok "$(switch anticipatory)" "switch to a module copied in after mount"
+assert_eq anticipatory "$(active)" "after the late module"
+io_works "on the late module"
+
+echo "--- removed after loading: still there"
+rm "$T/mods/deadline.so"
+assert_eq ok "$(switch deadline)" "switch to a loaded module whose file is gone"
+assert_eq deadline "$(active)" "after switching to deadline"
+io_works "on deadline"
+
+echo "--- refused by the loader (wrong ABI version)"
+cp "$TEST_MODULE_DIR/badabi.so" "$T/mods/"
+r=$(switch badabi)
+[ "$r" != ok ] || fail "switch to a module of another ABI succeeded"
+echo "badabi: $r"
+assert_eq deadline "$(active)" "after a refused module"
+listed badabi && fail "a refused module is listed"
+grep -q 'badabi.*ABI' "$LOG" || fail "no log line says why badabi was refused"
+io_works "after a refused module"
+
+echo "--- init fails"
+for from in deadline noop anticipatory; do
+	assert_eq ok "$(switch $from)" "switch to $from"
+	r=$(switch failinit)
+	[ "$r" != ok ] || fail "switch to failinit succeeded"
+	echo "$from -> failinit: $r"
+	assert_eq "$from" "$(active)" "after failinit's init failed, from $from"
+	io_works "on $from after failinit"
+done
+
+# Still alive and switching; the daemon counted no phantom switch.
+assert_eq ok "$(switch noop)" "final switch"
+compare_trees
+unmount_fs
+# The failures provoked above are logged; nothing else.
+check_log 'badabi|failinit|anticipatory\.so'
