@@ -54,6 +54,7 @@ enum config_type {
 	CONFIG_UINT,		/* [min, max] */
 	CONFIG_BOOL,		/* yes/no, true/false, on/off, 1/0 */
 	CONFIG_LEVEL,		/* a log level name */
+	CONFIG_MODEL,		/* a disk model name */
 };
 
 struct config_setting {
@@ -75,6 +76,13 @@ static const struct config_setting config_settings[] = {
 	  1, MAX_BACKGROUND_MAX },
 	{ "writeback_cache", CONFIG_BOOL, CONFIG_FIELD(writeback_cache), 0, 0 },
 	{ "log", CONFIG_LEVEL, CONFIG_FIELD(log), 0, 0 },
+	{ "disk_model", CONFIG_MODEL, CONFIG_FIELD(disk_model), 0, 0 },
+	{ "seek_ms", CONFIG_UINT, CONFIG_FIELD(seek_ms),
+	  0, DISKMODEL_SEEK_MS_MAX },
+	{ "rpm", CONFIG_UINT, CONFIG_FIELD(rpm),
+	  DISKMODEL_RPM_MIN, DISKMODEL_RPM_MAX },
+	{ "mb_per_s", CONFIG_UINT, CONFIG_FIELD(mb_per_s),
+	  1, DISKMODEL_MB_PER_S_MAX },
 };
 
 /*
@@ -121,11 +129,15 @@ int config_init(struct config *cfg)
 	cfg->nr_requests = DEFAULT_NR_REQUESTS;
 	cfg->max_background = DEFAULT_MAX_BACKGROUND;
 	cfg->log_level = LOG_INFO;
+	cfg->seek_ms = DISKMODEL_SEEK_MS;
+	cfg->rpm = DISKMODEL_RPM;
+	cfg->mb_per_s = DISKMODEL_MB_PER_S;
 	cfg->scheduler = strdup(DEFAULT_SCHEDULER);
 	cfg->module_dir = strdup(MODULE_DIR);
 	cfg->log = strdup("info");
+	cfg->disk_model = strdup("none");
 	if (cfg->scheduler == NULL || cfg->module_dir == NULL ||
-	    cfg->log == NULL)
+	    cfg->log == NULL || cfg->disk_model == NULL)
 		return -ENOMEM;
 	return 0;
 }
@@ -199,6 +211,13 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 			return -1;
 		}
 		cfg->log_level = b;
+		break;
+	case CONFIG_MODEL:
+		if (!diskmodel_name_valid(value)) {
+			snprintf(err, size, "%s=%s: not none or hdd", s->name,
+				 value);
+			return -1;
+		}
 		break;
 	case CONFIG_STR:
 		if (*value == '\0') {
@@ -412,6 +431,7 @@ static int config_setting_cb(cfg_t *c, cfg_opt_t *opt)
 		free(scratch.scheduler);
 		free(scratch.module_dir);
 		free(scratch.log);
+		free(scratch.disk_model);
 	}
 	if (ret == 0 && s->type == CONFIG_NAME && elv_find(value) == NULL) {
 		char names[512];
@@ -774,6 +794,10 @@ void config_print(const struct config *cfg, FILE *fp)
 	fprintf(fp, "writeback_cache = %s\n",
 		cfg->writeback_cache ? "yes" : "no");
 	config_print_str(fp, "log", cfg->log);
+	config_print_str(fp, "disk_model", cfg->disk_model);
+	fprintf(fp, "seek_ms = %u\n", cfg->seek_ms);
+	fprintf(fp, "rpm = %u\n", cfg->rpm);
+	fprintf(fp, "mb_per_s = %u\n", cfg->mb_per_s);
 	for (unsigned i = 0; i < nr_types; i++) {
 		const struct elv_tunable *t = types[i]->tunables;
 
@@ -799,6 +823,7 @@ void config_free(struct config *cfg)
 	free(cfg->scheduler);
 	free(cfg->module_dir);
 	free(cfg->log);
+	free(cfg->disk_model);
 	free(cfg->config_file);
 	free(cfg->config_read);
 	for (unsigned i = 0; i < cfg->nr_opts; i++)

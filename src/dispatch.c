@@ -1,7 +1,8 @@
 /*
  * The dispatch workers: each takes what the elevator dispatches, performs
  * it with one vectored syscall on the backing fd, tells the queue, and
- * answers FUSE.  Workers hold no lock while doing I/O.
+ * answers FUSE.  Workers hold no lock while doing I/O.  With a disk model
+ * (diskmodel.c), each io is first charged its service time on the model.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 struct dispatch {
 	struct queue *q;
+	struct diskmodel *dm;	/* NULL: none; owned, read-only */
 	unsigned nr_threads;
 	pthread_t threads[];
 };
@@ -96,12 +98,20 @@ void dispatch_perform(struct io *io)
 	dispatch_spread(io, done, err);
 }
 
+/* The next io to perform, after its service time on the disk model. */
+static struct io *dispatch_next(struct dispatch *d)
+{
+	if (d->dm != NULL)
+		return diskmodel_next(d->dm, d->q);
+	return queue_next(d->q);
+}
+
 static void *dispatch_worker(void *arg)
 {
 	struct dispatch *d = arg;
 	struct io *io;
 
-	while ((io = queue_next(d->q)) != NULL) {
+	while ((io = dispatch_next(d)) != NULL) {
 		log_debug("dispatch %c off=%llu bytes=%llu sector=%llu",
 			  io->rq.dir == ELV_READ ? 'R' : 'W',
 			  (unsigned long long)io->rq.offset,
@@ -114,15 +124,19 @@ static void *dispatch_worker(void *arg)
 	return NULL;
 }
 
-struct dispatch *dispatch_start(struct queue *q, unsigned threads)
+struct dispatch *dispatch_start(struct queue *q, unsigned threads,
+				struct diskmodel *dm)
 {
 	struct dispatch *d;
 	int err;
 
 	d = calloc(1, sizeof *d + threads * sizeof d->threads[0]);
-	if (d == NULL)
+	if (d == NULL) {
+		diskmodel_free(dm);
 		return NULL;
+	}
 	d->q = q;
+	d->dm = dm;
 	for (; d->nr_threads < threads; d->nr_threads++) {
 		err = pthread_create(&d->threads[d->nr_threads], NULL,
 				     dispatch_worker, d);
@@ -144,5 +158,6 @@ void dispatch_stop(struct dispatch *d)
 	for (unsigned i = 0; i < d->nr_threads; i++)
 		pthread_join(d->threads[i], NULL);
 	log_debug("%u dispatch workers stopped", d->nr_threads);
+	diskmodel_free(d->dm);
 	free(d);
 }

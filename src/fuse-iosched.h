@@ -4,6 +4,7 @@
  * Lock order (take from left to right, never the other way):
  *   elevator switch mutex  ->  inode table mutex  ->  inode lock
  *   ->  queue lock  ->  libevent's internal base lock
+ * and the disk model's head lock  ->  queue lock (diskmodel_next).
  * The queue lock is never held while calling into FUSE or doing I/O.
  */
 #ifndef FUSE_IOSCHED_H
@@ -55,6 +56,10 @@ struct config {
 	unsigned nr_requests;	/* queue depth limit */
 	unsigned max_background; /* FUSE background requests */
 	bool writeback_cache;	/* FUSE writeback cache: batching vs pid */
+	char *disk_model;	/* "none" or "hdd" (diskmodel.c) */
+	unsigned seek_ms;	/* hdd: average seek */
+	unsigned rpm;		/* hdd: spindle speed */
+	unsigned mb_per_s;	/* hdd: transfer rate, 10^6 bytes/s */
 	char *log;		/* log level name */
 	int log_level;		/* syslog level: messages above are dropped */
 	bool foreground;
@@ -408,8 +413,37 @@ void module_load_all(void);
 int module_load(const char *name);
 void module_unload_all(void);
 
+/* diskmodel.c: a seek-costly disk's service time, charged at dispatch */
+#define DISKMODEL_SEEK_MS 8		/* defaults: a 7200 rpm SATA disk */
+#define DISKMODEL_RPM 7200
+#define DISKMODEL_MB_PER_S 150
+#define DISKMODEL_SEEK_MS_MAX 1000	/* ranges of the settings */
+#define DISKMODEL_RPM_MIN 100
+#define DISKMODEL_RPM_MAX 100000
+#define DISKMODEL_MB_PER_S_MAX 100000
+struct diskmodel;
+/* "none" or "hdd". */
+bool diskmodel_name_valid(const char *name);
+/* The hdd model; NULL with errno set (EINVAL for rpm or mb_per_s 0). */
+struct diskmodel *diskmodel_new(unsigned seek_ms, unsigned rpm,
+				unsigned mb_per_s);
+void diskmodel_free(struct diskmodel *dm);
+/* A seek over distance sectors; 0 for 0, capped at the full stroke. */
+uint64_t diskmodel_seek_ns(const struct diskmodel *dm, uint64_t distance);
+/* The service time of rq with the head at sector head. */
+uint64_t diskmodel_cost_ns(const struct diskmodel *dm, uint64_t head,
+			   const struct request *rq);
+/* Book the head for rq from now_ns, or when it frees: its slot's end. */
+uint64_t diskmodel_book(struct diskmodel *dm, const struct request *rq,
+			uint64_t now_ns);
+/* For workers: queue_next once the head is free, then sleep through the
+ * io's service time; NULL once the queue is stopped. */
+struct io *diskmodel_next(struct diskmodel *dm, struct queue *q);
+
 /* dispatch.c: the worker pool that performs I/O */
-struct dispatch *dispatch_start(struct queue *q, unsigned threads);
+/* dm: NULL, or a disk model the pool takes over (and frees). */
+struct dispatch *dispatch_start(struct queue *q, unsigned threads,
+				struct diskmodel *dm);
 /* Call after queue_stop: joins the workers. */
 void dispatch_stop(struct dispatch *d);
 /* Perform io's syscall and set each part's result; no FUSE. */

@@ -56,6 +56,11 @@ static void main_usage(const char *prog)
 "    -o max_background=N    FUSE background requests (default: 64)\n"
 "    -o writeback_cache     let the kernel batch writes (loses their pid)\n"
 "    -o log=LEVEL           error, warning, info (default) or debug\n"
+"    -o disk_model=MODEL    none (default), or hdd: charge each request the\n"
+"                           service time of a single-spindle disk\n"
+"    -o seek_ms=N           hdd: average seek, ms (default: 8)\n"
+"    -o rpm=N               hdd: spindle speed (default: 7200)\n"
+"    -o mb_per_s=N          hdd: transfer rate, MB/s (default: 150)\n"
 "Options mount(8) passes from fstab (defaults, nofail, noauto, _netdev,\n"
 "user, relatime, x-*, ...) are accepted and ignored.  SIGHUP re-reads\n"
 "the configuration file.\n\n");
@@ -281,6 +286,11 @@ static void main_reload(void *arg)
 			  next.max_background != cur->max_background);
 	main_reload_later("writeback_cache",
 			  next.writeback_cache != cur->writeback_cache);
+	main_reload_later("the disk model",
+			  strcmp(next.disk_model, cur->disk_model) != 0 ||
+			  next.seek_ms != cur->seek_ms ||
+			  next.rpm != cur->rpm ||
+			  next.mb_per_s != cur->mb_per_s);
 
 	/*
 	 * Keep what was applied.  Other threads read only backing,
@@ -356,13 +366,25 @@ static int main_mount_opts(struct fuse_args *args, const struct config *cfg)
 
 static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts)
 {
+	const struct config *cfg = fs->cfg;
+	struct diskmodel *dm = NULL;
 	struct fuse_loop_config *lc;
 	int ret;
 
 	fs->timer = timer_start(main_timer_fired, fs);
 	if (fs->timer == NULL)
 		return -1;
-	fs->dispatch = dispatch_start(fs->queue, fs->cfg->threads);
+	if (strcmp(cfg->disk_model, "none") != 0) {
+		dm = diskmodel_new(cfg->seek_ms, cfg->rpm, cfg->mb_per_s);
+		if (dm == NULL) {
+			log_err("disk model: %s", strerror(errno));
+			return -1;
+		}
+		log_info("disk model %s: seek %u ms, %u rpm, %u MB/s",
+			 cfg->disk_model, cfg->seek_ms, cfg->rpm,
+			 cfg->mb_per_s);
+	}
+	fs->dispatch = dispatch_start(fs->queue, cfg->threads, dm);
 	if (fs->dispatch == NULL)
 		return -1;
 	/* After fuse_set_signal_handlers, which would make SIGHUP unmount. */

@@ -52,7 +52,7 @@ JOBS="seq-write-psync rand-write-psync rand-rw-psync seq-rw-psync rand-write-lib
 
 mount_fs -o scheduler=deadline
 C=$MNT/.control
-SCHEDS="noop deadline anticipatory cfq"
+SCHEDS="noop deadline anticipatory cfq bfq kyber"
 for s in $SCHEDS; do
 	grep -qw "$s" "$C/scheduler" || fail "$s is not available: $(cat "$C/scheduler")"
 done

@@ -38,8 +38,8 @@ check_stats() { # WHAT
 
 # noop, and every scheduler module that was built.
 SCHEDULERS=noop
-for s in deadline anticipatory cfq; do
-	[ ! -e "$MODULE_DIR/$s.so" ] || SCHEDULERS="$SCHEDULERS $s"
+for so in "$MODULE_DIR"/*.so; do
+	[ ! -e "$so" ] || SCHEDULERS="$SCHEDULERS $(basename "$so" .so)"
 done
 
 for sched in $SCHEDULERS; do

@@ -60,8 +60,8 @@ COMMIT;"
 
 # noop, and every scheduler module that was built.
 SCHEDULERS=noop
-for s in deadline anticipatory cfq; do
-	[ ! -e "$MODULE_DIR/$s.so" ] || SCHEDULERS="$SCHEDULERS $s"
+for so in "$MODULE_DIR"/*.so; do
+	[ ! -e "$so" ] || SCHEDULERS="$SCHEDULERS $(basename "$so" .so)"
 done
 
 CHECKSUM="SELECT count(*), sum(id), sum(k), sum(length(v)), min(v), max(v) FROM t;"

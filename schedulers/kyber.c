@@ -1,0 +1,596 @@
+/*
+ * The kyber I/O scheduler, after the Linux one (Omar Sandoval, 2017).
+ *
+ * Kyber is meant for fast devices, where ordering requests gains little and
+ * the one thing worth controlling is how many of them the device is given
+ * at once: a deep queue of writes makes every read wait behind it.  So
+ * kyber does no sorting at all.  Requests are split into three domains:
+ *
+ *   read   reads a process waits for (rq->sync), the latency that matters;
+ *   write  all writes, synchronous or writeback;
+ *   other  everything else: reads nobody waits for (readahead).  Today the
+ *          host marks every read synchronous, so this domain stays empty
+ *          unless a host submits asynchronous reads.
+ *
+ * Each domain has a FIFO and a depth: the number of its requests that may
+ * be in flight at once (the kernel's tokens).  Dispatch serves the domains
+ * round-robin, up to a batch of requests from one before moving on, and
+ * skips a domain that is out of tokens; a completion gives the token back.
+ *
+ * The depths adapt.  Completion latencies of reads and writes are counted
+ * in small histograms whose buckets are quarters of the domain's target
+ * (read_lat_nsec, write_lat_nsec).  Each window of at least KY_WINDOW_NS
+ * (and KY_WINDOW_SAMPLES samples, or at most KY_WINDOW_MAX_NS) is judged:
+ * if the p90 of some domain's device latency (dispatch to completion)
+ * misses its target, the device is congested, and every domain is rescaled
+ * by the ratio of its p99 total latency (arrival to completion) to its
+ * target: domains doing well are throttled, the one missing its target
+ * gets more depth.  A write stream that makes reads slow thus loses depth,
+ * and a read stream that makes writes miss theirs does likewise.  A window
+ * without congestion lets throttled domains grow back by a quarter, so the
+ * depths return to their maximum once the targets are met again.
+ *
+ * Kyber never holds work back except by depth, and a domain at its depth
+ * has requests in flight whose completion makes the host dispatch again.
+ * Windows are judged lazily, at the first dispatch or completion after they
+ * end: depths are only consulted by dispatch, so judging there is as good
+ * as a timer.  Kyber therefore needs no wake-ups.  Every hook is O(1):
+ * fixed-size histograms, no allocation, and a bounded merge scan.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "fuse-iosched/elevator.h"
+
+enum ky_domain {
+	KY_READ,
+	KY_WRITE,
+	KY_OTHER,
+	KY_NR_DOMAINS,
+};
+
+/* Domains below this one have a latency target and are measured. */
+#define KY_NR_MEASURED		KY_OTHER
+
+static const char *const ky_domain_names[KY_NR_DOMAINS] = {
+	[KY_READ] = "read",
+	[KY_WRITE] = "write",
+	[KY_OTHER] = "other",
+};
+
+/*
+ * Largest depth of each domain.  The kernel allows 256 reads, 128 writes
+ * and 16 others for devices with thousands of tags; here nr_requests
+ * (default 128) bounds queued and in-flight requests together, so a read
+ * depth above 128 could never bind.  Halve all three, keeping the
+ * kernel's ratios: reads may then use the whole default queue.
+ */
+static const unsigned ky_max_depth[KY_NR_DOMAINS] = {
+	[KY_READ] = 128,
+	[KY_WRITE] = 64,
+	[KY_OTHER] = 8,
+};
+
+/* Requests served from one domain in a row, as in the kernel. */
+static const unsigned ky_batch_size[KY_NR_DOMAINS] = {
+	[KY_READ] = 16,
+	[KY_WRITE] = 8,
+	[KY_OTHER] = 1,
+};
+
+/* Latency targets (ns), the kernel's defaults and sysfs units. */
+#define KY_READ_LAT_NSEC	2000000LL
+#define KY_WRITE_LAT_NSEC	10000000LL
+#define KY_LAT_NSEC_MIN		1000LL
+#define KY_LAT_NSEC_MAX		10000000000LL
+
+/*
+ * A window lasts at least 100 ms, as the kernel's timer; it is judged once
+ * it holds KY_WINDOW_SAMPLES completions, or after a second with fewer.
+ * The kernel waits for 500 samples; a FUSE device serves an order of
+ * magnitude fewer requests than NVMe, so 100 keeps windows near 100 ms
+ * under load while the p99 still rests on more than one sample.
+ */
+#define KY_WINDOW_NS		100000000ULL
+#define KY_WINDOW_MAX_NS	1000000000ULL
+#define KY_WINDOW_SAMPLES	100
+
+/*
+ * Histogram buckets are 1/4 of the target wide: buckets 0-3 are within the
+ * target ("good"), 4-6 up to 7/4 of it, and the last holds the rest.
+ */
+#define KY_LAT_SHIFT		2
+#define KY_GOOD_BUCKETS		(1 << KY_LAT_SHIFT)
+#define KY_NR_BUCKETS		(2 << KY_LAT_SHIFT)
+
+/* Device latency (dispatch to completion) and total (arrival to it). */
+enum ky_lat_type {
+	KY_LAT_TOTAL,
+	KY_LAT_IO,
+	KY_NR_LAT_TYPES,
+};
+
+/*
+ * Front merges: look at this many requests at the tail of the domain's
+ * FIFO, like the kernel's bounded list merge.  Sequential streams queue
+ * their pieces one after another, so the tail is where a partner is.
+ */
+#define KY_MERGE_SCAN		8
+/* The largest request a front merge may build (the host's own limit). */
+#define KY_MAX_MERGE_SECTORS	2048
+
+struct kyber_data {
+	/*
+	 * Tunables first: the host sets them before init_queue and may
+	 * change them between any two calls, so they are read when used.
+	 */
+	int64_t read_lat_nsec;		/* ns */
+	int64_t write_lat_nsec;		/* ns */
+
+	/*
+	 * Queued requests, oldest first, via elv_fifo.  While a request is
+	 * queued, elv_priv[0] holds its domain and elv_deadline_ns its
+	 * arrival sequence number (to keep FIFO order across merges); from
+	 * dispatch on, elv_deadline_ns holds the dispatch time.
+	 */
+	struct elv_list fifo[KY_NR_DOMAINS];
+	unsigned nr_queued[KY_NR_DOMAINS];
+	uint64_t seq;			/* next arrival sequence number */
+
+	/* Tokens: dispatched, not completed, and the limit on that. */
+	unsigned in_flight[KY_NR_DOMAINS];
+	unsigned depth[KY_NR_DOMAINS];
+
+	/* Round-robin: the domain being served, and how many it got. */
+	enum ky_domain cur_domain;
+	unsigned batching;
+
+	/* The current window. */
+	bool window_open;		/* a completion started one */
+	uint64_t window_start_ns;
+	unsigned window_samples;	/* measured completions in it */
+	uint32_t buckets[KY_NR_MEASURED][KY_NR_LAT_TYPES][KY_NR_BUCKETS];
+	/*
+	 * The last p99 bucket seen per domain, -1 if none: a congested
+	 * window throttles a domain that had no completions in it with the
+	 * p99 of an earlier one, once (the kernel's rule).
+	 */
+	int last_p99[KY_NR_MEASURED];
+};
+
+/* ------------------------------------------------------------------ */
+/* Helpers.                                                            */
+
+static struct kyber_data *ky_data(struct elevator_queue *eq)
+{
+	return eq->elevator_data;
+}
+
+static struct request *ky_fifo_entry(struct elv_list *l)
+{
+	return elv_list_entry(l, struct request, elv_fifo);
+}
+
+static enum ky_domain ky_domain_of(enum elv_dir dir, bool sync)
+{
+	if (dir == ELV_WRITE)
+		return KY_WRITE;
+	return sync ? KY_READ : KY_OTHER;
+}
+
+/* The domain a request was queued in, remembered in elv_priv[0]. */
+static enum ky_domain ky_rq_domain(const struct request *rq)
+{
+	return (enum ky_domain)(uintptr_t)rq->elv_priv[0];
+}
+
+static void ky_set_rq_domain(struct request *rq, enum ky_domain d)
+{
+	rq->elv_priv[0] = (void *)(uintptr_t)d;
+}
+
+static uint64_t ky_target_ns(const struct kyber_data *kd, enum ky_domain d)
+{
+	int64_t t = d == KY_READ ? kd->read_lat_nsec : kd->write_lat_nsec;
+
+	return t < KY_LAT_NSEC_MIN ? (uint64_t)KY_LAT_NSEC_MIN : (uint64_t)t;
+}
+
+/* Queue rq at the tail of domain d. */
+static void ky_enqueue(struct kyber_data *kd, struct request *rq,
+		       enum ky_domain d)
+{
+	ky_set_rq_domain(rq, d);
+	elv_list_add_tail(&rq->elv_fifo, &kd->fifo[d]);
+	kd->nr_queued[d]++;
+}
+
+static void ky_dequeue(struct kyber_data *kd, struct request *rq)
+{
+	elv_list_del(&rq->elv_fifo);
+	kd->nr_queued[ky_rq_domain(rq)]--;
+}
+
+/*
+ * A merge made rq synchronous (a process now waits for part of it): move
+ * it to the read domain's tail.  Rare, since the host marks reads sync.
+ */
+static void ky_redomain(struct kyber_data *kd, struct request *rq, bool sync)
+{
+	enum ky_domain d = ky_domain_of(rq->dir, sync);
+
+	if (d == ky_rq_domain(rq))
+		return;
+	ky_dequeue(kd, rq);
+	ky_enqueue(kd, rq, d);
+}
+
+/* ------------------------------------------------------------------ */
+/* Latency windows and depth adjustment.                               */
+
+static void ky_add_sample(struct kyber_data *kd, enum ky_domain d,
+			  enum ky_lat_type type, uint64_t lat_ns)
+{
+	uint64_t width = ky_target_ns(kd, d) >> KY_LAT_SHIFT;
+	uint64_t bucket = 0;
+
+	/* A latency of exactly k quarters still counts as within them. */
+	if (lat_ns > 0)
+		bucket = (lat_ns - 1) / (width > 0 ? width : 1);
+	if (bucket >= KY_NR_BUCKETS)
+		bucket = KY_NR_BUCKETS - 1;
+	kd->buckets[d][type][bucket]++;
+}
+
+/* The bucket holding the given percentile, or -1 without samples. */
+static int ky_percentile(const struct kyber_data *kd, enum ky_domain d,
+			 enum ky_lat_type type, unsigned percentile)
+{
+	const uint32_t *b = kd->buckets[d][type];
+	uint64_t samples = 0, want;
+	int i;
+
+	for (i = 0; i < KY_NR_BUCKETS; i++)
+		samples += b[i];
+	if (samples == 0)
+		return -1;
+	want = (samples * percentile + 99) / 100;
+	for (i = 0; i < KY_NR_BUCKETS - 1; i++) {
+		if (b[i] >= want)
+			break;
+		want -= b[i];
+	}
+	return i;
+}
+
+static void ky_set_depth(struct elevator_queue *eq, enum ky_domain d,
+			 uint64_t depth)
+{
+	struct kyber_data *kd = ky_data(eq);
+
+	if (depth < 1)
+		depth = 1;
+	if (depth > ky_max_depth[d])
+		depth = ky_max_depth[d];
+	if (depth == kd->depth[d])
+		return;
+	elv_log(eq, ELV_LOG_DEBUG, "%s depth %u -> %u", ky_domain_names[d],
+		kd->depth[d], (unsigned)depth);
+	kd->depth[d] = (unsigned)depth;
+}
+
+/*
+ * Scale a domain's depth by its p99 against its target: p99 in bucket b
+ * means (b + 1) quarters of the target, so a domain at half its target
+ * gets half the depth and one at twice its target twice the depth.  A
+ * domain missing its target always gains at least one.
+ */
+static void ky_scale(struct elevator_queue *eq, enum ky_domain d, int p99)
+{
+	struct kyber_data *kd = ky_data(eq);
+	uint64_t depth = ((uint64_t)kd->depth[d] * (unsigned)(p99 + 1)) >>
+			 KY_LAT_SHIFT;
+
+	if (p99 >= KY_GOOD_BUCKETS && depth <= kd->depth[d])
+		depth = kd->depth[d] + 1;
+	ky_set_depth(eq, d, depth);
+}
+
+/* No congestion: a throttled domain grows back by a quarter. */
+static void ky_restore(struct elevator_queue *eq, enum ky_domain d)
+{
+	struct kyber_data *kd = ky_data(eq);
+	unsigned step = kd->depth[d] >> 2;
+
+	ky_set_depth(eq, d, (uint64_t)kd->depth[d] + (step > 0 ? step : 1));
+}
+
+/* Judge the window that has ended, then start afresh. */
+static void ky_judge_window(struct elevator_queue *eq)
+{
+	struct kyber_data *kd = ky_data(eq);
+	bool congested = false;
+	int d, p90, p99;
+
+	/*
+	 * The device is congested when the p90 of some domain's device
+	 * latency misses its target: the p90, so that a few outliers do
+	 * not throttle everything.
+	 */
+	for (d = 0; d < KY_NR_MEASURED; d++) {
+		p90 = ky_percentile(kd, d, KY_LAT_IO, 90);
+		if (p90 >= KY_GOOD_BUCKETS)
+			congested = true;
+	}
+
+	for (d = 0; d < KY_NR_MEASURED; d++) {
+		p99 = ky_percentile(kd, d, KY_LAT_TOTAL, 99);
+		if (congested) {
+			if (p99 < 0)
+				p99 = kd->last_p99[d];
+			kd->last_p99[d] = -1;
+		} else if (p99 >= 0) {
+			kd->last_p99[d] = p99;
+		}
+
+		if (congested || p99 >= KY_GOOD_BUCKETS) {
+			if (p99 >= 0)
+				ky_scale(eq, d, p99);
+		} else {
+			ky_restore(eq, d);
+		}
+	}
+
+	/*
+	 * Other has no target of its own to defend (as in the kernel, it is
+	 * not measured): it yields a quarter when the device is congested
+	 * and grows back like the rest when it is not.
+	 */
+	if (congested)
+		ky_set_depth(eq, KY_OTHER,
+			     (uint64_t)kd->depth[KY_OTHER] * 3 / 4);
+	else
+		ky_restore(eq, KY_OTHER);
+
+	memset(kd->buckets, 0, sizeof kd->buckets);
+	kd->window_samples = 0;
+	kd->window_open = false;
+}
+
+/* Judge the window if it is over; called with every "now" we are given. */
+static void ky_check_window(struct elevator_queue *eq, uint64_t now_ns)
+{
+	struct kyber_data *kd = ky_data(eq);
+	uint64_t age;
+
+	if (!kd->window_open || now_ns < kd->window_start_ns)
+		return;
+	age = now_ns - kd->window_start_ns;
+	if (age < KY_WINDOW_NS)
+		return;
+	if (kd->window_samples < KY_WINDOW_SAMPLES && age < KY_WINDOW_MAX_NS)
+		return;
+	ky_judge_window(eq);
+}
+
+/* ------------------------------------------------------------------ */
+/* Hooks.                                                              */
+
+static int ky_init_queue(struct elevator_queue *eq)
+{
+	struct kyber_data *kd = ky_data(eq);
+	int d;
+
+	/* The data arrives zeroed with the tunables set. */
+	for (d = 0; d < KY_NR_DOMAINS; d++) {
+		elv_list_init(&kd->fifo[d]);
+		kd->depth[d] = ky_max_depth[d];
+	}
+	for (d = 0; d < KY_NR_MEASURED; d++)
+		kd->last_p99[d] = -1;
+	kd->cur_domain = KY_READ;
+	return 0;
+}
+
+static void ky_exit_queue(struct elevator_queue *eq)
+{
+	struct kyber_data *kd = ky_data(eq);
+	int d;
+
+	/* The host only exits an empty scheduler; say so if it did not. */
+	for (d = 0; d < KY_NR_DOMAINS; d++) {
+		if (kd->nr_queued[d] != 0 || kd->in_flight[d] != 0)
+			elv_log(eq, ELV_LOG_ERR,
+				"exit with %u %s requests queued, %u in flight",
+				kd->nr_queued[d], ky_domain_names[d],
+				kd->in_flight[d]);
+	}
+}
+
+/*
+ * Offer a queued request that rq directly precedes in the same file,
+ * looking only at the last few of its domain (the host finds back merges
+ * itself), so that merging stays O(1) as the rest of kyber.
+ */
+static enum elv_merge ky_merge(struct elevator_queue *eq,
+			       struct request **found,
+			       const struct request *rq)
+{
+	struct kyber_data *kd = ky_data(eq);
+	struct elv_list *head = &kd->fifo[ky_domain_of(rq->dir, rq->sync)];
+	struct elv_list *pos;
+	struct request *cand;
+	unsigned n = 0;
+
+	for (pos = head->prev; pos != head && n < KY_MERGE_SCAN;
+	     pos = pos->prev, n++) {
+		cand = ky_fifo_entry(pos);
+		if (cand == rq || cand->file != rq->file ||
+		    cand->dir != rq->dir ||
+		    rq->offset + rq->bytes != cand->offset)
+			continue;
+		if (cand->nr_sectors + rq->nr_sectors > KY_MAX_MERGE_SECTORS)
+			continue;
+		*found = cand;
+		return ELV_FRONT_MERGE;
+	}
+	return ELV_NO_MERGE;
+}
+
+/* rq grew; if a synchronous piece joined an asynchronous read, move it. */
+static void ky_merged(struct elevator_queue *eq, struct request *rq,
+		      enum elv_merge type)
+{
+	(void)type;
+	ky_redomain(ky_data(eq), rq, rq->sync);
+}
+
+/*
+ * next was merged into rq.  If next was queued earlier in the same domain,
+ * rq takes its place, so that merged data is not served later than its
+ * oldest part; then next is forgotten.  The host joins the two after this
+ * call, so rq becomes synchronous if next was.
+ */
+static void ky_merged_requests(struct elevator_queue *eq, struct request *rq,
+			       struct request *next)
+{
+	struct kyber_data *kd = ky_data(eq);
+
+	if (ky_rq_domain(next) == ky_rq_domain(rq) &&
+	    next->elv_deadline_ns < rq->elv_deadline_ns) {
+		elv_list_del(&rq->elv_fifo);
+		elv_list_add(&rq->elv_fifo, &next->elv_fifo);
+		rq->elv_deadline_ns = next->elv_deadline_ns;
+	}
+	ky_dequeue(kd, next);
+	ky_redomain(kd, rq, rq->sync || next->sync);
+}
+
+static void ky_add_request(struct elevator_queue *eq, struct request *rq,
+			   uint64_t now_ns)
+{
+	struct kyber_data *kd = ky_data(eq);
+
+	(void)now_ns;
+	rq->elv_deadline_ns = kd->seq++;
+	ky_enqueue(kd, rq, ky_domain_of(rq->dir, rq->sync));
+}
+
+/* The head of domain d if it has one and a token for it (or force). */
+static struct request *ky_dispatch_domain(struct kyber_data *kd,
+					  enum ky_domain d, uint64_t now_ns,
+					  bool force)
+{
+	struct request *rq;
+
+	if (elv_list_empty(&kd->fifo[d]))
+		return NULL;
+	if (!force && kd->in_flight[d] >= kd->depth[d])
+		return NULL;
+	rq = ky_fifo_entry(kd->fifo[d].next);
+	ky_dequeue(kd, rq);
+	kd->in_flight[d]++;
+	kd->batching++;
+	rq->elv_deadline_ns = now_ns;	/* for the device latency */
+	return rq;
+}
+
+/*
+ * Go on with the current domain while its batch lasts and it has work and
+ * tokens; otherwise start a batch at the next domain that has both,
+ * coming back to the current one last.  With force, depths do not count,
+ * so a draining queue always empties.
+ */
+static struct request *ky_dispatch(struct elevator_queue *eq, uint64_t now_ns,
+				   bool force)
+{
+	struct kyber_data *kd = ky_data(eq);
+	struct request *rq;
+	int i;
+
+	ky_check_window(eq, now_ns);
+
+	if (kd->batching < ky_batch_size[kd->cur_domain]) {
+		rq = ky_dispatch_domain(kd, kd->cur_domain, now_ns, force);
+		if (rq != NULL)
+			return rq;
+	}
+	kd->batching = 0;
+	for (i = 0; i < KY_NR_DOMAINS; i++) {
+		kd->cur_domain = (kd->cur_domain + 1) % KY_NR_DOMAINS;
+		rq = ky_dispatch_domain(kd, kd->cur_domain, now_ns, force);
+		if (rq != NULL)
+			return rq;
+	}
+	return NULL;
+}
+
+/* Give the token back and count the latencies. */
+static void ky_completed(struct elevator_queue *eq, struct request *rq,
+			 uint64_t now_ns)
+{
+	struct kyber_data *kd = ky_data(eq);
+	enum ky_domain d = ky_rq_domain(rq);
+
+	kd->in_flight[d]--;
+	if (!kd->window_open) {
+		kd->window_open = true;
+		kd->window_start_ns = now_ns;
+	}
+	if (d < KY_NR_MEASURED) {
+		ky_add_sample(kd, d, KY_LAT_TOTAL, now_ns > rq->arrival_ns ?
+			      now_ns - rq->arrival_ns : 0);
+		ky_add_sample(kd, d, KY_LAT_IO, now_ns > rq->elv_deadline_ns ?
+			      now_ns - rq->elv_deadline_ns : 0);
+		kd->window_samples++;
+	}
+	ky_check_window(eq, now_ns);
+}
+
+static bool ky_has_work(struct elevator_queue *eq)
+{
+	struct kyber_data *kd = ky_data(eq);
+
+	return kd->nr_queued[KY_READ] != 0 || kd->nr_queued[KY_WRITE] != 0 ||
+	       kd->nr_queued[KY_OTHER] != 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tunables, shown and set under .control/iosched/.                    */
+
+static const struct elv_tunable ky_tunables[] = {
+	ELV_TUNABLE(struct kyber_data, read_lat_nsec, KY_READ_LAT_NSEC,
+		    KY_LAT_NSEC_MIN, KY_LAT_NSEC_MAX, "ns",
+		    "read latency target: writes are throttled to meet it"),
+	ELV_TUNABLE(struct kyber_data, write_lat_nsec, KY_WRITE_LAT_NSEC,
+		    KY_LAT_NSEC_MIN, KY_LAT_NSEC_MAX, "ns",
+		    "write latency target: reads are throttled to meet it"),
+	{ .name = NULL },
+};
+
+/* ------------------------------------------------------------------ */
+/* The scheduler and its registration.                                 */
+
+static const struct elevator_type kyber_type = {
+	.abi_version = IOSCHED_ABI_VERSION,
+	.struct_size = sizeof(struct elevator_type),
+	.name = "kyber",
+	.description = "per-domain depth limits tuned to latency targets",
+	.data_size = sizeof(struct kyber_data),
+	.ops = {
+		.init_queue = ky_init_queue,
+		.exit_queue = ky_exit_queue,
+		.merge = ky_merge,
+		.merged = ky_merged,
+		.merged_requests = ky_merged_requests,
+		.add_request = ky_add_request,
+		.dispatch = ky_dispatch,
+		.completed = ky_completed,
+		.has_work = ky_has_work,
+	},
+	.tunables = ky_tunables,
+};
+
+IOSCHED_ELEVATOR(kyber_type);

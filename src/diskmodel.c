@@ -1,0 +1,208 @@
+/*
+ * The disk model (-o disk_model=hdd): the service time of a single-spindle
+ * disk, charged to every io at the dispatch boundary.
+ *
+ * Solid-state and virtual disks hide seek costs, so on them sorting by
+ * sector and anticipation buy nothing measurable.  With the model, a
+ * dispatch worker sleeps for what the io would cost on a rotating disk
+ * before it performs the syscall, so every scheduler sees the same slow
+ * device below it, and sees the cost as service time (the completion
+ * comes later), which is what sorting and anticipation are designed for.
+ *
+ * An io costs
+ *
+ *	seek(distance) + rotation + transfer
+ *
+ * where distance is in sectors from the end of the previous io served to
+ * the start of this one.  A contiguous io (distance 0) pays the transfer
+ * only: the head is already there, and the data is the next under it.
+ * Any other pays a seek and, on average, half a revolution of rotational
+ * latency.  Transfer is bytes at mb_per_s (10^6 bytes per second, as disk
+ * makers count).  Costs are averages, not random draws, so that runs are
+ * reproducible and tests can rely on them.
+ *
+ * The seek curve.  The arm accelerates over the first half of a seek and
+ * decelerates over the second, so under a constant force the time grows
+ * with the square root of the distance; Ruemmler and Wilkes ("An
+ * introduction to disk drive modeling", IEEE Computer, 1994) fit
+ * a + b * sqrt(d) to short seeks and a line to long ones, whose coast
+ * phase we leave out.  Here
+ *
+ *	seek(d) = track + (full - track) * sqrt(min(d, STROKE) / STROKE)
+ *
+ * with track the track-to-track time (0.5 ms, or seek_ms if smaller) and
+ * STROKE a virtual device of 1 TiB.  The distance between two uniformly
+ * random positions has a mean square root of 8/15 of the stroke's, so
+ * full = track + (seek_ms - track) * 15/8 makes seek_ms the average seek
+ * of random I/O, which is what data sheets quote: 8 ms gives a full
+ * stroke of about 14.6 ms, close to real 7200 rpm drives.  Distances past
+ * the stroke cost a full stroke: sectormap.c's fallback sectors (files
+ * without FIEMAP) lie 2^62 and more away from real ones and 8 GiB apart
+ * from each other, and must not turn into absurd delays.
+ *
+ * One head: the model serves one io at a time, in the order the elevator
+ * hands them out.  A worker takes the head (dm->lock), waits until the
+ * io being served before has ended, asks the queue for the next io, books
+ * the head for it and lets go; then it sleeps until its slot ends and
+ * performs the I/O.  The elevator therefore chooses each io at the moment
+ * the head frees, as for a disk without command queueing, with every
+ * request that arrived meanwhile to choose from.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fuse-iosched.h"
+
+#define DISKMODEL_SECTOR_SIZE 512
+/* The virtual device, for the seek curve: 1 TiB in sectors. */
+#define DISKMODEL_STROKE (1ULL << (40 - 9))
+#define DISKMODEL_TRACK_NS 500000ULL	/* track-to-track seek: 0.5 ms */
+#define DISKMODEL_MS 1000000ULL
+/* sqrt(d / STROKE) in fixed point, FRAC_BITS after the point. */
+#define DISKMODEL_FRAC_BITS 24
+
+struct diskmodel {
+	/* Set at creation, read-only after. */
+	uint64_t track_ns;	/* the shortest seek */
+	uint64_t full_ns;	/* a full-stroke seek */
+	uint64_t rotation_ns;	/* half a revolution */
+	unsigned mb_per_s;
+
+	pthread_mutex_t lock;	/* the head: taken in turn by the workers */
+	uint64_t head;		/* sector after the last io booked; lock */
+	uint64_t busy_until_ns;	/* when the last io booked ends; lock */
+};
+
+bool diskmodel_name_valid(const char *name)
+{
+	return strcmp(name, "none") == 0 || strcmp(name, "hdd") == 0;
+}
+
+struct diskmodel *diskmodel_new(unsigned seek_ms, unsigned rpm,
+				unsigned mb_per_s)
+{
+	struct diskmodel *dm;
+	uint64_t avg_ns = seek_ms * DISKMODEL_MS;
+
+	if (rpm == 0 || mb_per_s == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	dm = calloc(1, sizeof *dm);
+	if (dm == NULL)
+		return NULL;
+	dm->track_ns = avg_ns < DISKMODEL_TRACK_NS ? avg_ns : DISKMODEL_TRACK_NS;
+	dm->full_ns = dm->track_ns + (avg_ns - dm->track_ns) * 15 / 8;
+	dm->rotation_ns = 60 * 1000 * DISKMODEL_MS / rpm / 2;
+	dm->mb_per_s = mb_per_s;
+	pthread_mutex_init(&dm->lock, NULL);
+	return dm;
+}
+
+void diskmodel_free(struct diskmodel *dm)
+{
+	if (dm == NULL)
+		return;
+	pthread_mutex_destroy(&dm->lock);
+	free(dm);
+}
+
+/* floor(sqrt(x)), bit by bit: exact, and no libm for one function. */
+static uint64_t diskmodel_isqrt(uint64_t x)
+{
+	uint64_t root = 0, bit = 1ULL << 62;
+
+	while (bit > x)
+		bit >>= 2;
+	while (bit != 0) {
+		if (x >= root + bit) {
+			x -= root + bit;
+			root = (root >> 1) + bit;
+		} else {
+			root >>= 1;
+		}
+		bit >>= 2;
+	}
+	return root;
+}
+
+uint64_t diskmodel_seek_ns(const struct diskmodel *dm, uint64_t distance)
+{
+	uint64_t frac;
+
+	if (distance == 0)
+		return 0;
+	if (distance > DISKMODEL_STROKE)
+		distance = DISKMODEL_STROKE;
+	/* sqrt(d / 2^31) * 2^24 = sqrt(d * 2^17); d * 2^17 <= 2^48. */
+	frac = diskmodel_isqrt(distance << (2 * DISKMODEL_FRAC_BITS - 31));
+	return dm->track_ns + (((dm->full_ns - dm->track_ns) * frac) >>
+			       DISKMODEL_FRAC_BITS);
+}
+
+uint64_t diskmodel_cost_ns(const struct diskmodel *dm, uint64_t head,
+			   const struct request *rq)
+{
+	uint64_t distance = rq->sector > head ? rq->sector - head :
+			    head - rq->sector;
+	uint64_t cost = rq->bytes * 1000 / dm->mb_per_s;
+
+	if (distance != 0)
+		cost += diskmodel_seek_ns(dm, distance) + dm->rotation_ns;
+	return cost;
+}
+
+/* Caller holds dm->lock. */
+static uint64_t do_diskmodel_book(struct diskmodel *dm,
+				  const struct request *rq, uint64_t now_ns)
+{
+	uint64_t start = now_ns > dm->busy_until_ns ? now_ns :
+			 dm->busy_until_ns;
+
+	dm->busy_until_ns = start + diskmodel_cost_ns(dm, dm->head, rq);
+	dm->head = elv_rq_end_sector(rq);
+	return dm->busy_until_ns;
+}
+
+uint64_t diskmodel_book(struct diskmodel *dm, const struct request *rq,
+			uint64_t now_ns)
+{
+	uint64_t end;
+
+	pthread_mutex_lock(&dm->lock);
+	end = do_diskmodel_book(dm, rq, now_ns);
+	pthread_mutex_unlock(&dm->lock);
+	return end;
+}
+
+/* Sleep until at_ns on clock_now_ns()'s clock (CLOCK_MONOTONIC). */
+static void diskmodel_sleep_until(uint64_t at_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(at_ns / 1000000000u),
+		.tv_nsec = (long)(at_ns % 1000000000u),
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
+			       NULL) == EINTR)
+		;
+}
+
+struct io *diskmodel_next(struct diskmodel *dm, struct queue *q)
+{
+	struct io *io;
+	uint64_t end = 0;
+
+	pthread_mutex_lock(&dm->lock);
+	/* Choose the next io only once the head is free. */
+	diskmodel_sleep_until(dm->busy_until_ns);
+	io = queue_next(q);
+	if (io != NULL)
+		end = do_diskmodel_book(dm, &io->rq, clock_now_ns());
+	pthread_mutex_unlock(&dm->lock);
+	if (io != NULL)
+		diskmodel_sleep_until(end);
+	return io;
+}

@@ -1,0 +1,113 @@
+# The hdd disk model (-o disk_model=hdd): bad values fail the mount with
+# one line, the settings show in --print-config and work from the file; a
+# sequential read takes at least its transfer time, random 4 KiB reads
+# cost seeks and rotation (several ms each) where sequential ones cost
+# almost nothing, under every scheduler; disk_model=none mounts as before.
+# Timing checks are lower bounds or generous ratios only: the machine is
+# noisy, and a slower machine only makes the model's costs look larger.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
+require_root
+require fio
+
+ST=$MNT/.control/stats
+# stat_of DIR FIELD: the number after FIELD on the line of DIR.
+stat_of() {
+	awk -v d="$1" -v f="$2" '$1 == d { for (i = 2; i < NF; i += 2)
+		if ($i == f) print $(i + 1) }' "$ST"
+}
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# fio_read RW N: N synchronous O_DIRECT 4 KiB reads of $MNT/f, printing
+# the mean service time per dispatched read in microseconds.
+fio_read() {
+	d0=$(stat_of read dispatched) s0=$(stat_of read service_ms)
+	(cd "$T" && fio --name="$1" --filename="$MNT/f" --rw="$1" --bs=4k \
+		--direct=1 --ioengine=psync --size=16M --number_ios="$2" \
+		--verify_state_save=0 --output="$T/fio-$1.out") ||
+		fail "fio $1 failed: $(cat "$T/fio-$1.out")"
+	d1=$(stat_of read dispatched) s1=$(stat_of read service_ms)
+	[ $((d1 - d0)) -ge "$2" ] || fail "fio $1: $((d1 - d0)) reads, want $2"
+	echo $(((s1 - s0) * 1000 / (d1 - d0)))
+}
+
+: >"$T/empty.conf"
+base="module_dir=$MODULE_DIR,config=$T/empty.conf"
+
+# Bad values: exit status 1, one line naming the option, no mount.
+for opt in disk_model=ssd seek_ms=-1 rpm=0 mb_per_s=abc seek_ms=1001 \
+	disk_model=; do
+	st=0
+	timeout 10 "$FUSE_IOSCHED" -o "$base" -o "$opt" "$BACKING" "$MNT" \
+		>"$T/out" 2>"$T/err" </dev/null || st=$?
+	assert_eq 1 "$st" "exit status for -o $opt"
+	assert_eq 1 "$(wc -l <"$T/err")" "lines on stderr for -o $opt"
+	grep -qF -- "${opt%%=*}=" "$T/err" || fail "-o $opt: $(cat "$T/err")"
+	! mountpoint -q "$MNT" || fail "mounted despite -o $opt"
+done
+printf 'threads = 2\nrpm = 0\n' >"$T/bad.conf"
+st=0
+timeout 10 "$FUSE_IOSCHED" -o "module_dir=$MODULE_DIR,config=$T/bad.conf" \
+	"$BACKING" "$MNT" >"$T/out" 2>"$T/err" </dev/null || st=$?
+assert_eq 1 "$st" "exit status for rpm = 0 in the file"
+assert_eq 1 "$(wc -l <"$T/err")" "lines on stderr for rpm = 0 in the file"
+grep -qF "$T/bad.conf:2: rpm=0" "$T/err" || fail "rpm = 0: $(cat "$T/err")"
+
+# --print-config: the defaults, -o values, and the file's.
+"$FUSE_IOSCHED" --print-config -o "$base" >"$T/out" || fail "--print-config"
+for kv in 'disk_model = "none"' 'seek_ms = 8' 'rpm = 7200' 'mb_per_s = 150'; do
+	grep -qxF "$kv" "$T/out" || fail "defaults lack '$kv': $(cat "$T/out")"
+done
+"$FUSE_IOSCHED" --print-config -o "$base,disk_model=hdd,seek_ms=5" \
+	-o rpm=15000,mb_per_s=100 >"$T/out" || fail "--print-config -o"
+for kv in 'disk_model = "hdd"' 'seek_ms = 5' 'rpm = 15000' 'mb_per_s = 100'; do
+	grep -qxF "$kv" "$T/out" || fail "-o: no '$kv': $(cat "$T/out")"
+done
+printf 'disk_model = hdd\nseek_ms = 12\nrpm = 5400\nmb_per_s = 80\n' \
+	>"$T/hdd.conf"
+"$FUSE_IOSCHED" --print-config -o "module_dir=$MODULE_DIR,config=$T/hdd.conf" \
+	-o rpm=10000 >"$T/out" || fail "--print-config with a file"
+for kv in 'disk_model = "hdd"' 'seek_ms = 12' 'rpm = 10000' 'mb_per_s = 80'; do
+	grep -qxF "$kv" "$T/out" || fail "file: no '$kv': $(cat "$T/out")"
+done
+
+# 16 MiB in the backing directory, on disk, not in the mount's cache.
+head -c 16M /dev/urandom >"$BACKING/f"
+sync "$BACKING/f"
+
+mount_fs -o "config=$T/empty.conf,disk_model=hdd,seek_ms=5,rpm=7200" \
+	-o mb_per_s=100
+grep -qF 'disk model hdd: seek 5 ms, 7200 rpm, 100 MB/s' "$LOG" ||
+	fail "no disk model line in the log"
+
+# Sequential: 16 MiB at 100 MB/s is 168 ms of transfer at least.
+t0=$(now_ms)
+cmp "$BACKING/f" "$MNT/f" || fail "data read through the model differs"
+t1=$(now_ms)
+echo "sequential 16 MiB: $((t1 - t0)) ms"
+[ $((t1 - t0)) -ge 160 ] || fail "16 MiB read in $((t1 - t0)) ms, under its transfer time"
+
+# Per read: sequential ones are contiguous (41 us of transfer each),
+# random ones pay a seek and 4.2 ms of rotation, under every scheduler.
+for sched in deadline noop; do
+	[ "$sched" = noop ] || [ -e "$MODULE_DIR/$sched.so" ] || continue
+	echo "$sched" >"$MNT/.control/scheduler"
+	grep -qF "[$sched]" "$MNT/.control/scheduler" || fail "no switch to $sched"
+	seq_us=$(fio_read read 1024)
+	rand_us=$(fio_read randread 64)
+	echo "$sched: sequential $seq_us us, random $rand_us us per read"
+	[ "$seq_us" -lt 1000 ] || fail "$sched: sequential reads take $seq_us us each"
+	[ "$rand_us" -gt 2000 ] || fail "$sched: random reads take $rand_us us each"
+	[ "$rand_us" -gt $((seq_us * 4)) ] ||
+		fail "$sched: random $rand_us us not well above sequential $seq_us us"
+done
+unmount_fs
+check_log
+
+# disk_model=none: no model, the same data.
+: >"$LOG"
+mount_fs -o "config=$T/empty.conf,disk_model=none"
+cmp "$BACKING/f" "$MNT/f" || fail "data read without the model differs"
+fio_read randread 64 >/dev/null
+! grep -q 'disk model' "$LOG" || fail "disk_model=none logged a disk model"
+unmount_fs
+check_log
+exit 0

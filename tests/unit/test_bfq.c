@@ -1,0 +1,755 @@
+/*
+ * bfq through the real queue, on the virtual clock.  A small simulation
+ * plays one device: it dispatches one request at a time, holds it for the
+ * process's cost (1 ms unless said otherwise), completes it, and lets the
+ * process issue its next one after its think time.  Covered: sectors
+ * shared by weight, equal shares, the class order and the idle class's
+ * bound, weight raising of a starting reader against a backlogged writer
+ * (and not with low_latency 0 or strict_guarantees 1), soft real-time
+ * raising, idling and its end, force, the budget timeout, a priority
+ * change, merging, and a switch away with requests queued and in flight.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define RT(l)	IOSCHED_IOPRIO(IOPRIO_CLASS_RT, (l))
+#define BE(l)	IOSCHED_IOPRIO(IOPRIO_CLASS_BE, (l))
+#define IDLE	IOSCHED_IOPRIO(IOPRIO_CLASS_IDLE, 0)
+
+static const struct elevator_type *bfq;
+
+static struct queue *bfq_queue(void)
+{
+	h_now = 0;
+	h_wakeups = 0;
+	h_wakeup_ns = 0;
+	return h_queue(bfq, 1024);
+}
+
+/* A 4 KiB request of its own file (no merges) from pid at sector. */
+static struct io *mk(int id, pid_t pid, int ioprio, enum elv_dir dir,
+		     uint64_t sector)
+{
+	struct io *io = h_io(id, dir, 100000 + (uint64_t)id, 0, 4096, sector);
+
+	io->rq.pid = pid;
+	io->rq.ioprio = ioprio;
+	return io;
+}
+
+static void rd(struct queue *q, int id, pid_t pid, int ioprio,
+	       uint64_t sector)
+{
+	queue_submit(q, mk(id, pid, ioprio, ELV_READ, sector));
+}
+
+/* The host's timer: the wake-up asked for has come. */
+static void fire(struct queue *q)
+{
+	h_now = h_wakeup_ns;
+	queue_kick(q);
+}
+
+/* ------------------------------------------------------------------ */
+/* The simulated device and processes.                                 */
+
+struct proc {
+	/* Set by the test. */
+	pid_t pid;
+	int ioprio;
+	enum elv_dir dir;		/* writes are async */
+	unsigned depth;			/* requests kept outstanding */
+	uint64_t sector;
+	unsigned cost_ms;		/* device time per request, 0: 1 */
+	unsigned think_ms;		/* after a completion */
+	uint64_t start_ns;
+	unsigned limit;			/* requests in all, 0: no end */
+	uint64_t measure_from;		/* max_wait counts arrivals after */
+
+	/* Results. */
+	unsigned issued, outstanding, served;
+	uint64_t sectors;
+	uint64_t first_ns;		/* first service, or UINT64_MAX */
+	uint64_t last_ns;
+	uint64_t max_gap_ns;		/* longest wait between services */
+	uint64_t max_wait_ns;		/* longest queueing of a request */
+	uint64_t done_ns;		/* last of limit completed */
+	uint64_t next_at;		/* may issue again then */
+};
+
+static int sim_ids;		/* ids handed out, 1..sim_ids */
+static unsigned sim_seen;	/* h_wakeups already armed */
+static bool sim_armed;		/* a wake-up is pending */
+static unsigned sim_stalls;	/* NULL with work, no wake-up: a hang */
+static unsigned sim_pending;	/* requests in the queue */
+
+static bool sim_may_issue(const struct proc *p)
+{
+	return p->outstanding < p->depth &&
+		(p->limit == 0 || p->issued < p->limit);
+}
+
+static void sim_feed(struct queue *q, struct proc *procs, int n)
+{
+	struct proc *p;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		p = &procs[i];
+		while (sim_may_issue(p) && h_now >= p->next_at) {
+			p->sector += 8;
+			p->issued++;
+			p->outstanding++;
+			sim_pending++;
+			queue_submit(q, mk(++sim_ids, p->pid, p->ioprio,
+					   p->dir, p->sector));
+		}
+	}
+}
+
+static void sim_start(struct queue *q, struct proc *procs, int n)
+{
+	int i;
+
+	sim_ids = 0;
+	sim_seen = h_wakeups;
+	sim_armed = false;
+	sim_stalls = 0;
+	sim_pending = 0;
+	for (i = 0; i < n; i++) {
+		procs[i].first_ns = UINT64_MAX;
+		procs[i].next_at = procs[i].start_ns;
+	}
+}
+
+/* The timer thread: kick the queue when the wake-up time has come. */
+static void sim_timer(struct queue *q)
+{
+	if (h_wakeups != sim_seen) {
+		sim_seen = h_wakeups;
+		sim_armed = true;
+	}
+	if (sim_armed && h_now >= h_wakeup_ns) {
+		sim_armed = false;
+		queue_kick(q);
+	}
+}
+
+/* Nothing dispatched: move the clock to the next event. */
+static void sim_wait(struct proc *procs, int n)
+{
+	uint64_t next = UINT64_MAX;
+	int i;
+
+	if (sim_pending != 0 && !sim_armed)
+		sim_stalls++;
+	if (sim_armed && h_wakeup_ns > h_now)
+		next = h_wakeup_ns;
+	for (i = 0; i < n; i++)
+		if (sim_may_issue(&procs[i]) && procs[i].next_at > h_now &&
+		    procs[i].next_at < next)
+			next = procs[i].next_at;
+	h_now = next != UINT64_MAX ? next : h_now + H_MS;
+}
+
+static void sim_serve(struct queue *q, struct proc *procs, int n,
+		      struct io *io)
+{
+	struct proc *p;
+	int i;
+
+	for (p = NULL, i = 0; i < n && p == NULL; i++)
+		if (procs[i].pid == io->rq.pid)
+			p = &procs[i];
+	if (p == NULL) {
+		fprintf(stderr, "io of unknown pid %d\n", (int)io->rq.pid);
+		exit(1);
+	}
+	sim_pending--;
+	if (io->rq.arrival_ns >= p->measure_from &&
+	    h_now - io->rq.arrival_ns > p->max_wait_ns)
+		p->max_wait_ns = h_now - io->rq.arrival_ns;
+	if (p->first_ns == UINT64_MAX)
+		p->first_ns = h_now;
+	else if (h_now - p->last_ns > p->max_gap_ns)
+		p->max_gap_ns = h_now - p->last_ns;
+	p->last_ns = h_now;
+	p->served++;
+	p->sectors += io->rq.nr_sectors;
+	h_now += (p->cost_ms ? p->cost_ms : 1) * H_MS;
+	h_complete(q, io);
+	p->outstanding--;
+	p->next_at = h_now + p->think_ms * H_MS;
+	if (p->limit != 0 && p->issued == p->limit && p->outstanding == 0)
+		p->done_ns = h_now;
+}
+
+static void sim_run(struct queue *q, struct proc *procs, int n,
+		    uint64_t until_ns)
+{
+	struct io *io;
+
+	while (h_now < until_ns) {
+		sim_feed(q, procs, n);
+		sim_timer(q);
+		io = queue_try_next(q);
+		if (io == NULL) {
+			sim_timer(q);
+			sim_wait(procs, n);
+			continue;
+		}
+		sim_serve(q, procs, n, io);
+	}
+}
+
+/* Drain what is left (forced), check every io was done once, free q. */
+static void sim_end(struct queue *q)
+{
+	CHECK_EQ(sim_stalls, 0);
+	queue_stop(q);
+	while (h_next_id(q) > 0)
+		;
+	CHECK_DONE(sim_ids);
+	queue_free(q);
+}
+
+/* |a - b| is within pct percent of the larger. */
+static bool within(double a, double b, double pct)
+{
+	double d = a > b ? a - b : b - a, m = a > b ? a : b;
+
+	return m > 0 && d * 100 <= m * pct;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fair shares.                                                        */
+
+/*
+ * Level 0 against level 7, no raising: weights 80 and 10, so sectors
+ * 8:1.  Budgets of 128 sectors end by exhaustion, not by timeout.
+ */
+static void test_weights(void)
+{
+	struct queue *q = bfq_queue();
+	struct proc procs[2] = {
+		{ .pid = 1001, .ioprio = BE(0), .dir = ELV_READ, .depth = 1 },
+		{ .pid = 1002, .ioprio = BE(7), .dir = ELV_READ, .depth = 1,
+		  .sector = 1000000 },
+	};
+	double ratio;
+
+	h_set_tunable(q, "low_latency", 0);
+	h_set_tunable(q, "max_budget", 128);
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, 3000 * H_MS);
+	ratio = procs[1].sectors ?
+		(double)procs[0].sectors / (double)procs[1].sectors : 0;
+	CHECK(ratio >= 8 * 0.8 && ratio <= 8 * 1.2);
+	if (!(ratio >= 8 * 0.8 && ratio <= 8 * 1.2))
+		fprintf(stderr, "  BE0 %" PRIu64 ", BE7 %" PRIu64 " sectors\n",
+			procs[0].sectors, procs[1].sectors);
+	CHECK(procs[0].served + procs[1].served >= 2900);
+	sim_end(q);
+}
+
+/* Two equal readers share equally, by budget or by timeout. */
+static void equal(unsigned depth, int64_t max_budget)
+{
+	struct queue *q = bfq_queue();
+	struct proc procs[2] = {
+		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ,
+		  .depth = depth },
+		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ,
+		  .depth = depth, .sector = 1000000 },
+	};
+
+	h_set_tunable(q, "max_budget", max_budget);
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, 2000 * H_MS);
+	CHECK(within((double)procs[0].sectors, (double)procs[1].sectors, 10));
+	if (!within((double)procs[0].sectors, (double)procs[1].sectors, 10))
+		fprintf(stderr, "  depth %u, max_budget %" PRId64 ": %" PRIu64
+			" vs %" PRIu64 " sectors\n", depth, max_budget,
+			procs[0].sectors, procs[1].sectors);
+	CHECK(procs[0].served + procs[1].served >= 1900);
+	/* Budgets, not request by request. */
+	CHECK(procs[0].max_gap_ns >= 50 * H_MS);
+	sim_end(q);
+}
+
+static void test_equal(void)
+{
+	equal(1, 0);
+	equal(4, 0);
+	equal(1, 512);
+	equal(4, 512);
+}
+
+/* ------------------------------------------------------------------ */
+/* Classes.                                                            */
+
+/*
+ * Real-time first, always: best-effort gets nothing while a real-time
+ * reader is greedy.  The idle class gets one request every 200 ms.
+ */
+static void test_class_order(void)
+{
+	struct queue *q = bfq_queue();
+	struct proc procs[3] = {
+		{ .pid = 1001, .ioprio = RT(4), .dir = ELV_READ, .depth = 1 },
+		{ .pid = 1002, .ioprio = BE(0), .dir = ELV_READ, .depth = 1,
+		  .sector = 1000000 },
+		{ .pid = 1003, .ioprio = IDLE, .dir = ELV_READ, .depth = 1,
+		  .sector = 2000000 },
+	};
+
+	sim_start(q, procs, 3);
+	sim_run(q, procs, 3, 1050 * H_MS);
+	CHECK_EQ(procs[1].served, 0);
+	CHECK(procs[2].first_ns >= 200 * H_MS);
+	CHECK(procs[2].first_ns <= 202 * H_MS);
+	CHECK(procs[2].max_gap_ns <= 202 * H_MS);
+	CHECK(procs[2].served >= 4 && procs[2].served <= 6);
+	CHECK(procs[0].served >= 1040);
+	sim_end(q);
+
+	/* Best-effort over idle, with the same bound. */
+	q = bfq_queue();
+	procs[0] = (struct proc){ .pid = 1002, .ioprio = BE(7),
+				  .dir = ELV_READ, .depth = 1 };
+	procs[1] = (struct proc){ .pid = 1003, .ioprio = IDLE,
+				  .dir = ELV_READ, .depth = 1,
+				  .sector = 2000000 };
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, 1050 * H_MS);
+	CHECK(procs[1].first_ns >= 200 * H_MS);
+	CHECK(procs[1].max_gap_ns <= 202 * H_MS);
+	CHECK(procs[1].served >= 4 && procs[1].served <= 6);
+	sim_end(q);
+
+	/* A real-time arrival takes the device from best-effort at once. */
+	q = bfq_queue();
+	procs[0] = (struct proc){ .pid = 1002, .ioprio = BE(0),
+				  .dir = ELV_READ, .depth = 4 };
+	procs[1] = (struct proc){ .pid = 1001, .ioprio = RT(7),
+				  .dir = ELV_READ, .depth = 1,
+				  .sector = 2000000, .limit = 10,
+				  .start_ns = 300 * H_MS };
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, 500 * H_MS);
+	CHECK(procs[1].first_ns <= 301 * H_MS);
+	CHECK(procs[1].done_ns <= 311 * H_MS);
+	sim_end(q);
+
+	/* With nobody else, the idle class is served at full speed. */
+	q = bfq_queue();
+	procs[0] = (struct proc){ .pid = 1003, .ioprio = IDLE,
+				  .dir = ELV_READ, .depth = 1 };
+	sim_start(q, procs, 1);
+	sim_run(q, procs, 1, 100 * H_MS);
+	CHECK(procs[0].served >= 99);
+	sim_end(q);
+}
+
+/* ------------------------------------------------------------------ */
+/* Low latency.                                                        */
+
+/*
+ * A reader starting at 300 ms reads 30 blocks while a writer keeps 16
+ * async writes queued.  Returns how long its reads took (ms).
+ */
+static unsigned startup(int64_t low_latency, int64_t strict)
+{
+	struct queue *q = bfq_queue();
+	struct proc procs[2] = {
+		{ .pid = 2001, .ioprio = BE(4), .dir = ELV_WRITE,
+		  .depth = 16 },
+		{ .pid = 3001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
+		  .sector = 5000000, .limit = 30, .start_ns = 300 * H_MS },
+	};
+	unsigned ms;
+
+	h_set_tunable(q, "low_latency", low_latency);
+	h_set_tunable(q, "strict_guarantees", strict);
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, 800 * H_MS);
+	CHECK_EQ(procs[1].served, 30);
+	ms = (unsigned)((procs[1].done_ns - procs[1].start_ns) / H_MS);
+	/* The writer goes on afterwards. */
+	CHECK(procs[0].last_ns >= 700 * H_MS);
+	sim_end(q);
+	return ms;
+}
+
+static void test_weight_raising(void)
+{
+	unsigned raised = startup(1, 0), plain = startup(0, 0);
+	unsigned strict = startup(1, 1);
+
+	/* 30 ms on an idle device: raised, it takes hardly more. */
+	CHECK(raised <= 35);
+	/* Otherwise it waits for the writer's budget first. */
+	CHECK(plain >= 60);
+	CHECK(strict >= 60);
+	if (raised > 35 || plain < 60 || strict < 60)
+		fprintf(stderr, "  startup: raised %u ms, plain %u ms, "
+			"strict %u ms\n", raised, plain, strict);
+}
+
+/*
+ * A process reading a block every 50 ms next to a greedy reader: long
+ * after its start-up raising has ended, it is soft real-time and its
+ * reads are served on arrival; without low_latency they wait.
+ */
+static uint64_t periodic(int64_t low_latency)
+{
+	struct queue *q = bfq_queue();
+	struct proc procs[2] = {
+		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1 },
+		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
+		  .sector = 1000000, .think_ms = 50,
+		  .measure_from = 1000 * H_MS },
+	};
+	uint64_t wait;
+
+	h_set_tunable(q, "low_latency", low_latency);
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, 3000 * H_MS);
+	wait = procs[1].max_wait_ns;
+	CHECK(procs[1].served >= 20);
+	/* The greedy reader still gets most of the device. */
+	CHECK(procs[0].served >= 2500);
+	sim_end(q);
+	return wait;
+}
+
+static void test_soft_rt(void)
+{
+	uint64_t raised = periodic(1), plain = periodic(0);
+
+	CHECK(raised <= 1 * H_MS);
+	CHECK(plain >= 50 * H_MS);
+	if (raised > 1 * H_MS || plain < 50 * H_MS)
+		fprintf(stderr, "  periodic: max wait raised %" PRIu64
+			" ms, plain %" PRIu64 " ms\n", (uint64_t)(raised / H_MS),
+			(uint64_t)(plain / H_MS));
+}
+
+/* ------------------------------------------------------------------ */
+/* Idling, force, timeout.                                             */
+
+/* Waiting slice_idle for the same process; its request ends the wait. */
+static void test_idle_window(void)
+{
+	struct queue *q = bfq_queue();
+	unsigned w;
+
+	h_set_tunable(q, "low_latency", 0);
+	rd(q, 1, 1001, BE(4), 100);
+	rd(q, 2, 1002, BE(4), 900000);
+	CHECK_STR(h_order(q, 0), "1");
+	CHECK_EQ(h_wakeup_ns, 8 * H_MS);
+	h_now = 3 * H_MS;
+	rd(q, 3, 1001, BE(4), 108);
+	CHECK_STR(h_order(q, 0), "3");
+	/* Waiting again until 11 ms; the 8 ms timer finds it still on. */
+	fire(q);
+	CHECK_EQ(h_now, 8 * H_MS);
+	CHECK_STR(h_order(q, 0), "");
+	CHECK_EQ(h_wakeup_ns, 11 * H_MS);
+	h_now = 11 * H_MS - 1;
+	CHECK_STR(h_order(q, 0), "");
+	/* Timed out: the other process gets the device. */
+	fire(q);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(3);
+
+	/* With slice_idle 0, no waiting at all. */
+	h_set_tunable(q, "slice_idle", 0);
+	h_now = 500 * H_MS;
+	w = h_wakeups;
+	rd(q, 1, 1001, BE(4), 100);
+	rd(q, 2, 1002, BE(4), 900000);
+	CHECK_EQ(strlen(h_order(q, 0)), 3);
+	CHECK_EQ(h_wakeups, w);
+	CHECK_DONE(2);
+	queue_free(q);
+
+	/* An async queue is not waited for: the read goes at once. */
+	q = bfq_queue();
+	h_set_tunable(q, "low_latency", 0);
+	queue_submit(q, mk(1, 1001, BE(4), ELV_WRITE, 100));
+	rd(q, 2, 1002, BE(4), 900000);
+	CHECK_STR(h_order(q, 0), "1 2");
+	queue_stop(q);
+	CHECK_DONE(2);
+	queue_free(q);
+}
+
+/* Force never idles and empties the scheduler, every class included. */
+static void test_force(void)
+{
+	struct queue *q = bfq_queue();
+	struct io *held[20];
+	int i;
+
+	rd(q, 1, 1001, BE(4), 100);
+	rd(q, 2, 1002, BE(4), 200);
+	rd(q, 3, 1003, IDLE, 300);
+	CHECK_STR(h_order(q, 0), "1");
+	/* Idling for 1001 now; force serves the rest at once. */
+	queue_stop(q);
+	CHECK_STR(h_order(q, 0), "2 3");
+	CHECK_DONE(3);
+	queue_free(q);
+
+	/* 20 from one process and 1 from another: all 21 go in flight. */
+	q = bfq_queue();
+	for (i = 1; i <= 20; i++)
+		rd(q, i, 1001, BE(4), (uint64_t)i * 8);
+	rd(q, 21, 1002, BE(4), 900000);
+	queue_stop(q);
+	for (i = 0; i < 20; i++) {
+		held[i] = queue_try_next(q);
+		CHECK(held[i] != NULL);
+	}
+	CHECK_STR(h_order(q, 0), "21");
+	for (i = 0; i < 20; i++)
+		if (held[i] != NULL)
+			h_complete(q, held[i]);
+	CHECK_DONE(21);
+	queue_free(q);
+}
+
+/*
+ * A slow process (50 ms a request) loses the device when its budget times
+ * out, although it has used little of it, and is charged the whole budget
+ * so that the fast one gets half of the time.
+ */
+static void slow(int64_t timeout_ms, struct proc *fast_out)
+{
+	struct queue *q = bfq_queue();
+	struct proc procs[2] = {
+		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ, .depth = 4,
+		  .cost_ms = 50 },
+		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
+		  .sector = 1000000 },
+	};
+
+	h_set_tunable(q, "low_latency", 0);
+	h_set_tunable(q, "timeout_sync", timeout_ms);
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, 2000 * H_MS);
+	*fast_out = procs[1];
+	sim_end(q);
+}
+
+static void test_budget_timeout(void)
+{
+	struct proc fast;
+
+	slow(125, &fast);
+	/* Three slow requests, 150 ms: the first past 125. */
+	CHECK(fast.first_ns >= 125 * H_MS && fast.first_ns <= 150 * H_MS);
+	CHECK(fast.served >= 800);
+	slow(400, &fast);
+	CHECK(fast.first_ns >= 400 * H_MS && fast.first_ns <= 450 * H_MS);
+}
+
+/* ------------------------------------------------------------------ */
+/* Priority changes, merging.                                          */
+
+/* A process moved to real-time (ionice -p) goes ahead at once. */
+static void test_prio_change(void)
+{
+	struct queue *q = bfq_queue();
+
+	h_set_tunable(q, "low_latency", 0);
+	h_set_tunable(q, "slice_idle", 0);
+	rd(q, 1, 1001, BE(4), 100);
+	rd(q, 2, 1001, BE(4), 108);
+	rd(q, 3, 1002, BE(4), 900000);
+	CHECK_STR(h_order(q, 1), "1");
+	/* 1002, waiting, is moved to real-time: it goes first. */
+	rd(q, 4, 1002, RT(0), 900008);
+	CHECK_STR(h_order(q, 2), "3 4");
+	rd(q, 5, 1001, BE(4), 116);
+	CHECK_STR(h_order(q, 1), "2");
+	/* 1001, in service, is moved down to idle: the others go first. */
+	rd(q, 6, 1001, IDLE, 124);
+	rd(q, 7, 1002, BE(4), 900016);
+	CHECK_STR(h_order(q, 0), "7 5 6");
+	CHECK_DONE(7);
+	queue_free(q);
+}
+
+/* Front merges within a process's queue; none across queues. */
+static void test_merge(void)
+{
+	struct queue *q = bfq_queue();
+	const char *order;
+	struct io *a, *b;
+
+	a = mk(1, 1001, BE(4), ELV_READ, 208);
+	a->rq.file = 7;
+	a->rq.offset = 4096;
+	b = mk(2, 1001, BE(4), ELV_READ, 200);
+	b->rq.file = 7;
+	queue_submit(q, a);
+	queue_submit(q, b);
+	CHECK_STR(h_order(q, 0), "2+1");
+	CHECK_DONE(2);
+
+	/* The same two from different processes stay apart. */
+	h_now = 500 * H_MS;
+	a = mk(1, 1001, BE(4), ELV_READ, 208);
+	a->rq.file = 7;
+	a->rq.offset = 4096;
+	b = mk(2, 1002, BE(4), ELV_READ, 200);
+	b->rq.file = 7;
+	queue_submit(q, a);
+	queue_submit(q, b);
+	queue_stop(q);
+	order = h_order(q, 0);
+	CHECK(strcmp(order, "1 2") == 0 || strcmp(order, "2 1") == 0);
+	CHECK_DONE(2);
+	queue_free(q);
+
+	/* Filling a gap joins three queued requests into one. */
+	q = bfq_queue();
+	h_set_tunable(q, "slice_idle", 0);
+	rd(q, 4, 1001, BE(4), 0);
+	CHECK_STR(h_order(q, 0), "4");
+	a = mk(1, 1001, BE(4), ELV_READ, 3000);
+	a->rq.file = 7;
+	queue_submit(q, a);
+	h_now = 10 * H_MS;
+	a = mk(2, 1001, BE(4), ELV_READ, 3016);
+	a->rq.file = 7;
+	a->rq.offset = 8192;
+	queue_submit(q, a);
+	a = mk(3, 1001, BE(4), ELV_READ, 3008);
+	a->rq.file = 7;
+	a->rq.offset = 4096;
+	queue_submit(q, a);
+	CHECK_STR(h_order(q, 0), "1+3+2");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/* ------------------------------------------------------------------ */
+/* A switch away with requests queued and in flight.                   */
+
+#define HELD 5
+#define QUEUED 40
+
+struct helper {
+	struct queue *q;
+	struct io *held[HELD];
+	bool stop;
+};
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static void *helper_main(void *arg)
+{
+	struct helper *h = arg;
+	struct io *io;
+	int i;
+
+	sleep_ms(50);
+	for (i = 0; i < HELD; i++)
+		if (h->held[i] != NULL)
+			h_complete(h->q, h->held[i]);
+	while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE)) {
+		io = queue_try_next(h->q);
+		if (io != NULL)
+			h_complete(h->q, io);
+		else
+			sleep_ms(1);
+	}
+	return NULL;
+}
+
+static void test_switch(void)
+{
+	static const int prios[] = { BE(4), BE(0), IDLE, BE(7), RT(5) };
+	struct helper h;
+	pthread_t t;
+	int i;
+
+	h.q = bfq_queue();
+	h.stop = false;
+	/*
+	 * An RT reader first, so that HELD requests can be dispatched
+	 * before the switch; then readers and writers of every class, some
+	 * changing class between requests, and the kernel (pid 0).
+	 */
+	for (i = 1; i <= 10; i++)
+		rd(h.q, i, 1001, RT(3), (uint64_t)i * 8);
+	for (i = 11; i <= QUEUED; i++) {
+		if (i % 4 == 0)
+			queue_submit(h.q, mk(i, 1000 + i % 3, prios[i % 5],
+					     ELV_WRITE, (uint64_t)i * 1000));
+		else
+			rd(h.q, i, i % 7 == 0 ? 0 : 1002 + i % 6,
+			   prios[i % 5], (uint64_t)(QUEUED - i) * 1000);
+	}
+	for (i = 0; i < HELD; i++) {
+		h.held[i] = queue_try_next(h.q);
+		CHECK(h.held[i] != NULL);
+	}
+	pthread_create(&t, NULL, helper_main, &h);
+	CHECK_EQ(elv_switch(h.q, &elv_noop), 0);
+	CHECK(queue_elevator_type(h.q) == &elv_noop);
+	/*
+	 * The helper counts a completion just after telling the queue: join
+	 * it before looking at the counts.
+	 */
+	__atomic_store_n(&h.stop, true, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	CHECK_DONE(QUEUED);
+
+	/* And back: bfq serves again, pid by pid. */
+	CHECK_EQ(elv_switch(h.q, bfq), 0);
+	rd(h.q, 1, 1001, BE(4), 100);
+	rd(h.q, 2, 1002, BE(4), 50);
+	rd(h.q, 3, 1001, BE(4), 200);
+	CHECK_STR(h_order(h.q, 0), "1 3");
+	queue_stop(h.q);
+	CHECK_STR(h_order(h.q, 0), "2");
+	CHECK_DONE(3);
+	queue_free(h.q);
+}
+
+int main(void)
+{
+	/* A lost request would hang the drain: fail instead. */
+	alarm(60);
+	bfq = h_load("MODULE_DIR", "schedulers/.libs", "bfq");
+	if (bfq == NULL) {
+		fprintf(stderr, "bfq did not register\n");
+		return 1;
+	}
+	test_weights();
+	test_equal();
+	test_class_order();
+	test_weight_raising();
+	test_soft_rt();
+	test_idle_window();
+	test_force();
+	test_budget_timeout();
+	test_prio_change();
+	test_merge();
+	test_switch();
+	return h_exit("test_bfq");
+}

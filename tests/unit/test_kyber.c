@@ -1,0 +1,551 @@
+/*
+ * kyber through the real queue, on the virtual clock, with completions
+ * driven by hand so that latencies are chosen by the test: FIFO order in
+ * a domain, round-robin between domains with the batch sizes, depth limits
+ * per domain (and dispatch going on with other domains), force ignoring
+ * them, the write depth shrinking while reads miss their target and
+ * growing back once they meet it (and the other way round), bounded front
+ * merges, and a switch away with requests queued and in flight.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static const struct elevator_type *kyber;
+
+/* The largest depths kyber starts with (see schedulers/kyber.c). */
+#define READ_DEPTH	128
+#define WRITE_DEPTH	64
+#define OTHER_DEPTH	8
+
+#define H_US		1000ULL
+#define MAX_HELD	512
+
+static struct queue *ky_queue(void)
+{
+	h_now = 0;
+	return h_queue(kyber, 1024);
+}
+
+/* One 4 KiB request of its own file: no merging unless a test wants it. */
+static void rd(struct queue *q, int id)
+{
+	queue_submit(q, h_io(id, ELV_READ, 100 + (uint64_t)id, 0, 4096,
+			     (uint64_t)id * 8));
+}
+
+static void wr(struct queue *q, int id)
+{
+	queue_submit(q, h_io(id, ELV_WRITE, 100 + (uint64_t)id, 0, 4096,
+			     (uint64_t)id * 8));
+}
+
+/* A read nobody waits for (readahead): the "other" domain. */
+static void ard(struct queue *q, int id)
+{
+	struct io *io = h_io(id, ELV_READ, 100 + (uint64_t)id, 0, 4096,
+			     (uint64_t)id * 8);
+
+	io->rq.sync = false;
+	queue_submit(q, io);
+}
+
+/* Dispatch without completing, until kyber says no; returns how many. */
+static unsigned dispatch_all(struct queue *q, struct io **held, unsigned max)
+{
+	unsigned n = 0;
+	struct io *io;
+
+	while (n < max && (io = queue_try_next(q)) != NULL)
+		held[n++] = io;
+	return n;
+}
+
+static void complete_all(struct queue *q, struct io **held, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		h_complete(q, held[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Order.                                                              */
+
+/* No sorting: each domain is served in arrival order. */
+static void test_fifo(void)
+{
+	struct queue *q = ky_queue();
+	int i;
+
+	for (i = 1; i <= 5; i++)
+		queue_submit(q, h_io(i, ELV_READ, 100 + (uint64_t)i, 0, 4096,
+				     (uint64_t)(6 - i) * 1000));
+	CHECK_STR(h_order(q, 0), "1 2 3 4 5");
+	for (i = 6; i <= 9; i++)
+		queue_submit(q, h_io(i, ELV_WRITE, 100 + (uint64_t)i, 0, 4096,
+				     (uint64_t)(10 - i) * 1000));
+	CHECK_STR(h_order(q, 0), "6 7 8 9");
+	CHECK_DONE(9);
+	queue_free(q);
+}
+
+/*
+ * Reads in batches of 16, writes of 8, others of 1, round-robin; a domain
+ * that runs dry ends its batch early.
+ */
+static void test_round_robin(void)
+{
+	struct queue *q = ky_queue();
+	int i;
+
+	for (i = 1; i <= 20; i++)
+		rd(q, i);
+	for (i = 21; i <= 30; i++)
+		wr(q, i);
+	for (i = 31; i <= 33; i++)
+		ard(q, i);
+	CHECK_STR(h_order(q, 0),
+		  "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 "
+		  "21 22 23 24 25 26 27 28 31 "
+		  "17 18 19 20 29 30 32 33");
+	CHECK_DONE(33);
+	queue_free(q);
+}
+
+/* ------------------------------------------------------------------ */
+/* Depth limits.                                                       */
+
+/*
+ * Each domain has at most its depth in flight; the others go on being
+ * served meanwhile, and a completion hands the token back.
+ */
+static void test_depth_limits(void)
+{
+	static struct io *held[MAX_HELD];
+	struct queue *q = ky_queue();
+	unsigned n, reads = 0, writes = 0, others = 0, i;
+	int id = 1;
+
+	for (i = 0; i < WRITE_DEPTH + 10; i++)
+		wr(q, id++);
+	for (i = 0; i < READ_DEPTH + 5; i++)
+		rd(q, id++);
+	for (i = 0; i < OTHER_DEPTH + 3; i++)
+		ard(q, id++);
+	n = dispatch_all(q, held, MAX_HELD);
+	for (i = 0; i < n; i++) {
+		if (held[i]->rq.dir == ELV_WRITE)
+			writes++;
+		else if (held[i]->rq.sync)
+			reads++;
+		else
+			others++;
+	}
+	CHECK_EQ(writes, WRITE_DEPTH);
+	CHECK_EQ(reads, READ_DEPTH);
+	CHECK_EQ(others, OTHER_DEPTH);
+	CHECK_EQ(n, WRITE_DEPTH + READ_DEPTH + OTHER_DEPTH);
+
+	/* A write completes: exactly one more write may go. */
+	for (i = 0; held[i]->rq.dir != ELV_WRITE; i++)
+		;
+	h_complete(q, held[i]);
+	held[i] = queue_try_next(q);
+	CHECK(held[i] != NULL && held[i]->rq.dir == ELV_WRITE);
+	CHECK(queue_try_next(q) == NULL);
+
+	/* Then everything drains as tokens come back. */
+	complete_all(q, held, n);
+	CHECK_EQ(strlen(h_order(q, 0)) > 0, 1);
+	CHECK_DONE(id - 1);
+	queue_free(q);
+}
+
+/* Draining (force) hands out requests beyond the depth. */
+static void test_force(void)
+{
+	static struct io *held[MAX_HELD];
+	struct queue *q = ky_queue();
+	unsigned n, more;
+	int i;
+
+	for (i = 1; i <= WRITE_DEPTH + 16; i++)
+		wr(q, i);
+	n = dispatch_all(q, held, MAX_HELD);
+	CHECK_EQ(n, WRITE_DEPTH);
+	queue_stop(q);
+	more = dispatch_all(q, held + n, MAX_HELD - n);
+	CHECK_EQ(more, 16);
+	complete_all(q, held, n + more);
+	CHECK_DONE(WRITE_DEPTH + 16);
+	queue_free(q);
+}
+
+/* ------------------------------------------------------------------ */
+/* Latency feedback.                                                   */
+
+/*
+ * One stretch of traffic: ROUNDS rounds of ROUND_IOS reads and as many
+ * writes submitted together, dispatched at once, reads completed after
+ * read_lat and writes after write_lat.  ROUNDS * max(lat) stays below the
+ * 100 ms window and the samples above kyber's 100, so the window holds
+ * exactly this stretch; the clock then moves past the window's end, and
+ * the next dispatch (a probe) judges it.
+ */
+#define ROUNDS		6
+#define ROUND_IOS	10
+
+static int next_id;
+
+static void stretch(struct queue *q, uint64_t read_lat, uint64_t write_lat)
+{
+	struct io *held[2 * ROUND_IOS];
+	uint64_t start = h_now, first, second;
+	unsigned n, i, r;
+	enum elv_dir early;
+
+	for (r = 0; r < ROUNDS; r++) {
+		for (i = 0; i < ROUND_IOS; i++) {
+			rd(q, next_id++);
+			wr(q, next_id++);
+		}
+		n = dispatch_all(q, held, 2 * ROUND_IOS);
+		CHECK_EQ(n, 2 * ROUND_IOS);
+		early = read_lat <= write_lat ? ELV_READ : ELV_WRITE;
+		first = early == ELV_READ ? read_lat : write_lat;
+		second = early == ELV_READ ? write_lat : read_lat;
+		h_now += first;
+		for (i = 0; i < n; i++) {
+			if (held[i]->rq.dir == early) {
+				h_complete(q, held[i]);
+				held[i] = NULL;
+			}
+		}
+		h_now += second - first;
+		for (i = 0; i < n; i++)
+			if (held[i] != NULL)
+				h_complete(q, held[i]);
+	}
+	h_now = start + 250 * H_MS;
+}
+
+/*
+ * How many requests of one domain kyber lets into flight now: the depth.
+ * They complete at once, so they add only fast samples.
+ */
+static unsigned probe_n(struct queue *q, enum elv_dir dir, unsigned nr)
+{
+	static struct io *held[MAX_HELD];
+	unsigned n, i;
+
+	for (i = 0; i < nr; i++) {
+		if (dir == ELV_READ)
+			rd(q, next_id++);
+		else
+			wr(q, next_id++);
+	}
+	n = dispatch_all(q, held, MAX_HELD);
+	complete_all(q, held, n);
+	/* The rest go too, so that the queue is empty for what follows. */
+	while (h_next_id(q) >= 0)
+		;
+	return n;
+}
+
+static unsigned probe(struct queue *q, enum elv_dir dir)
+{
+	return probe_n(q, dir, READ_DEPTH + 8);
+}
+
+/*
+ * Reads taking 5 ms against their 2 ms target: the device is congested.
+ * Writes meet theirs at 5 ms (p99 in the second quarter of 10 ms), so the
+ * write depth is scaled by 2/4 per window; reads keep their full depth.
+ * Once reads are fast again, every window lets writes grow back by a
+ * quarter until they reach their full depth.
+ */
+static void test_read_latency_throttles_writes(void)
+{
+	struct queue *q = ky_queue();
+	unsigned depth, prev, windows;
+
+	next_id = 1;
+	stretch(q, 5 * H_MS, 5 * H_MS);
+	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH / 2);
+	stretch(q, 5 * H_MS, 5 * H_MS);
+	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH / 4);
+	CHECK_EQ(probe(q, ELV_READ), READ_DEPTH);
+
+	/* Reads at 400 us: no congestion; 16 -> 20 -> 25 -> 31 ... 64. */
+	stretch(q, 400 * H_US, 400 * H_US);
+	prev = probe(q, ELV_WRITE);
+	CHECK_EQ(prev, 20);
+	for (windows = 1; windows < 10 && prev < WRITE_DEPTH; windows++) {
+		stretch(q, 400 * H_US, 400 * H_US);
+		depth = probe(q, ELV_WRITE);
+		CHECK(depth > prev);
+		prev = depth;
+	}
+	CHECK_EQ(prev, WRITE_DEPTH);
+	CHECK_EQ(windows, 7);
+	while (h_next_id(q) >= 0)
+		;
+	CHECK_DONE(next_id - 1);
+	queue_free(q);
+}
+
+/*
+ * The same the other way round: writes taking 15 ms against 10 ms while
+ * reads take 400 us (p99 in the first quarter of 2 ms): reads are
+ * throttled to 1/4 of their depth, and restored after.
+ */
+static void test_write_latency_throttles_reads(void)
+{
+	struct queue *q = ky_queue();
+	unsigned depth, prev, windows;
+
+	next_id = 1;
+	stretch(q, 400 * H_US, 15 * H_MS);
+	CHECK_EQ(probe(q, ELV_READ), READ_DEPTH / 4);
+	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH);
+
+	prev = READ_DEPTH / 4;
+	for (windows = 0; windows < 10 && prev < READ_DEPTH; windows++) {
+		stretch(q, 400 * H_US, 400 * H_US);
+		depth = probe(q, ELV_READ);
+		CHECK(depth > prev);
+		prev = depth;
+	}
+	CHECK_EQ(prev, READ_DEPTH);
+	CHECK_DONE(next_id - 1);
+	queue_free(q);
+}
+
+/* A higher target turns the same latencies into no congestion at all. */
+static void test_target_tunable(void)
+{
+	struct queue *q = ky_queue();
+
+	next_id = 1;
+	h_set_tunable(q, "read_lat_nsec", 8 * H_MS);
+	stretch(q, 5 * H_MS, 5 * H_MS);
+	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH);
+	h_set_tunable(q, "read_lat_nsec", 2 * H_MS);
+	stretch(q, 5 * H_MS, 5 * H_MS);
+	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH / 2);
+	CHECK_DONE(next_id - 1);
+	queue_free(q);
+}
+
+/*
+ * Few requests: a window with fewer than 100 samples is judged only after
+ * a second, and then on what it has.  The first probe stays below 100
+ * samples in all, so that it does not complete the window itself.
+ */
+static void test_sparse_window(void)
+{
+	static struct io *held[8];
+	struct queue *q = ky_queue();
+	unsigned n, i;
+	int id = 1;
+
+	for (i = 0; i < 5; i++) {
+		rd(q, id++);
+		wr(q, id++);
+		n = dispatch_all(q, held, 8);
+		CHECK_EQ(n, 2);
+		h_now += 5 * H_MS;
+		complete_all(q, held, n);
+		h_now += 150 * H_MS;	/* > 100 ms, but few samples */
+	}
+	/* The window started at 5 ms; 895 ms later it is still open. */
+	next_id = id;
+	h_now = 900 * H_MS;
+	CHECK_EQ(probe_n(q, ELV_WRITE, WRITE_DEPTH + 8), WRITE_DEPTH);
+	/* A second after its start it is judged: the reads were slow. */
+	h_now = 1005 * H_MS;
+	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH / 2);
+	CHECK_DONE(next_id - 1);
+	queue_free(q);
+}
+
+/* ------------------------------------------------------------------ */
+/* Merging.                                                            */
+
+static void rd_at(struct queue *q, int id, uint64_t file, uint64_t off)
+{
+	queue_submit(q, h_io(id, ELV_READ, file, off, 4096,
+			     file * 100000 + off / 512));
+}
+
+static void test_merges(void)
+{
+	struct queue *q = ky_queue();
+	struct io *io;
+	int i;
+
+	/* A front merge (offered by kyber), then a back merge (the host). */
+	rd_at(q, 1, 1, 4096);
+	rd_at(q, 2, 1, 0);
+	rd_at(q, 3, 1, 8192);
+	CHECK_STR(h_order(q, 0), "2+1+3");
+	CHECK_DONE(3);
+
+	/* Only the last 8 of the domain are looked at. */
+	rd_at(q, 1, 1, 4096);
+	for (i = 2; i <= 9; i++)
+		rd_at(q, i, 10 + (uint64_t)i, 0);
+	rd_at(q, 10, 1, 0);
+	CHECK_STR(h_order(q, 0), "1 2 3 4 5 6 7 8 9 10");
+	CHECK_DONE(10);
+
+	/* A gap filled: the older of the two keeps its place. */
+	rd_at(q, 1, 1, 0);
+	rd_at(q, 2, 2, 0);
+	rd_at(q, 3, 1, 8192);
+	rd_at(q, 4, 1, 4096);
+	CHECK_STR(h_order(q, 0), "1+4+3 2");
+	CHECK_DONE(4);
+	rd_at(q, 1, 1, 8192);
+	rd_at(q, 2, 2, 0);
+	rd_at(q, 3, 1, 0);
+	rd_at(q, 4, 1, 4096);
+	CHECK_STR(h_order(q, 0), "3+4+1 2");
+	CHECK_DONE(4);
+
+	/*
+	 * A waited-for read merging with readahead makes the whole request
+	 * one a process waits for: it moves to the read domain, served
+	 * first, instead of waiting for the other domain's turn.
+	 */
+	queue_free(q);
+	q = ky_queue();
+	io = h_io(1, ELV_READ, 1, 0, 4096, 100000);
+	io->rq.sync = false;
+	queue_submit(q, io);
+	ard(q, 2);
+	wr(q, 3);
+	rd_at(q, 4, 1, 4096);
+	CHECK_STR(h_order(q, 0), "1+4 3 2");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/* ------------------------------------------------------------------ */
+/* A switch with requests queued and in flight.                        */
+
+#define SW_HELD		WRITE_DEPTH	/* writes in flight: depth reached */
+#define SW_QUEUED	16		/* writes queued beyond it */
+#define SW_READS	10
+
+struct helper {
+	struct queue *q;
+	struct io *held[SW_HELD];
+	unsigned got_before;	/* dispatched while all held were in flight */
+	bool stop;
+};
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * While every held write is still in flight, serve the queue: only the
+ * drain's force can get the queued writes past the depth.  Then complete
+ * the held ones and go on serving until told to stop.
+ */
+static void *helper_main(void *arg)
+{
+	struct helper *h = arg;
+	struct io *io;
+	int i, tries;
+
+	sleep_ms(20);
+	for (tries = 0; tries < 5000 &&
+	     h->got_before < SW_QUEUED + SW_READS; tries++) {
+		io = queue_try_next(h->q);
+		if (io != NULL) {
+			h_complete(h->q, io);
+			h->got_before++;
+		} else {
+			sleep_ms(1);
+		}
+	}
+	for (i = 0; i < SW_HELD; i++)
+		h_complete(h->q, h->held[i]);
+	while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE)) {
+		io = queue_try_next(h->q);
+		if (io != NULL)
+			h_complete(h->q, io);
+		else
+			sleep_ms(1);
+	}
+	return NULL;
+}
+
+static void test_switch_away(void)
+{
+	struct helper h = { .q = ky_queue() };
+	pthread_t t;
+	int i, id = 1;
+
+	for (i = 0; i < SW_HELD + SW_QUEUED; i++)
+		wr(h.q, id++);
+	for (i = 0; i < SW_HELD; i++) {
+		h.held[i] = queue_try_next(h.q);
+		CHECK(h.held[i] != NULL && h.held[i]->rq.dir == ELV_WRITE);
+		if (h.held[i] == NULL)
+			exit(h_exit("test_kyber"));
+	}
+	/* The write domain is out of tokens. */
+	CHECK(queue_try_next(h.q) == NULL);
+	for (i = 0; i < SW_READS; i++)
+		rd(h.q, id++);
+	pthread_create(&t, NULL, helper_main, &h);
+
+	CHECK_EQ(elv_switch(h.q, &elv_noop), 0);
+	CHECK(queue_elevator_type(h.q) == &elv_noop);
+	__atomic_store_n(&h.stop, true, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	CHECK_EQ(h.got_before, SW_QUEUED + SW_READS);
+	CHECK_DONE(id - 1);
+
+	/* And back: a fresh kyber instance serves in FIFO order. */
+	CHECK_EQ(elv_switch(h.q, kyber), 0);
+	CHECK(queue_elevator_type(h.q) == kyber);
+	rd(h.q, 1);
+	rd(h.q, 2);
+	wr(h.q, 3);
+	CHECK_STR(h_order(h.q, 0), "1 2 3");
+	CHECK_DONE(3);
+	queue_free(h.q);
+}
+
+int main(void)
+{
+	/* A lost request would hang the drain: fail instead. */
+	alarm(60);
+	kyber = h_load("MODULE_DIR", "schedulers/.libs", "kyber");
+	if (kyber == NULL) {
+		fprintf(stderr, "kyber did not register\n");
+		return 1;
+	}
+	test_fifo();
+	test_round_robin();
+	test_depth_limits();
+	test_force();
+	test_read_latency_throttles_writes();
+	test_write_latency_throttles_reads();
+	test_target_tunable();
+	test_sparse_window();
+	test_merges();
+	test_switch_away();
+	return h_exit("test_kyber");
+}
