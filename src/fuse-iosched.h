@@ -10,7 +10,14 @@
 #ifndef FUSE_IOSCHED_H
 #define FUSE_IOSCHED_H
 
-#define FUSE_USE_VERSION 34
+/*
+ * 3.12: the API whose fuse_session_loop_mt() takes the opaque loop
+ * configuration made by fuse_loop_cfg_create().  Under an older version
+ * the same call reads that object as the 3.2 struct and finds a
+ * max_idle_threads of 0: a session thread created and destroyed for
+ * every few requests.
+ */
+#define FUSE_USE_VERSION 312
 
 #include <fuse_lowlevel.h>
 #include <pthread.h>
@@ -286,6 +293,13 @@ void control_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		     int to_set, struct fuse_file_info *fi);
 /* Any other operation on a control inode gets this errno. */
 #define CONTROL_EPERM EPERM
+/*
+ * The number parser of nr_requests and iosched/ writes: decimal, at most
+ * max, then only blanks and newlines; 0 or -EINVAL.  Exported for the
+ * fuzzer (fuzz/fuzz_number.c).
+ */
+int control_parse_number(const char *buf, size_t len, uint64_t max,
+			 uint64_t *value);
 
 /* request.c: struct io, one queued unit of I/O and its FUSE requests */
 struct io_part {

@@ -69,14 +69,20 @@ void io_set_origin(struct io *io, fuse_req_t req, int open_flags)
 	io->rq.pid = ctx->pid;
 	io->rq.ioprio = ioprio_of_pid(ctx->pid);
 	/*
-	 * As in the block layer: reads are synchronous (someone waits for
-	 * them); writes are, when the file asks for it.  Writes from the
-	 * kernel itself (pid 0: writeback) never are.
+	 * Synchronous means someone waits for it.  Someone always waits for
+	 * a read.  Without the writeback cache, write(2) waits for our reply
+	 * too, so every write from a process is synchronous; a scheduler
+	 * that took them for background writes would idle waiting for that
+	 * process's next read while its write sits in the queue.  With the
+	 * writeback cache, only writes the file asks to be durable are.
+	 * Writes from the kernel itself (pid 0: writeback) never are.
 	 */
 	if (io->rq.dir == ELV_READ)
 		io->rq.sync = true;
+	else if (ctx->pid == 0)
+		io->rq.sync = false;
 	else
-		io->rq.sync = ctx->pid != 0 &&
+		io->rq.sync = !fs_of(req)->cfg->writeback_cache ||
 			      (open_flags & (O_SYNC | O_DSYNC | O_DIRECT)) != 0;
 }
 
