@@ -298,7 +298,8 @@ int config_option(struct config *cfg, const char *opt, char *err,
 /* The file.                                                           */
 
 /* libconfuse's messages, and ours from the callbacks: keep the first. */
-static void config_error(cfg_t *c, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 2, 0)))
+config_error(cfg_t *c, const char *fmt, va_list ap)
 {
 	char msg[CONFIG_ERR_MAX], hint[64] = "";
 

@@ -152,8 +152,8 @@ static int control_scheduler_store(struct fs *fs,
  * echo(1) and printf(1) write it; like sysfs, no sign, no leading blanks.
  * At most 20 digits and at most max, or -EINVAL.
  */
-static int control_parse_number(const char *buf, size_t len, uint64_t max,
-				uint64_t *value)
+int control_parse_number(const char *buf, size_t len, uint64_t max,
+			 uint64_t *value)
 {
 	uint64_t v = 0;
 	size_t i;

@@ -68,8 +68,9 @@ static void queue_host_wakeup_at(struct elevator_queue *eq, uint64_t at_ns)
 		q->p.wakeup_at(q->p.wakeup_arg, at_ns);
 }
 
-static void queue_host_log(struct elevator_queue *eq, enum elv_log_level level,
-			   const char *fmt, ...)
+static void __attribute__((format(printf, 3, 4)))
+queue_host_log(struct elevator_queue *eq, enum elv_log_level level,
+	       const char *fmt, ...)
 {
 	char line[512];
 	va_list ap;

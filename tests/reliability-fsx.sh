@@ -11,6 +11,8 @@ require_root
 FSX=$top_builddir/tests/fsx
 [ -x "$FSX" ] || skip "$FSX is not built (make check builds it)"
 NOPS=${FSX_NOPS:-50000}	# per process
+# TEST_QUICK=1 (slow builds, e.g. under TSan): fewer operations.
+[ -z "${TEST_QUICK:-}" ] || NOPS=${FSX_NOPS:-5000}
 SEED=${FSX_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 
 # fsx prints its seed; a failure is replayed with FSX_SEED (or by hand).

@@ -5,11 +5,14 @@
 require_root
 require fio sha256sum
 
+# TEST_QUICK=1 (slow builds, e.g. under TSan): smaller fio files.
+FIO_SIZE=16m
+[ -z "${TEST_QUICK:-}" ] || FIO_SIZE=4m
 run_fio() { # NAME ARGS...
 	name=$1
 	shift
 	timeout 120 fio --name="$name" --directory="$MNT" --numjobs=3 \
-		--size=16m --rw=randrw --rwmixread=50 --bsrange=4k-64k \
+		--size=$FIO_SIZE --rw=randrw --rwmixread=50 --bsrange=4k-64k \
 		--verify=crc32c --verify_fatal=1 --do_verify=1 \
 		--verify_state_save=0 \
 		--group_reporting --output="$T/$name.out" "$@" ||

@@ -1,0 +1,162 @@
+#!/bin/bash
+# bench/fairness.sh: do identical readers get the same share, and do I/O
+# priorities change the shares?
+#
+#	bench/fairness.sh [-t SECONDS] [-r ROUNDS] [-d DIR] RESULTS_DIR
+#
+# On a mount with -o disk_model=hdd (so that the device, not the CPU, is
+# what the readers share):
+#
+#  1. Four identical readers, each reading its own file sequentially with
+#     16 KiB psync O_DIRECT reads, under noop, deadline, cfq and bfq.
+#     Jain's fairness index of their throughputs, (sum x)^2 / (n sum x^2):
+#     1 when all are equal, 1/n when one gets everything.  Aggregate
+#     throughput is shown beside it: fairness bought by idling costs some.
+#  2. Two such readers, started together as separate processes under
+#     ionice: best-effort level 0 against level 7, and best-effort (level
+#     4) against the idle class, under cfq and bfq.  Reported as the
+#     throughput ratio of the first to the second (1 = priorities ignored).
+#
+# Schedulers alternate (A B C D A B C D ...) for ROUNDS rounds, switching
+# through .control/scheduler; medians over rounds are reported.
+#
+# Options: -t SECONDS per run (default 6), -r ROUNDS (default 3), -d DIR for
+# the work directory (default /var/tmp).  RESULTS_DIR receives the fio JSON
+# of every run and summary.txt.
+set -euo pipefail
+BENCH=fairness
+RUNTIME=6 ROUNDS=3 WORKDIR=/var/tmp
+usage() { echo "usage: $0 [-t SECONDS] [-r ROUNDS] [-d DIR] RESULTS_DIR" >&2; exit 2; }
+while getopts t:r:d:h opt; do
+	case $opt in
+	t) RUNTIME=$OPTARG ;;
+	r) ROUNDS=$OPTARG ;;
+	d) WORKDIR=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 1 ] || usage
+. "$(dirname "$0")/lib.sh"
+command -v ionice >/dev/null || die "needs ionice (util-linux)"
+
+NREAD=4 BS=16k SIZE=256m
+SCHEDS="noop deadline cfq bfq"
+PRIO_SCHEDS="cfq bfq"
+# name | ionice of the first reader | ionice of the second
+PAIRS='be0-be7|-c2 -n0|-c2 -n7
+be-idle|-c2 -n4|-c3'
+
+mount_fs hdd "disk_model=hdd"
+for i in $(seq $NREAD); do
+	layout "$B/f$i.dat" $SIZE
+done
+
+{
+	describe_machine
+	echo "workload:  $NREAD readers (part 1) or 2 (part 2), own file each, sequential $BS psync O_DIRECT reads"
+	echo "hdd model: defaults (seek_ms 8, rpm 7200, mb_per_s 150)"
+} | tee "$RESULTS/machine.txt"
+echo
+
+# reader FILE_NO NAME: one fio reader of f<FILE_NO>, JSON to $RESULTS/NAME.json.
+reader() {
+	fio --name="$2" --filename="$W/hdd/f$1.dat" --rw=read --bs=$BS \
+		--ioengine=psync --direct=1 --size=$SIZE --time_based \
+		--runtime="$RUNTIME" --output-format=json \
+		--output="$RESULTS/$2.json" >/dev/null 2>"$RESULTS/$2.err" || true
+	[ -s "$RESULTS/$2.err" ] || rm -f "$RESULTS/$2.err"
+}
+
+total=$(( (4 + 2 * 2) * ROUNDS ))
+n=0
+for r in $(seq "$ROUNDS"); do
+	for s in $SCHEDS; do
+		n=$((n + 1))
+		printf '[%d/%d] %d readers, %s, round %d\n' $n $total $NREAD "$s" "$r"
+		switch_to hdd "$s"
+		# One fio process per reader, like four programs.
+		pids=
+		for i in $(seq $NREAD); do
+			reader "$i" "four-$s-r$r-p$i" &
+			pids="$pids $!"
+		done
+		# shellcheck disable=SC2086
+		wait $pids
+	done
+	for s in $PRIO_SCHEDS; do
+		while IFS='|' read -r pair first second; do
+			n=$((n + 1))
+			printf '[%d/%d] %s, %s, round %d\n' $n $total "$pair" "$s" "$r"
+			switch_to hdd "$s"
+			# shellcheck disable=SC2086
+			ionice $first bash -c "$(declare -f reader); W=$W RESULTS=$RESULTS BS=$BS SIZE=$SIZE RUNTIME=$RUNTIME reader 1 $pair-$s-r$r-a" &
+			p1=$!
+			# shellcheck disable=SC2086
+			ionice $second bash -c "$(declare -f reader); W=$W RESULTS=$RESULTS BS=$BS SIZE=$SIZE RUNTIME=$RUNTIME reader 2 $pair-$s-r$r-b" &
+			p2=$!
+			wait $p1 $p2
+		done <<EOF
+$PAIRS
+EOF
+	done
+done
+
+python3 - "$RESULTS" "$ROUNDS" "$NREAD" "$SCHEDS" "$PRIO_SCHEDS" "$PAIRS" <<'PY' | tee "$RESULTS/summary.txt"
+import json, os, statistics, sys
+
+results, rounds, nread = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+scheds, prio_scheds = sys.argv[4].split(), sys.argv[5].split()
+pairs = [l.split("|") for l in sys.argv[6].splitlines()]
+
+def bw(name):
+    try:
+        text = open(os.path.join(results, name + ".json")).read()
+        j = json.loads(text[text.index("{"):])["jobs"][0]
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+    return None if j.get("error") else j["read"]["bw"] / 1024.0
+
+def jain(xs):
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)) if any(xs) else 0
+
+print("1. %d identical sequential readers" % nread)
+print("%-10s %8s %10s %10s %10s" % ("scheduler", "Jain", "MiB/s", "min proc",
+      "max proc"))
+for s in scheds:
+    runs = []
+    for r in range(1, rounds + 1):
+        xs = [bw("four-%s-r%d-p%d" % (s, r, i)) for i in range(1, nread + 1)]
+        if None not in xs:
+            runs.append((jain(xs), sum(xs), xs))
+    if len(runs) < rounds:
+        print("%-10s %8s" % (s, "err"))
+        continue
+    runs.sort(key=lambda x: x[0])
+    j, agg, xs = runs[len(runs) // 2]
+    print("%-10s %8.3f %10.2f %10.2f %10.2f" % (s, j,
+          statistics.median(x[1] for x in runs), min(xs), max(xs)))
+print("(Jain: median of %d rounds; MiB/s: median aggregate; min/max: the"
+      " median-Jain run's; target >= 0.95 under cfq)" % rounds)
+print()
+print("2. two readers under ionice: throughput of the first / the second")
+print("%-10s %-22s %10s %10s %10s" % ("scheduler", "pair", "first MiB/s",
+      "second", "ratio"))
+for s in prio_scheds:
+    for pair, first, second in pairs:
+        runs = []
+        for r in range(1, rounds + 1):
+            a = bw("%s-%s-r%d-a" % (pair, s, r))
+            b = bw("%s-%s-r%d-b" % (pair, s, r))
+            if a is not None and b is not None:
+                runs.append((a / b if b else float("inf"), a, b))
+        if len(runs) < rounds:
+            print("%-10s %-22s %10s" % (s, pair, "err"))
+            continue
+        desc = "%s vs %s" % (first.replace(" ", ""), second.replace(" ", ""))
+        print("%-10s %-22s %10.2f %10.2f %10.2f" % (s, desc,
+              statistics.median(x[1] for x in runs),
+              statistics.median(x[2] for x in runs),
+              statistics.median(x[0] for x in runs)))
+print("(medians of %d rounds; 1.00 = priorities make no difference)" % rounds)
+PY

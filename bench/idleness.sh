@@ -1,0 +1,129 @@
+#!/bin/bash
+# bench/idleness.sh: does anticipation beat deceptive idleness?
+#
+#	bench/idleness.sh [-t SECONDS] [-r ROUNDS] [-d DIR] RESULTS_DIR
+#
+# Three processes each read their own file sequentially with small
+# synchronous reads (8 KiB, psync, O_DIRECT) and think for a short time
+# between reads (fio thinktime 1 ms, below anticipatory's antic_expire of
+# 6 ms), on a mount with -o disk_model=hdd.  Each process has at most one
+# read queued, so when its read completes the queue holds only the others'
+# reads, far away: deadline seeks to one of them, and every read pays a
+# seek and half a revolution ("deceptive idleness", Iyer and Druschel,
+# SOSP 2001).  Anticipatory waits a little for the process that just
+# completed and serves its next, contiguous read for the transfer time
+# only.  The control run thinks 20 ms, longer than antic_expire: waiting
+# cannot pay, anticipatory learns the think time and stops waiting, and the
+# gain should disappear.
+#
+# Schedulers alternate (deadline anticipatory deadline ...) for ROUNDS
+# rounds on one mount, switching through .control/scheduler; the median of
+# the aggregate throughput is reported with anticipatory / deadline.
+#
+# Options: -t SECONDS per fio run (default 8), -r ROUNDS (default 3), -d DIR
+# for the work directory (default /var/tmp).  RESULTS_DIR receives the fio
+# JSON of every run (THINK-SCHED-rN.json), the daemon's stats before and
+# after each run, and summary.txt.
+set -euo pipefail
+BENCH=idleness
+RUNTIME=8 ROUNDS=3 WORKDIR=/var/tmp
+usage() { echo "usage: $0 [-t SECONDS] [-r ROUNDS] [-d DIR] RESULTS_DIR" >&2; exit 2; }
+while getopts t:r:d:h opt; do
+	case $opt in
+	t) RUNTIME=$OPTARG ;;
+	r) ROUNDS=$OPTARG ;;
+	d) WORKDIR=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 1 ] || usage
+. "$(dirname "$0")/lib.sh"
+
+NPROC=3 BS=8k SIZE=256m
+THINKS="1 20"			# ms
+SCHEDS="deadline anticipatory"
+
+mount_fs hdd "disk_model=hdd"
+for i in $(seq $NPROC); do
+	layout "$B/f$i.dat" $SIZE
+done
+
+{
+	describe_machine
+	echo "workload:  $NPROC readers, own file each, sequential $BS psync O_DIRECT reads, think time ${THINKS// / or } ms"
+	echo "hdd model: defaults (seek_ms 8, rpm 7200, mb_per_s 150); antic_expire default (6 ms)"
+} | tee "$RESULTS/machine.txt"
+echo
+
+total=$(( 2 * 2 * ROUNDS ))
+n=0
+for r in $(seq "$ROUNDS"); do
+	for think in $THINKS; do
+		for s in $SCHEDS; do
+			n=$((n + 1))
+			printf '[%d/%d] think %s ms, %s, round %d\n' $n $total "$think" "$s" "$r"
+			switch_to hdd "$s"
+			m=$W/hdd
+			tag=think$think-$s-r$r
+			{
+				printf '[global]\ntime_based\nruntime=%s\n' "$RUNTIME"
+				printf 'direct=1\nioengine=psync\nrw=read\nbs=%s\n' "$BS"
+				printf 'size=%s\nthinktime=%d\n' "$SIZE" $((think * 1000))
+				for i in $(seq $NPROC); do
+					printf '\n[reader%d]\nfilename=%s/f%d.dat\n' "$i" "$m" "$i"
+				done
+			} >"$RESULTS/$tag.fio"
+			cat "$m/.control/stats" >"$RESULTS/$tag.stats-before"
+			fio --output-format=json --output="$RESULTS/$tag.json" \
+				"$RESULTS/$tag.fio" >/dev/null 2>"$RESULTS/$tag.err" || true
+			[ -s "$RESULTS/$tag.err" ] || rm -f "$RESULTS/$tag.err"
+			cat "$m/.control/stats" >"$RESULTS/$tag.stats-after"
+		done
+	done
+done
+
+python3 - "$RESULTS" "$ROUNDS" "$THINKS" "$SCHEDS" <<'PY' | tee "$RESULTS/summary.txt"
+import json, os, statistics, sys
+
+results, rounds = sys.argv[1], int(sys.argv[2])
+thinks, scheds = sys.argv[3].split(), sys.argv[4].split()
+
+def load(think, s, r):
+    """Aggregate MiB/s and the per-process MiB/s of one run."""
+    path = os.path.join(results, "think%s-%s-r%d.json" % (think, s, r))
+    try:
+        text = open(path).read()
+        data = json.loads(text[text.index("{"):])
+    except (OSError, ValueError):
+        return None
+    if any(j.get("error") for j in data["jobs"]):
+        return None
+    each = [j["read"]["bw"] / 1024.0 for j in data["jobs"]]
+    return sum(each), each
+
+print("%-6s %-13s %10s %10s %10s %s" % ("think", "scheduler", "MiB/s",
+      "min proc", "max proc", "(aggregate: median; per process: of that run)"))
+med = {}
+for think in thinks:
+    for s in scheds:
+        runs = [load(think, s, r) for r in range(1, rounds + 1)]
+        if None in runs:
+            print("%-6s %-13s %10s" % (think + "ms", s, "err"))
+            continue
+        runs.sort(key=lambda x: x[0])
+        agg, each = runs[len(runs) // 2]
+        med[think, s] = statistics.median(x[0] for x in runs)
+        print("%-6s %-13s %10.2f %10.2f %10.2f" % (think + "ms", s,
+              med[think, s], min(each), max(each)))
+print()
+print("anticipatory / deadline, aggregate throughput")
+for think in thinks:
+    a = med.get((think, "anticipatory"))
+    d = med.get((think, "deadline"))
+    if a is not None and d:
+        print("  think %3s ms: %6.2f" % (think, a / d))
+print()
+print("median of %d rounds; target: >= 2 with think 1 ms; about 1 with"
+      " think 20 ms (> antic_expire)" % rounds)
+PY
