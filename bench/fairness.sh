@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2034 # BENCH, WORKDIR, BGPIDS: used by lib.sh
 # bench/fairness.sh: do identical readers get the same share, and do I/O
 # priorities change the shares?
 #

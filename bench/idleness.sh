@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2034 # BENCH, WORKDIR, BGPIDS: used by lib.sh
 # bench/idleness.sh: does anticipation beat deceptive idleness?
 #
 #	bench/idleness.sh [-t SECONDS] [-r ROUNDS] [-d DIR] RESULTS_DIR

@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2034 # BENCH, WORKDIR, BGPIDS: used by lib.sh
 # bench/latency.sh: does deadline bound read latency under a writer flood?
 #
 #	bench/latency.sh [-t SECONDS] [-r ROUNDS] [-d DIR] RESULTS_DIR

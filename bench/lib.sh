@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034
 # Shared helpers for bench/latency.sh, idleness.sh, fairness.sh, switch.sh.
 # Source it after setting BENCH (the script's name, for messages) and
 # parsing the options; it expects RUNTIME, ROUNDS and WORKDIR set and the

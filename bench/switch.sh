@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2034 # BENCH, WORKDIR, BGPIDS: used by lib.sh
 # bench/switch.sh: how long does an online scheduler switch take under
 # load, and what does it cost the load?
 #

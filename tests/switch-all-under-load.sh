@@ -1,6 +1,6 @@
-# Cycling through all four schedulers (noop, deadline, anticipatory, cfq)
-# at least 300 times while several fio jobs read and write with
-# verification: no error, no hang, no lost or duplicated request.
+# Cycling through all six schedulers (noop, deadline, anticipatory, cfq,
+# bfq, kyber) at least 300 times while several fio jobs read and write
+# with verification: no error, no hang, no lost or duplicated request.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 require fio
