@@ -4,10 +4,11 @@
  * Every request sits on two lists of its direction: one sorted by sector,
  * served in ascending order like an elevator sweeping across the disk, and
  * one in arrival order whose head is checked against an expiry time.  Work
- * is handed out in batches of up to fifo_batch requests of one direction,
- * following the sector order; a batch starts at the oldest request when
- * that one has expired (or the sweep has nothing left), so no request waits
- * much longer than its expiry time once its direction gets its turn.  Reads
+ * is handed out in batches of up to fifo_batch requests of one direction
+ * (a merged request counts once per 128 KiB), following the sector order;
+ * a batch starts at the oldest request when that one has expired (or the
+ * sweep has nothing left), so no request waits much longer than its expiry
+ * time once its direction gets its turn.  Reads
  * are preferred, since a process usually waits for them, but a write batch
  * is served after writes_starved read batches have passed over waiting
  * writes.
@@ -21,6 +22,8 @@
 
 #include "fuse-iosched/elevator.h"
 
+/* A batch counts requests of up to this size once each (128 KiB). */
+#define DL_BATCH_UNIT_SECTORS	256
 /* Longest a read may wait before its batch starts at it (ms). */
 #define DL_READ_EXPIRE		500
 /* Likewise for writes: writes are mostly asynchronous, so far longer. */
@@ -69,7 +72,7 @@ struct deadline_data {
 	uint64_t head[2];		/* end sector of the last dispatch */
 	bool head_valid[2];
 
-	unsigned batching;		/* requests dispatched in this batch */
+	unsigned batching;		/* batch units dispatched (dl_batch_cost) */
 	unsigned starved;		/* read batches while writes waited */
 };
 
@@ -164,6 +167,19 @@ static bool dl_fifo_expired(struct deadline_data *dd, enum elv_dir dir,
  * direction ends the sweep of the other one: when that direction's turn
  * comes again, its batch starts from its oldest request.
  */
+/*
+ * What rq takes out of a batch.  The host merges up to 1 MiB where the
+ * kernel's requests were mostly 128 KiB or less, so a big merged request
+ * counts once per 128 KiB: otherwise one batch of merged writes would
+ * hold the disk for fifo_batch MiB while a synchronous reader waits.
+ */
+static unsigned dl_batch_cost(const struct request *rq)
+{
+	uint64_t units = rq->nr_sectors / DL_BATCH_UNIT_SECTORS;
+
+	return units > 1 ? (unsigned)units : 1;
+}
+
 static struct request *dl_move_to_dispatch(struct deadline_data *dd,
 					   struct request *rq)
 {
@@ -176,7 +192,7 @@ static struct request *dl_move_to_dispatch(struct deadline_data *dd,
 	dd->head[dir] = elv_rq_end_sector(rq);
 	dd->head_valid[dir] = true;
 	dl_remove(dd, rq);
-	dd->batching++;
+	dd->batching += dl_batch_cost(rq);
 	return rq;
 }
 
@@ -364,7 +380,7 @@ static const struct elv_tunable dl_tunables[] = {
 		    "merge a request in front of a queued one (1) or not (0)"),
 	ELV_TUNABLE(struct deadline_data, fifo_batch, DL_FIFO_BATCH,
 		    1, 1024, "",
-		    "requests served in sector order before checking expiry"),
+		    "requests (per 128 KiB) served in sector order before checking expiry"),
 	{ .name = NULL },
 };
 

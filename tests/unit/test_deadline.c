@@ -193,6 +193,24 @@ static void test_fifo_batch_default(void)
 	queue_free(q);
 }
 
+/* A merged 1 MiB request counts as eight 128 KiB ones in a batch. */
+static void test_fifo_batch_big(void)
+{
+	struct queue *q = dl_queue();
+	int i;
+
+	h_set_tunable(q, "writes_starved", 1);
+	for (i = 1; i <= 4; i++)
+		queue_submit(q, h_io(i, ELV_WRITE, 100 + i, 0, 1 << 20,
+				     (uint64_t)i * 4096));
+	CHECK_STR(h_order(q, 1), "1");
+	/* A read arriving mid-batch gets in after two 1 MiB writes. */
+	rd(q, 5, 50);
+	CHECK_STR(h_order(q, 0), "2 5 3 4");
+	CHECK_DONE(5);
+	queue_free(q);
+}
+
 /* Front merges: offered with front_merges=1, not with 0. */
 static void test_front_merges(void)
 {
@@ -298,6 +316,7 @@ int main(void)
 	test_writes_starved();
 	test_fifo_batch();
 	test_fifo_batch_default();
+	test_fifo_batch_big();
 	test_front_merges();
 	test_front_merge_resorts();
 	test_merged_requests_deadline();
