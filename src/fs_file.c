@@ -206,14 +206,19 @@ void fs_file_release(fuse_req_t req, fuse_ino_t ino,
 void fs_file_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		   struct fuse_file_info *fi)
 {
+	struct inode *inode;
 	int res;
 
 	if (control_is_ino(ino)) {
 		fuse_reply_err(req, 0);
 		return;
 	}
-	fs_inode_wait_writes(fs_inode(req, ino));
+	inode = fs_inode(req, ino);
+	fs_inode_wait_writes(inode);
 	res = datasync ? fdatasync(fi->fh) : fsync(fi->fh);
+	/* Delayed allocation has just placed the data: look it up anew. */
+	if (res == 0)
+		sectormap_invalidate(inode->smap, 0, 0);
 	fuse_reply_err(req, res == -1 ? errno : 0);
 }
 
