@@ -1,5 +1,5 @@
 #!/bin/bash
-# shellcheck disable=SC2034 # BENCH, WORKDIR, BGPIDS: used by lib.sh
+# shellcheck source-path=SCRIPTDIR
 # bench/fairness.sh: do identical readers get the same share, and do I/O
 # priorities change the shares?
 #
@@ -25,20 +25,10 @@
 # the work directory (default /var/tmp).  RESULTS_DIR receives the fio JSON
 # of every run and summary.txt.
 set -euo pipefail
-BENCH=fairness
-RUNTIME=6 ROUNDS=3 WORKDIR=/var/tmp
-usage() { echo "usage: $0 [-t SECONDS] [-r ROUNDS] [-d DIR] RESULTS_DIR" >&2; exit 2; }
-while getopts t:r:d:h opt; do
-	case $opt in
-	t) RUNTIME=$OPTARG ;;
-	r) ROUNDS=$OPTARG ;;
-	d) WORKDIR=$OPTARG ;;
-	*) usage ;;
-	esac
-done
-shift $((OPTIND - 1))
-[ $# -eq 1 ] || usage
-. "$(dirname "$0")/lib.sh"
+# shellcheck disable=SC2034 # used by lib.sh
+BENCH=fairness RUNTIME=6
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh" "$@"
 command -v ionice >/dev/null || die "needs ionice (util-linux)"
 
 NREAD=4 BS=16k SIZE=256m

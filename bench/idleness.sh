@@ -1,5 +1,5 @@
 #!/bin/bash
-# shellcheck disable=SC2034 # BENCH, WORKDIR, BGPIDS: used by lib.sh
+# shellcheck source-path=SCRIPTDIR
 # bench/idleness.sh: does anticipation beat deceptive idleness?
 #
 #	bench/idleness.sh [-t SECONDS] [-r ROUNDS] [-d DIR] RESULTS_DIR
@@ -26,20 +26,10 @@
 # JSON of every run (THINK-SCHED-rN.json), the daemon's stats before and
 # after each run, and summary.txt.
 set -euo pipefail
-BENCH=idleness
-RUNTIME=8 ROUNDS=3 WORKDIR=/var/tmp
-usage() { echo "usage: $0 [-t SECONDS] [-r ROUNDS] [-d DIR] RESULTS_DIR" >&2; exit 2; }
-while getopts t:r:d:h opt; do
-	case $opt in
-	t) RUNTIME=$OPTARG ;;
-	r) ROUNDS=$OPTARG ;;
-	d) WORKDIR=$OPTARG ;;
-	*) usage ;;
-	esac
-done
-shift $((OPTIND - 1))
-[ $# -eq 1 ] || usage
-. "$(dirname "$0")/lib.sh"
+# shellcheck disable=SC2034 # used by lib.sh
+BENCH=idleness RUNTIME=8
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh" "$@"
 
 NPROC=3 BS=8k SIZE=256m
 THINKS="1 20"			# ms

@@ -1,5 +1,5 @@
 #!/bin/bash
-# shellcheck disable=SC2034 # BENCH, WORKDIR, BGPIDS: used by lib.sh
+# shellcheck source-path=SCRIPTDIR
 # bench/latency.sh: does deadline bound read latency under a writer flood?
 #
 #	bench/latency.sh [-t SECONDS] [-r ROUNDS] [-d DIR] RESULTS_DIR
@@ -25,20 +25,10 @@
 # the daemon's stats before and after each run, summary.txt, and
 # latency.png (the distributions, if gnuplot is installed).
 set -euo pipefail
-BENCH=latency
-RUNTIME=8 ROUNDS=3 WORKDIR=/var/tmp
-usage() { echo "usage: $0 [-t SECONDS] [-r ROUNDS] [-d DIR] RESULTS_DIR" >&2; exit 2; }
-while getopts t:r:d:h opt; do
-	case $opt in
-	t) RUNTIME=$OPTARG ;;
-	r) ROUNDS=$OPTARG ;;
-	d) WORKDIR=$OPTARG ;;
-	*) usage ;;
-	esac
-done
-shift $((OPTIND - 1))
-[ $# -eq 1 ] || usage
-. "$(dirname "$0")/lib.sh"
+# shellcheck disable=SC2034 # used by lib.sh
+BENCH=latency RUNTIME=8
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh" "$@"
 
 RATE=20 SIZE=256m
 DISKS="real hdd"

@@ -1,14 +1,43 @@
 # shellcheck shell=bash disable=SC2034
-# Shared helpers for bench/latency.sh, idleness.sh, fairness.sh, switch.sh.
-# Source it after setting BENCH (the script's name, for messages) and
-# parsing the options; it expects RUNTIME, ROUNDS and WORKDIR set and the
-# results directory as $1.
+# Shared by the benchmarks in bench/.  A script sets BENCH (its name, for
+# messages and its work directory) and RUNTIME (its default seconds per
+# run), and SIZE (its default) if it takes -s SIZE, then sources this file
+# with its arguments:
 #
-# It finds the daemon and the modules (FUSE_IOSCHED, MODULE_DIR, as for
-# overhead.sh), makes a work directory $W with a backing directory $B,
-# and unmounts and removes everything at exit, whatever happens.
+#	. "$(dirname "$0")/lib.sh" "$@"
+#
+# That parses the options every benchmark has (-t SECONDS, -r ROUNDS,
+# -d DIR; -s SIZE for a script that set SIZE) and the one argument,
+# RESULTS_DIR, into RUNTIME, ROUNDS, WORKDIR, SIZE and RESULTS, or prints
+# the usage.  It finds the daemon and the modules (environment:
+# FUSE_IOSCHED, default ../src/fuse-iosched next to the script, else
+# fuse-iosched on PATH; MODULE_DIR, default ../schedulers/.libs next to
+# the script when it exists), checks for root and the tools, makes a work
+# directory $W with a backing directory $B, and unmounts and removes
+# everything at exit, whatever happens.
 
 die() { echo "$BENCH: $*" >&2; exit 1; }
+
+if [ -n "${SIZE:-}" ]; then
+	SYNOPSIS="[-t SECONDS] [-r ROUNDS] [-s SIZE] [-d DIR]"
+	OPTSTRING=t:r:s:d:h
+else
+	SYNOPSIS="[-t SECONDS] [-r ROUNDS] [-d DIR]"
+	OPTSTRING=t:r:d:h
+fi
+usage() { echo "usage: $0 $SYNOPSIS RESULTS_DIR" >&2; exit 2; }
+ROUNDS=3 WORKDIR=/var/tmp
+while getopts "$OPTSTRING" opt; do
+	case $opt in
+	t) RUNTIME=$OPTARG ;;
+	r) ROUNDS=$OPTARG ;;
+	s) SIZE=$OPTARG ;;
+	d) WORKDIR=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 1 ] || usage
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 if [ -z "${FUSE_IOSCHED:-}" ]; then
@@ -56,6 +85,17 @@ bench_cleanup() {
 trap bench_cleanup EXIT
 trap 'exit 130' INT TERM
 
+# await_mount NAME: wait until the daemon just started has mounted $W/NAME,
+# which is unmounted at exit from now on.
+await_mount() {
+	MOUNTS="$W/$1 $MOUNTS"
+	for _ in $(seq 100); do
+		mountpoint -q "$W/$1" && return 0
+		sleep 0.1
+	done
+	die "$1 did not mount"
+}
+
 # mount_fs NAME [OPTIONS [LOG]]: mount $B on $W/NAME with fuse-iosched and
 # -o OPTIONS (comma-separated), and wait until the mount is there.  With
 # LOG, the daemon stays in the foreground (in the background of this
@@ -70,12 +110,7 @@ mount_fs() {
 		"$FUSE_IOSCHED" -o "$2" "$B" "$d" >>"$W/daemon-$1.log" 2>&1 ||
 			die "cannot mount $1: $(cat "$W/daemon-$1.log")"
 	fi
-	MOUNTS="$d $MOUNTS"
-	for _ in $(seq 100); do
-		mountpoint -q "$d" && return 0
-		sleep 0.1
-	done
-	die "$1 did not mount"
+	await_mount "$1"
 }
 
 # switch_to MOUNT SCHEDULER: make SCHEDULER active on the mount, and check.
@@ -88,7 +123,7 @@ switch_to() {
 drop_caches() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches 2>/dev/null ||
-		echo "warning: cannot drop caches" >&2
+		echo "warning: cannot drop caches: read results include cache hits" >&2
 }
 
 # layout FILE SIZE: write FILE sequentially in the backing directory, so
@@ -105,8 +140,13 @@ describe_machine() {
 	fstype=$(df --output=fstype "$B" | tail -n 1)
 	echo "date:      $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 	echo "cpus:      $(nproc) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+	echo "memory:    $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
 	echo "kernel:    $(uname -srm)"
 	echo "backing:   $B on $dev ($fstype)"
+	if command -v lsblk >/dev/null && [ -b "$dev" ]; then
+		echo "disk:      $(lsblk -dno NAME,MODEL,SIZE,ROTA "$dev" 2>/dev/null |
+			awk '{ $NF = $NF == 1 ? "rotational" : "non-rotational"; print }')"
+	fi
 	echo "load:      $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) at start"
 	echo "software:  $("$FUSE_IOSCHED" --version | head -n 1), fio $(fio --version)"
 	echo "runs:      $RUNTIME s each, $ROUNDS rounds alternating, median reported"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck source-path=SCRIPTDIR
 # bench/overhead.sh: what does the trip through fuse-iosched cost?
 #
 #	bench/overhead.sh [-t SECONDS] [-r ROUNDS] [-s SIZE] [-d DIR] RESULTS_DIR
@@ -47,125 +48,44 @@
 # (for pkg-config fuse3 and the examples in /usr/share/doc/libfuse3-dev),
 # python3 (to read fio's JSON).  Not part of make check.
 set -euo pipefail
-
-usage() {
-	echo "usage: $0 [-t SECONDS] [-r ROUNDS] [-s SIZE] [-d DIR] RESULTS_DIR" >&2
-	exit 2
-}
-die() { echo "overhead.sh: $*" >&2; exit 1; }
-
-RUNTIME=8 ROUNDS=3 SIZE=256m WORKDIR=/var/tmp
-while getopts t:r:s:d:h opt; do
-	case $opt in
-	t) RUNTIME=$OPTARG ;;
-	r) ROUNDS=$OPTARG ;;
-	s) SIZE=$OPTARG ;;
-	d) WORKDIR=$OPTARG ;;
-	*) usage ;;
-	esac
-done
-shift $((OPTIND - 1))
-[ $# -eq 1 ] || usage
-[ "$ROUNDS" -ge 3 ] 2>/dev/null || die "-r: at least 3 rounds"
-[ "$RUNTIME" -ge 1 ] 2>/dev/null || die "-t: a number of seconds"
-
-HERE=$(cd "$(dirname "$0")" && pwd)
-if [ -z "${FUSE_IOSCHED:-}" ]; then
-	if [ -x "$HERE/../src/fuse-iosched" ]; then
-		FUSE_IOSCHED=$HERE/../src/fuse-iosched
-	else
-		FUSE_IOSCHED=$(command -v fuse-iosched) ||
-			die "no fuse-iosched: build it or set FUSE_IOSCHED"
-	fi
-fi
-if [ -z "${MODULE_DIR:-}" ] && [ -d "$HERE/../schedulers/.libs" ]; then
-	MODULE_DIR=$HERE/../schedulers/.libs
-fi
+# shellcheck disable=SC2034 # used by lib.sh
+BENCH=overhead RUNTIME=8 SIZE=256m
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh" "$@"
 EXAMPLES=/usr/share/doc/libfuse3-dev/examples
-
-[ "$(id -u)" -eq 0 ] || die "run me as root"
-[ -c /dev/fuse ] || die "no /dev/fuse"
-for c in fio cc pkg-config python3 fusermount3 mountpoint; do
+for c in cc pkg-config; do
 	command -v $c >/dev/null || die "needs $c"
 done
 [ -f $EXAMPLES/passthrough_ll.c ] || die "no $EXAMPLES/passthrough_ll.c: install libfuse3-dev"
 
-mkdir -p "$1"
-RESULTS=$(cd "$1" && pwd)
-W=$(mktemp -d "$WORKDIR/fuse-iosched-bench.XXXXXX")
-B=$W/backing
 TARGETS="backing ptll noop deadline"
-MOUNTS=
-
-cleanup() {
-	set +e
-	for m in $MOUNTS; do
-		fusermount3 -u "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
-	done
-	# The daemons exit on unmount; give them a moment, then the work dir goes.
-	sleep 1
-	rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 dir_of() { # TARGET
 	if [ "$1" = backing ]; then echo "$B"; else echo "$W/$1"; fi
 }
 
-# Mount and wait until the mount is there (both daemons fork and return).
-mount_target() { # TARGET
-	d=$W/$1
-	mkdir -p "$d"
-	case $1 in
-	ptll) "$W/passthrough_ll" -o "source=$B" "$d" ;;
-	*) "$FUSE_IOSCHED" -o "scheduler=$1${MODULE_DIR:+,module_dir=$MODULE_DIR}" "$B" "$d" ;;
-	esac
-	MOUNTS="$d $MOUNTS"
-	for _ in $(seq 100); do
-		mountpoint -q "$d" && return 0
-		sleep 0.1
-	done
-	die "$1 did not mount"
-}
-
-drop_caches() {
-	sync
-	echo 3 >/proc/sys/vm/drop_caches 2>/dev/null ||
-		echo "warning: cannot drop caches: read results include cache hits" >&2
-}
-
 # --- setup ---------------------------------------------------------------
 
-mkdir -p "$B" "$W/pt-src"
+mkdir -p "$W/pt-src"
 cp "$EXAMPLES/passthrough_ll.c" "$EXAMPLES/passthrough_helpers.h" "$W/pt-src/"
+# shellcheck disable=SC2046 # pkg-config prints several flags
 cc -O2 -Wall -o "$W/passthrough_ll" "$W/pt-src/passthrough_ll.c" \
 	$(pkg-config --cflags --libs fuse3) 2>"$W/pt-src/cc.log" ||
 	{ cat "$W/pt-src/cc.log" >&2; die "cannot build passthrough_ll"; }
-for t in ptll noop deadline; do
-	mount_target $t
+mkdir -p "$W/ptll"
+"$W/passthrough_ll" -o "source=$B" "$W/ptll"
+await_mount ptll
+for t in noop deadline; do
+	mount_fs $t "scheduler=$t"
+	switch_to $t $t		# fails when the module is not there
 done
-grep -q '\[deadline\]' "$W/deadline/.control/scheduler" ||
-	die "the deadline scheduler is not available (MODULE_DIR?)"
 
 # The test file, laid out once, read and overwritten by every target.
-fio --name=layout --filename="$B/bench.dat" --size="$SIZE" --rw=write \
-	--bs=1m --ioengine=psync --end_fsync=1 --output=/dev/null
+layout "$B/bench.dat" "$SIZE"
 
-dev=$(df -P "$B" | awk 'NR == 2 { print $1 }')
-fstype=$(df --output=fstype "$B" | tail -n 1)
 {
-	echo "date:      $(date '+%Y-%m-%d %H:%M:%S %z')"
-	echo "cpus:      $(nproc) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
-	echo "memory:    $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
-	echo "kernel:    $(uname -srm)"
-	echo "backing:   $B on $dev ($fstype)"
-	if command -v lsblk >/dev/null && [ -b "$dev" ]; then
-		echo "disk:      $(lsblk -dno NAME,MODEL,SIZE,ROTA "$dev" 2>/dev/null |
-			awk '{ r = $NF == 1 ? "rotational" : "non-rotational"; $NF = r; print }')"
-	fi
-	echo "software:  $("$FUSE_IOSCHED" --version | head -n 1), fio $(fio --version)"
-	echo "runs:      $RUNTIME s each, $ROUNDS rounds, file $SIZE, median reported"
+	describe_machine
+	echo "file:      $SIZE"
 } | tee "$RESULTS/machine.txt"
 echo
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# shellcheck disable=SC2034 # BENCH, WORKDIR, BGPIDS: used by lib.sh
+# shellcheck source-path=SCRIPTDIR
 # bench/switch.sh: how long does an online scheduler switch take under
 # load, and what does it cost the load?
 #
@@ -24,20 +24,10 @@
 # Unix time in ms, duration in ms, scheduler), summary.txt and switch.png
 # (round 1's throughput over time with the switches, with gnuplot).
 set -euo pipefail
-BENCH=switch
-RUNTIME=20 ROUNDS=3 WORKDIR=/var/tmp
-usage() { echo "usage: $0 [-t SECONDS] [-r ROUNDS] [-d DIR] RESULTS_DIR" >&2; exit 2; }
-while getopts t:r:d:h opt; do
-	case $opt in
-	t) RUNTIME=$OPTARG ;;
-	r) ROUNDS=$OPTARG ;;
-	d) WORKDIR=$OPTARG ;;
-	*) usage ;;
-	esac
-done
-shift $((OPTIND - 1))
-[ $# -eq 1 ] || usage
-. "$(dirname "$0")/lib.sh"
+# shellcheck disable=SC2034 # used by lib.sh
+BENCH=switch RUNTIME=20
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh" "$@"
 [ "$RUNTIME" -ge 6 ] || die "-t: at least 6 s (2 s of warm-up, then windows)"
 
 SCHEDS="noop deadline anticipatory cfq bfq kyber"
