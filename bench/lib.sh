@@ -69,6 +69,8 @@ mkdir -p "$B"
 : >"$W/empty.conf"
 MOUNTS=
 BGPIDS=
+# The pid of each daemon started in the foreground, by mount name.
+declare -A DAEMON
 
 bench_cleanup() {
 	set +e
@@ -99,13 +101,15 @@ await_mount() {
 # mount_fs NAME [OPTIONS [LOG]]: mount $B on $W/NAME with fuse-iosched and
 # -o OPTIONS (comma-separated), and wait until the mount is there.  With
 # LOG, the daemon stays in the foreground (in the background of this
-# shell) and its messages go to LOG; it still ends on unmount.
+# shell), its pid goes into DAEMON[NAME] and its messages to LOG; it still
+# ends on unmount.
 mount_fs() {
 	d=$W/$1
 	mkdir -p "$d"
 	set -- "$1" "config=$W/empty.conf${MODULE_DIR:+,module_dir=$MODULE_DIR}${2:+,$2}" "${3:-}"
 	if [ -n "$3" ]; then
 		"$FUSE_IOSCHED" -f -o "$2" "$B" "$d" >>"$3" 2>&1 &
+		DAEMON[$1]=$!
 	else
 		"$FUSE_IOSCHED" -o "$2" "$B" "$d" >>"$W/daemon-$1.log" 2>&1 ||
 			die "cannot mount $1: $(cat "$W/daemon-$1.log")"

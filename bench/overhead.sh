@@ -11,10 +11,15 @@
 #	deadline  fuse-iosched with the deadline scheduler,
 # all four views of one backing directory, and prints for each job the
 # median throughput on the backing directory and, for the others, the ratio
-# to it (1.00 = as fast as no FUSE at all).
+# to it (1.00 = as fast as no FUSE at all).  A second table gives the CPU
+# time of each FUSE daemon (user + system, all its threads, from
+# /proc/PID/stat before and after the run) per I/O that fio did.
 #
 # The jobs: sequential 1 MiB reads and writes, buffered and O_DIRECT
-# (psync), and 4 KiB random reads with libaio, O_DIRECT, queue depth 16.
+# (psync); 4 KiB random reads with libaio, O_DIRECT, queue depth 1 and 16;
+# and small-file creation: 1000 files, each created, written with 4 KiB
+# (psync, buffered) and closed in turn, all removed and created again until
+# the time is up (file/s).
 # Targets run alternately (A B C D A B C D ...) for ROUNDS rounds, so that
 # drift in the machine (other load, a disk's write cache filling up) is
 # spread over all of them rather than landing on one; the median of the
@@ -31,10 +36,14 @@
 # this script, else fuse-iosched on PATH), MODULE_DIR (scheduler modules;
 # default ../schedulers/.libs next to this script when it exists).
 #
-# With the defaults the whole run takes about 9 minutes: 5 jobs x 4
+# With the defaults the whole run takes about 12 minutes: 7 jobs x 4
 # targets x 3 rounds x 8 s, plus setup.  RESULTS_DIR receives every fio run
-# as JSON (JOB-TARGET-rROUND.json), the machine description (machine.txt)
-# and the table (summary.txt).
+# as JSON (JOB-TARGET-rROUND.json), the daemon's CPU seconds during it
+# (JOB-TARGET-rROUND.cpu), the daemons' messages (daemon-TARGET.log), the
+# machine description (machine.txt) and the tables (summary.txt).
+#
+# The CPU time is counted in clock ticks (usually 10 ms): with short runs
+# at low request rates the per-I/O figures are coarse.
 #
 # Reading the numbers: with O_DIRECT on a FUSE mount only the FUSE page
 # cache is bypassed; fuse-iosched reads and writes the backing file through
@@ -59,10 +68,19 @@ done
 [ -f $EXAMPLES/passthrough_ll.c ] || die "no $EXAMPLES/passthrough_ll.c: install libfuse3-dev"
 
 TARGETS="backing ptll noop deadline"
+NFILES=1000
 
 dir_of() { # TARGET
 	if [ "$1" = backing ]; then echo "$B"; else echo "$W/$1"; fi
 }
+
+# cpu_ticks TARGET: user and system time of all the threads of TARGET's
+# daemon so far, in clock ticks.
+cpu_ticks() {
+	awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/${DAEMON[$1]}/stat" ||
+		die "the $1 daemon is gone"
+}
+HZ=$(getconf CLK_TCK)
 
 # --- setup ---------------------------------------------------------------
 
@@ -72,11 +90,13 @@ cp "$EXAMPLES/passthrough_ll.c" "$EXAMPLES/passthrough_helpers.h" "$W/pt-src/"
 cc -O2 -Wall -o "$W/passthrough_ll" "$W/pt-src/passthrough_ll.c" \
 	$(pkg-config --cflags --libs fuse3) 2>"$W/pt-src/cc.log" ||
 	{ cat "$W/pt-src/cc.log" >&2; die "cannot build passthrough_ll"; }
+# Every daemon in the foreground, so that its pid is known for its CPU time.
 mkdir -p "$W/ptll"
-"$W/passthrough_ll" -o "source=$B" "$W/ptll"
+"$W/passthrough_ll" -f -o "source=$B" "$W/ptll" >>"$RESULTS/daemon-ptll.log" 2>&1 &
+DAEMON["ptll"]=$!
 await_mount ptll
 for t in noop deadline; do
-	mount_fs $t "scheduler=$t"
+	mount_fs $t "scheduler=$t" "$RESULTS/daemon-$t.log"
 	switch_to $t $t		# fails when the module is not there
 done
 
@@ -85,52 +105,65 @@ layout "$B/bench.dat" "$SIZE"
 
 {
 	describe_machine
-	echo "file:      $SIZE"
+	echo "file:      $SIZE; small files: $NFILES of 4 KiB, created, written, closed"
 } | tee "$RESULTS/machine.txt"
 echo
 
 # --- the runs ------------------------------------------------------------
 
-# name | read or write | fio arguments
-JOBS='seqread-buffered|read|--rw=read --bs=1m --ioengine=psync --direct=0
-seqread-direct|read|--rw=read --bs=1m --ioengine=psync --direct=1
-seqwrite-buffered|write|--rw=write --bs=1m --ioengine=psync --direct=0 --end_fsync=1
-seqwrite-direct|write|--rw=write --bs=1m --ioengine=psync --direct=1
-randread-4k-qd16|read|--rw=randread --bs=4k --ioengine=libaio --direct=1 --iodepth=16'
+# name | read or write | unit | fio arguments; each run adds the target's
+# directory and the run time.
+FILE="--filename=bench.dat --size=$SIZE"
+JOBS="seqread-buffered|read|MiB/s|$FILE --rw=read --bs=1m --ioengine=psync --direct=0
+seqread-direct|read|MiB/s|$FILE --rw=read --bs=1m --ioengine=psync --direct=1
+seqwrite-buffered|write|MiB/s|$FILE --rw=write --bs=1m --ioengine=psync --direct=0 --end_fsync=1
+seqwrite-direct|write|MiB/s|$FILE --rw=write --bs=1m --ioengine=psync --direct=1
+randread-4k-qd1|read|kIOPS|$FILE --rw=randread --bs=4k --ioengine=libaio --direct=1 --iodepth=1
+randread-4k-qd16|read|kIOPS|$FILE --rw=randread --bs=4k --ioengine=libaio --direct=1 --iodepth=16
+create-4k|write|file/s|--nrfiles=$NFILES --filesize=4k --openfiles=1 --file_service_type=sequential --create_on_open=1 --unlink_each_loop=1 --unlink=1 --rw=write --bs=4k --ioengine=psync"
 
 total=$(( $(echo "$JOBS" | wc -l) * 4 * ROUNDS ))
 n=0
-while IFS='|' read -r job dir args; do
+while IFS='|' read -r job dir _ args; do
 	for r in $(seq "$ROUNDS"); do
 		for t in $TARGETS; do
 			n=$((n + 1))
 			printf '[%d/%d] %s %s round %d\n' $n $total "$job" "$t" "$r"
 			[ "$dir" = write ] || drop_caches
-			out=$RESULTS/$job-$t-r$r.json
+			out=$RESULTS/$job-$t-r$r
+			[ "$t" = backing ] || ticks=$(cpu_ticks "$t")
 			# shellcheck disable=SC2086
-			fio --name="$job" --filename="$(dir_of "$t")/bench.dat" \
-				--size="$SIZE" --time_based --runtime="$RUNTIME" \
-				--output-format=json --output="$out" $args \
+			fio --name="$job" --directory="$(dir_of "$t")" \
+				--time_based --runtime="$RUNTIME" \
+				--output-format=json --output="$out.json" $args \
 				>/dev/null 2>"$out.err" || true
 			[ -s "$out.err" ] || rm -f "$out.err"
+			if [ "$t" != backing ]; then
+				after=$(cpu_ticks "$t")
+				awk -v t=$((after - ticks)) -v hz="$HZ" \
+					'BEGIN { print t / hz }' >"$out.cpu"
+			fi
 		done
 	done
 done <<EOF
 $JOBS
 EOF
 
-# --- the table -----------------------------------------------------------
+# --- the tables ----------------------------------------------------------
 
 python3 - "$RESULTS" "$ROUNDS" "$TARGETS" "$JOBS" <<'PY' | tee "$RESULTS/summary.txt"
 import json, os, statistics, sys
 
 results, rounds, targets, jobs = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
+jobs = [line.split("|", 3)[:3] for line in jobs.splitlines()]
+scale = {"MiB/s": ("bw", 1024.0), "kIOPS": ("iops", 1000.0), "file/s": ("iops", 1.0)}
 
-def measure(job, direction, target, r):
-    """MiB/s for 1 MiB jobs, thousands of IOPS for 4 KiB; None on error."""
-    path = os.path.join(results, "%s-%s-r%d.json" % (job, target, r))
+def measure(job, direction, unit, target, r):
+    """Throughput in unit and the daemon's CPU microseconds per I/O (None
+    without a daemon), or None when fio failed."""
+    path = os.path.join(results, "%s-%s-r%d" % (job, target, r))
     try:
-        with open(path) as f:
+        with open(path + ".json") as f:
             text = f.read()
         # fio may print warnings before the JSON.
         data = json.loads(text[text.index("{"):])
@@ -140,29 +173,52 @@ def measure(job, direction, target, r):
     if j.get("error"):
         return None
     d = j[direction]
-    if job.startswith("rand"):
-        return d["iops"] / 1000.0
-    return d["bw"] / 1024.0
+    key, div = scale[unit]
+    cpu = None
+    if os.path.exists(path + ".cpu") and d["total_ios"]:
+        with open(path + ".cpu") as f:
+            cpu = float(f.read()) * 1e6 / d["total_ios"]
+    return d[key] / div, cpu
 
-print("%-18s %-6s %9s %9s %9s %9s" % (("job", "unit") + tuple(targets)))
-for line in jobs.splitlines():
-    job, direction, _ = line.split("|", 2)
-    unit = "kIOPS" if job.startswith("rand") else "MiB/s"
-    med = {}
-    for t in targets:
-        vals = [measure(job, direction, t, r) for r in range(1, rounds + 1)]
-        med[t] = None if None in vals else statistics.median(vals)
-    base = med[targets[0]]
-    cells = ["%9.1f" % base if base is not None else "%9s" % "err"]
+runs = {(job, t): [measure(job, direction, unit, t, r) for r in range(1, rounds + 1)]
+        for job, direction, unit in jobs for t in targets}
+
+def median(job, t, i):
+    """Median over rounds of throughput (i = 0) or CPU per I/O (i = 1)."""
+    vals = runs[job, t]
+    if None in vals or None in (v[i] for v in vals):
+        return None
+    return statistics.median(v[i] for v in vals)
+
+def row(job, unit, cells):
+    print("%-18s %-6s %s" % (job, unit, " ".join("%9s" % c for c in cells)))
+
+row("job", "unit", targets)
+for job, _, unit in jobs:
+    base = median(job, targets[0], 0)
+    cells = ["%.1f" % base if base is not None else "err"]
     for t in targets[1:]:
-        if med[t] is None:
-            cells.append("%9s" % "err")
+        m = median(job, t, 0)
+        if m is None:
+            cells.append("err")
         elif not base:
-            cells.append("%9s" % "-")
+            cells.append("-")
         else:
-            cells.append("%9.2f" % (med[t] / base))
-    print("%-18s %-6s %s" % (job, unit, " ".join(cells)))
+            cells.append("%.2f" % (m / base))
+    row(job, unit, cells)
 print()
 print("%s: median of %d rounds, in the unit shown; other columns: ratio"
       " to %s (higher is faster)" % (targets[0], rounds, targets[0]))
+print()
+print("daemon CPU time (user + system, all threads) per I/O")
+row("job", "unit", targets)
+for job, _, _ in jobs:
+    cells = ["-"]
+    for t in targets[1:]:
+        m = median(job, t, 1)
+        cells.append("%.1f" % m if m is not None else "err")
+    row(job, "us/IO", cells)
+print()
+print("microseconds, median of %d rounds; an I/O is one fio request (one"
+      " file for create-4k)" % rounds)
 PY
