@@ -61,25 +61,19 @@
  * What bfq knows about a process (its finish time, budget, think time,
  * raising) outlives its queue in a small table indexed by pid, so that a
  * process pausing briefly is neither taken for a new one nor forgiven its
- * debt.  elv_priv[0] of a request points to its queue from add_request
- * until completion.
+ * debt.  What bfq shares with cfq (the queues' hash, their requests'
+ * order, the seek rule, merges) is in pidq.c.
  */
-#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "fuse-iosched/elevator.h"
+#include "pidq.h"
 
-/* How long (ms) to wait for a sync queue's process to issue again. */
-#define BFQ_SLICE_IDLE		8
-/* Backward seeks up to this far (KiB) are taken, at this cost factor. */
-#define BFQ_BACK_SEEK_MAX	16384
-#define BFQ_BACK_SEEK_PENALTY	2
-/* FIFO expiry of sync and async requests (ms), checked once per budget. */
-#define BFQ_FIFO_EXPIRE_SYNC	125
-#define BFQ_FIFO_EXPIRE_ASYNC	250
-/* Longest service (ms) before a budget ends whatever is left of it. */
+/*
+ * Longest service (ms) before a budget ends whatever is left of it.  The
+ * FIFO expiry (pidq.h) is checked once per budget.
+ */
 #define BFQ_TIMEOUT_SYNC	125
 /*
  * max_budget 0 picks this many sectors (8 MiB): about what a disk
@@ -92,8 +86,6 @@
 
 /* Weight of a level: (8 - level) * BFQ_WEIGHT_STEP. */
 #define BFQ_WEIGHT_STEP		10
-#define BFQ_LEVELS		IOSCHED_IOPRIO_LEVELS
-#define BFQ_DEFAULT_LEVEL	4
 /* Async sectors cost this many times their number. */
 #define BFQ_ASYNC_CHARGE	3
 
@@ -114,30 +106,13 @@
  */
 #define BFQ_IDLE_STARVE_MS	200
 
-/* A think-time mean counts once it has this many samples. */
-#define BFQ_TTIME_MIN_SAMPLES	3
-
-/* Per-process queues by pid, and what outlives them, by pid too. */
-#define BFQ_HASH_BITS		6
-#define BFQ_HASH_SIZE		(1u << BFQ_HASH_BITS)
+/* What outlives per-process queues, by pid. */
 #define BFQ_HIST_SIZE		64
-
-/* The host's limit on a merged request, not offered beyond it. */
-#define BFQ_MAX_MERGE_SECTORS	2048
 
 /* Virtual time: service << BFQ_SERVICE_SHIFT / weight. */
 #define BFQ_SERVICE_SHIFT	20
 
-#define BFQ_NS_PER_MS		1000000ULL
 #define BFQ_NS_PER_S		1000000000ULL
-
-/* Service classes, in the order they are served. */
-enum bfq_class {
-	BFQ_RT = 0,
-	BFQ_BE = 1,
-	BFQ_IDLE = 2,
-	BFQ_NR_CLASSES = 3,
-};
 
 /* Where a queue becoming busy starts in virtual time. */
 enum bfq_start {
@@ -162,7 +137,7 @@ enum bfq_expire_why {
 struct bfq_proc {
 	pid_t pid;			/* 0: a free history slot */
 	bool seen;			/* has been busy before */
-	enum bfq_class cls;		/* the class finish belongs to */
+	enum pidq_class cls;		/* the class finish belongs to */
 	bool has_finish;
 	uint64_t finish;		/* virtual finish of the last budget */
 	uint64_t budget;		/* sectors, for the next service */
@@ -173,26 +148,17 @@ struct bfq_proc {
 	uint64_t soft_rt_next;		/* soft real-time if back after */
 	bool wait_rq;			/* expired dry, not by its choice */
 
-	/* Think time: from a completion to the process's next request. */
-	bool idle_window;		/* worth idling for */
-	bool has_end;
-	uint64_t last_end_ns;
-	uint64_t ttime_mean_ns;
-	unsigned ttime_samples;
+	struct pidq_ttime ttime;
 };
 
 struct bfq_queue {
+	struct pidq q;			/* first: see pidq.h */
 	struct elv_list active;		/* on its class's list: busy, waiting */
-	struct elv_list hash;		/* per-process queues: in bd->hash */
-	struct elv_list sort;		/* queued requests by sector */
-	struct elv_list fifo;		/* queued requests by arrival */
-	struct request *next_rq;	/* the next stop of the sweep */
 
-	enum bfq_class cls;
+	enum pidq_class cls;
 	int level;			/* 0 (highest) to 7 */
 	bool per_process;		/* malloc'd, sync; may be idled on */
 
-	unsigned queued;		/* requests held */
 	unsigned dispatched;		/* requests in flight */
 
 	/*
@@ -223,23 +189,17 @@ struct bfq_sched {
 };
 
 struct bfq_data {
-	/*
-	 * Tunables first: the host sets them before init_queue and may
-	 * change them between any two calls, so they are read when used.
-	 */
-	int64_t slice_idle;		/* ms */
+	struct pidq_data pq;		/* first: see pidq.h */
+
+	/* Tunables, as pq's: read when used. */
 	int64_t low_latency;		/* flag */
-	int64_t back_seek_max;		/* KiB */
-	int64_t back_seek_penalty;	/* factor */
-	int64_t fifo_expire_sync;	/* ms */
-	int64_t fifo_expire_async;	/* ms */
 	int64_t timeout_sync;		/* ms */
 	int64_t max_budget;		/* sectors, 0: BFQ_DEFAULT_MAX_BUDGET */
 	int64_t strict_guarantees;	/* flag */
 
-	struct bfq_sched sched[BFQ_NR_CLASSES];
-	struct elv_list hash[BFQ_HASH_SIZE];	/* per-process queues */
-	struct bfq_queue pool[BFQ_NR_CLASSES][BFQ_LEVELS];
+	struct bfq_sched sched[PIDQ_NR_CLASSES];
+	/* The pooled queues, also known to pq. */
+	struct bfq_queue pool[PIDQ_NR_CLASSES][PIDQ_LEVELS];
 	struct bfq_proc hist[BFQ_HIST_SIZE];	/* of freed queues */
 
 	/* The queue in service, and whether it is being waited for. */
@@ -247,11 +207,13 @@ struct bfq_data {
 	bool idling;
 	uint64_t idle_until;
 
-	unsigned queued;		/* requests held, all queues */
-	uint64_t last_position;		/* end sector of the last dispatch */
 	uint64_t idle_stamp;		/* idle class last served, or waiting */
 	uint64_t now;			/* the latest clock seen */
 };
+
+/* pidq frees the queues it allocates, and its hooks find their data. */
+_Static_assert(offsetof(struct bfq_queue, q) == 0, "pidq first in a queue");
+_Static_assert(offsetof(struct bfq_data, pq) == 0, "pidq_data first");
 
 /* ------------------------------------------------------------------ */
 /* Helpers.                                                            */
@@ -261,24 +223,14 @@ static struct bfq_data *bfq_data(struct elevator_queue *eq)
 	return eq->elevator_data;
 }
 
-static struct request *bfq_sort_entry(struct elv_list *l)
+static struct bfq_queue *bfq_queue(struct pidq *q)
 {
-	return elv_list_entry(l, struct request, elv_sort);
-}
-
-static struct request *bfq_fifo_entry(struct elv_list *l)
-{
-	return elv_list_entry(l, struct request, elv_fifo);
+	return elv_container_of(q, struct bfq_queue, q);
 }
 
 static struct bfq_queue *bfq_rq_queue(const struct request *rq)
 {
-	return rq->elv_priv[0];
-}
-
-static uint64_t bfq_ms(int64_t ms)
-{
-	return (uint64_t)(ms < 0 ? 0 : ms) * BFQ_NS_PER_MS;
+	return bfq_queue(rq->elv_priv[0]);
 }
 
 /* Virtual times wrap around; compare them as the kernel does. */
@@ -316,38 +268,10 @@ static bool bfq_raising_allowed(const struct bfq_data *bd)
 	return bd->low_latency != 0 && bd->strict_guarantees == 0;
 }
 
-/* Class NONE (never set with ionice) is best-effort, level 4. */
-static void bfq_prio(int ioprio, enum bfq_class *cls, int *level)
-{
-	int c = IOSCHED_IOPRIO_CLASS(ioprio), l = IOSCHED_IOPRIO_LEVEL(ioprio);
-
-	switch (c) {
-	case IOPRIO_CLASS_RT:
-		*cls = BFQ_RT;
-		break;
-	case IOPRIO_CLASS_IDLE:
-		*cls = BFQ_IDLE;
-		break;
-	case IOPRIO_CLASS_BE:
-		*cls = BFQ_BE;
-		break;
-	default:
-		*cls = BFQ_BE;
-		l = BFQ_DEFAULT_LEVEL;
-		break;
-	}
-	*level = l >= 0 && l < BFQ_LEVELS ? l : BFQ_DEFAULT_LEVEL;
-}
-
 static unsigned bfq_weight(const struct bfq_queue *bfqq)
 {
-	return (unsigned)(BFQ_LEVELS - bfqq->level) * BFQ_WEIGHT_STEP *
+	return (unsigned)(PIDQ_LEVELS - bfqq->level) * BFQ_WEIGHT_STEP *
 		bfqq->p.wr_coeff;
-}
-
-static unsigned bfq_hash_key(pid_t pid)
-{
-	return ((uint32_t)pid * 0x9e3779b9u) >> (32 - BFQ_HASH_BITS);
 }
 
 static unsigned bfq_hist_key(pid_t pid)
@@ -355,62 +279,32 @@ static unsigned bfq_hist_key(pid_t pid)
 	return (uint32_t)pid % BFQ_HIST_SIZE;
 }
 
+/* bfqq arrives zeroed, its struct pidq set up. */
 static void bfq_queue_init(struct bfq_queue *bfqq, const struct bfq_data *bd,
-			   pid_t pid, enum bfq_class cls, int level,
-			   bool per_process)
+			   enum pidq_class cls, int level, bool per_process)
 {
 	elv_list_init(&bfqq->active);
-	elv_list_init(&bfqq->hash);
-	elv_list_init(&bfqq->sort);
-	elv_list_init(&bfqq->fifo);
 	bfqq->cls = cls;
 	bfqq->level = level;
 	bfqq->per_process = per_process;
-	bfqq->p.pid = pid;
+	bfqq->p.pid = bfqq->q.pid;
 	bfqq->p.cls = cls;
 	bfqq->p.budget = bfq_max_budget(bd);
 	bfqq->p.wr_coeff = 1;
 	/* A new process is assumed to come back until it proves otherwise. */
-	bfqq->p.idle_window = per_process;
-}
-
-static struct bfq_queue *bfq_find_process(struct bfq_data *bd, pid_t pid)
-{
-	struct elv_list *head = &bd->hash[bfq_hash_key(pid)], *pos;
-	struct bfq_queue *bfqq;
-
-	elv_list_for_each(pos, head) {
-		bfqq = elv_list_entry(pos, struct bfq_queue, hash);
-		if (bfqq->p.pid == pid)
-			return bfqq;
-	}
-	return NULL;
-}
-
-/* The queue rq belongs on, if it exists already (NULL otherwise). */
-static struct bfq_queue *bfq_find_queue(struct bfq_data *bd,
-					const struct request *rq)
-{
-	enum bfq_class cls;
-	int level;
-
-	if (rq->sync && rq->pid != 0)
-		return bfq_find_process(bd, rq->pid);
-	bfq_prio(rq->ioprio, &cls, &level);
-	return &bd->pool[cls][level];
+	bfqq->p.ttime.idle_window = per_process;
 }
 
 /* A process's first request since its queue was freed, or ever. */
 static struct bfq_queue *bfq_new_process(struct bfq_data *bd, pid_t pid,
-					 enum bfq_class cls, int level)
+					 enum pidq_class cls, int level)
 {
 	struct bfq_proc *h = &bd->hist[bfq_hist_key(pid)];
-	struct bfq_queue *bfqq = malloc(sizeof *bfqq);
+	struct bfq_queue *bfqq = pidq_new_process(&bd->pq, sizeof *bfqq, pid);
 
 	if (bfqq == NULL)
 		return NULL;
-	*bfqq = (struct bfq_queue){ .busy = false };
-	bfq_queue_init(bfqq, bd, pid, cls, level, true);
+	bfq_queue_init(bfqq, bd, cls, level, true);
 	if (h->pid == pid) {
 		bfqq->p = *h;
 		h->pid = 0;
@@ -419,7 +313,6 @@ static struct bfq_queue *bfq_new_process(struct bfq_data *bd, pid_t pid,
 			bfqq->p.has_finish = false;
 		bfqq->p.cls = cls;
 	}
-	elv_list_add(&bfqq->hash, &bd->hash[bfq_hash_key(pid)]);
 	return bfqq;
 }
 
@@ -430,113 +323,7 @@ static void bfq_put_queue(struct bfq_data *bd, struct bfq_queue *bfqq)
 	    bfqq == bd->active)
 		return;
 	bd->hist[bfq_hist_key(bfqq->p.pid)] = bfqq->p;
-	elv_list_del(&bfqq->hash);
-	free(bfqq);
-}
-
-/*
- * Mean think time, a moving average weighing the newest sample 1/8.  A
- * process that thinks longer than slice_idle is not worth waiting for.
- */
-static void bfq_update_think_time(struct bfq_data *bd,
-				  struct bfq_queue *bfqq, uint64_t now_ns)
-{
-	struct bfq_proc *p = &bfqq->p;
-	uint64_t idle = bfq_ms(bd->slice_idle), t;
-
-	if (!p->has_end)
-		return;
-	t = now_ns > p->last_end_ns ? now_ns - p->last_end_ns : 0;
-	if (t > 2 * idle)
-		t = 2 * idle;
-	if (p->ttime_samples == 0)
-		p->ttime_mean_ns = t;
-	else
-		p->ttime_mean_ns = (7 * p->ttime_mean_ns + t) / 8;
-	if (p->ttime_samples < BFQ_TTIME_MIN_SAMPLES)
-		p->ttime_samples++;
-	p->idle_window = p->ttime_samples < BFQ_TTIME_MIN_SAMPLES ||
-		p->ttime_mean_ns <= idle;
-}
-
-/* ------------------------------------------------------------------ */
-/* Choosing the next request within a queue (as cfq).                  */
-
-/*
- * Which of two requests should follow the last dispatch: sync before
- * async, then the shorter seek, forward seeks costing their distance and
- * backward ones within back_seek_max costing back_seek_penalty times
- * theirs.  A request further behind than that loses to any other, and of
- * two such, the one furthest back goes first.
- */
-static struct request *bfq_choose_req(const struct bfq_data *bd,
-				      struct request *a, struct request *b)
-{
-	uint64_t last = bd->last_position, back_max, da = 0, db = 0;
-	bool wrap_a = false, wrap_b = false;
-	uint64_t penalty;
-
-	if (a == NULL || a == b)
-		return b;
-	if (b == NULL)
-		return a;
-	if (a->sync != b->sync)
-		return a->sync ? a : b;
-
-	/* KiB to sectors. */
-	back_max = (uint64_t)(bd->back_seek_max < 0 ? 0 : bd->back_seek_max) *
-		(1024 >> IOSCHED_SECTOR_SHIFT);
-	penalty = (uint64_t)(bd->back_seek_penalty < 1 ? 1 :
-			     bd->back_seek_penalty);
-
-	if (a->sector >= last)
-		da = a->sector - last;
-	else if (a->sector + back_max >= last)
-		da = (last - a->sector) * penalty;
-	else
-		wrap_a = true;
-
-	if (b->sector >= last)
-		db = b->sector - last;
-	else if (b->sector + back_max >= last)
-		db = (last - b->sector) * penalty;
-	else
-		wrap_b = true;
-
-	if (wrap_a != wrap_b)
-		return wrap_a ? b : a;
-	if (wrap_a)
-		return a->sector <= b->sector ? a : b;
-	if (da != db)
-		return da < db ? a : b;
-	return a->sector >= b->sector ? a : b;
-}
-
-/* The next stop once rq is gone: the better of its two neighbours. */
-static struct request *bfq_find_next_rq(struct bfq_data *bd,
-					struct bfq_queue *bfqq,
-					struct request *rq)
-{
-	struct request *prev = NULL, *next = NULL;
-
-	if (rq->elv_sort.prev != &bfqq->sort)
-		prev = bfq_sort_entry(rq->elv_sort.prev);
-	if (rq->elv_sort.next != &bfqq->sort)
-		next = bfq_sort_entry(rq->elv_sort.next);
-	else if (bfqq->sort.next != &rq->elv_sort)
-		next = bfq_sort_entry(bfqq->sort.next);
-	return bfq_choose_req(bd, prev, next);
-}
-
-/* Insert rq in sector order, walking back from the tail (streams). */
-static void bfq_sort_add(struct bfq_queue *bfqq, struct request *rq)
-{
-	struct elv_list *pos;
-
-	for (pos = bfqq->sort.prev; pos != &bfqq->sort; pos = pos->prev)
-		if (bfq_sort_entry(pos)->sector <= rq->sector)
-			break;
-	elv_list_add(&rq->elv_sort, pos);
+	pidq_free_process(&bfqq->q);
 }
 
 /* ------------------------------------------------------------------ */
@@ -547,7 +334,7 @@ static void bfq_update_raising(const struct bfq_data *bd,
 			       struct bfq_queue *bfqq, uint64_t now_ns)
 {
 	if (bfqq->p.wr_coeff > 1 && (!bfq_raising_allowed(bd) ||
-	    bfqq->cls == BFQ_IDLE || now_ns >= bfqq->p.wr_end))
+	    bfqq->cls == PIDQ_IDLE || now_ns >= bfqq->p.wr_end))
 		bfqq->p.wr_coeff = 1;
 }
 
@@ -562,20 +349,20 @@ static bool bfq_raise_on_busy(const struct bfq_data *bd,
 	struct bfq_proc *p = &bfqq->p;
 	bool interactive;
 
-	if (!bfqq->per_process || bfqq->cls == BFQ_IDLE ||
+	if (!bfqq->per_process || bfqq->cls == PIDQ_IDLE ||
 	    !bfq_raising_allowed(bd))
 		return false;
 	interactive = !p->seen ||
-		now_ns >= p->idle_since + bfq_ms(BFQ_WR_MIN_IDLE_MS);
+		now_ns >= p->idle_since + pidq_ms(BFQ_WR_MIN_IDLE_MS);
 	if (interactive) {
 		p->wr_coeff = BFQ_WR_COEFF;
-		p->wr_end = now_ns + bfq_ms(BFQ_WR_INTERACTIVE_MS);
+		p->wr_end = now_ns + pidq_ms(BFQ_WR_INTERACTIVE_MS);
 		return true;
 	}
 	if (now_ns >= p->soft_rt_next) {
 		p->wr_coeff = BFQ_WR_COEFF;
-		if (p->wr_end < now_ns + bfq_ms(BFQ_WR_SOFTRT_MS))
-			p->wr_end = now_ns + bfq_ms(BFQ_WR_SOFTRT_MS);
+		if (p->wr_end < now_ns + pidq_ms(BFQ_WR_SOFTRT_MS))
+			p->wr_end = now_ns + pidq_ms(BFQ_WR_SOFTRT_MS);
 	}
 	return false;
 }
@@ -591,8 +378,8 @@ static void bfq_set_soft_rt_next(const struct bfq_data *bd,
 {
 	uint64_t by_rate = bfqq->busy_since +
 		bfqq->busy_served * BFQ_NS_PER_S / BFQ_SOFTRT_RATE;
-	uint64_t by_gap = now_ns + bfq_ms(bd->slice_idle) +
-		bfq_ms(BFQ_SOFTRT_MIN_GAP_MS);
+	uint64_t by_gap = now_ns + pidq_ms(bd->pq.slice_idle) +
+		pidq_ms(BFQ_SOFTRT_MIN_GAP_MS);
 
 	bfqq->p.soft_rt_next = by_rate > by_gap ? by_rate : by_gap;
 	bfqq->softrt_pending = false;
@@ -621,7 +408,7 @@ static void bfq_schedule(struct bfq_data *bd, struct bfq_queue *bfqq,
 	bfqq->p.has_finish = true;
 	bfqq->p.cls = bfqq->cls;
 	st->wsum += bfqq->weight;
-	if (st->busy++ == 0 && bfqq->cls == BFQ_IDLE)
+	if (st->busy++ == 0 && bfqq->cls == PIDQ_IDLE)
 		bd->idle_stamp = now_ns;	/* the idle class starts waiting */
 	elv_list_add_tail(&bfqq->active, &st->active);
 }
@@ -652,7 +439,8 @@ static void bfq_activate(struct bfq_data *bd, struct bfq_queue *bfqq,
 	if (bfq_raise_on_busy(bd, bfqq, now_ns))
 		how = BFQ_START_FORGIVE;
 	else if (bfqq->p.wait_rq && (bfqq->dispatched != 0 ||
-		 now_ns <= bfqq->p.last_end_ns + 3 * bfq_ms(bd->slice_idle)))
+		 now_ns <= bfqq->p.ttime.last_end_ns +
+		 3 * pidq_ms(bd->pq.slice_idle)))
 		how = BFQ_START_RESUME;
 	bfqq->p.wait_rq = false;
 	bfqq->p.seen = true;
@@ -680,7 +468,7 @@ static void bfq_deactivate(struct bfq_data *bd, struct bfq_queue *bfqq,
  * service, to its new class; a finish time means nothing in another.
  */
 static void bfq_set_prio(struct bfq_data *bd, struct bfq_queue *bfqq,
-			 enum bfq_class cls, int level, uint64_t now_ns)
+			 enum pidq_class cls, int level, uint64_t now_ns)
 {
 	if (bfqq->busy)
 		bfq_unschedule(bd, bfqq);
@@ -729,7 +517,7 @@ static struct bfq_queue *bfq_wf2q_pick(struct bfq_sched *st)
 
 static void bfq_set_in_service(struct bfq_data *bd, struct bfq_queue *bfqq)
 {
-	uint64_t need = bfq_charge(bfqq->next_rq);
+	uint64_t need = bfq_charge(bfqq->q.next_rq);
 
 	elv_list_del(&bfqq->active);
 	bd->active = bfqq;
@@ -801,7 +589,7 @@ static void bfq_expire(struct bfq_data *bd, uint64_t now_ns,
 	bfqq->p.finish = bfqq->start + bfq_delta(charge, bfqq->weight);
 	bfq_budget_feedback(bd, bfqq, why);
 
-	if (bfqq->queued == 0) {
+	if (bfqq->q.queued == 0) {
 		bfqq->p.wait_rq = why == BFQ_EXP_EXHAUSTED ||
 			why == BFQ_EXP_TIMEOUT || why == BFQ_EXP_PREEMPTED;
 		bfq_deactivate(bd, bfqq, now_ns);
@@ -820,27 +608,27 @@ static void bfq_expire(struct bfq_data *bd, uint64_t now_ns,
 
 static bool bfq_idle_starved(const struct bfq_data *bd, uint64_t now_ns)
 {
-	return bd->sched[BFQ_IDLE].busy != 0 &&
-		now_ns >= bd->idle_stamp + bfq_ms(BFQ_IDLE_STARVE_MS);
+	return bd->sched[PIDQ_IDLE].busy != 0 &&
+		now_ns >= bd->idle_stamp + pidq_ms(BFQ_IDLE_STARVE_MS);
 }
 
 /* Are queues of the other classes than the idle one busy? */
 static bool bfq_others_busy(const struct bfq_data *bd)
 {
-	return bd->sched[BFQ_RT].busy + bd->sched[BFQ_BE].busy != 0;
+	return bd->sched[PIDQ_RT].busy + bd->sched[PIDQ_BE].busy != 0;
 }
 
 /* Is bfqq, run dry, worth waiting for? */
 static bool bfq_may_idle(const struct bfq_data *bd,
 			 const struct bfq_queue *bfqq)
 {
-	if (bd->slice_idle <= 0)
+	if (bd->pq.slice_idle <= 0)
 		return false;
 	if (bd->strict_guarantees != 0)
 		return true;
-	if (bfqq->cls == BFQ_IDLE && bfq_others_busy(bd))
+	if (bfqq->cls == PIDQ_IDLE && bfq_others_busy(bd))
 		return false;
-	return bfqq->per_process && bfqq->p.idle_window;
+	return bfqq->per_process && bfqq->p.ttime.idle_window;
 }
 
 /* The queue to serve next, by class, then by B-WF2Q+ within it. */
@@ -850,9 +638,9 @@ static struct bfq_queue *bfq_next_queue(struct bfq_data *bd, uint64_t now_ns)
 	int c;
 
 	if (bfq_idle_starved(bd, now_ns) &&
-	    (bfqq = bfq_wf2q_pick(&bd->sched[BFQ_IDLE])) != NULL)
+	    (bfqq = bfq_wf2q_pick(&bd->sched[PIDQ_IDLE])) != NULL)
 		return bfqq;
-	for (c = 0; c < BFQ_NR_CLASSES; c++)
+	for (c = 0; c < PIDQ_NR_CLASSES; c++)
 		if ((bfqq = bfq_wf2q_pick(&bd->sched[c])) != NULL)
 			return bfqq;
 	return NULL;
@@ -869,9 +657,9 @@ static struct bfq_queue *bfq_select_queue(struct elevator_queue *eq,
 	struct bfq_queue *bfqq = bd->active;
 
 	if (bfqq != NULL) {
-		if (bfqq->cls != BFQ_IDLE && bfq_idle_starved(bd, now_ns)) {
+		if (bfqq->cls != PIDQ_IDLE && bfq_idle_starved(bd, now_ns)) {
 			bfq_expire(bd, now_ns, BFQ_EXP_PREEMPTED);
-		} else if (bfqq->queued == 0) {
+		} else if (bfqq->q.queued == 0) {
 			if (bd->idling) {
 				if (now_ns < bd->idle_until) {
 					/* The timer may fire early: ask again. */
@@ -909,7 +697,7 @@ static void bfq_expire_stale(struct bfq_data *bd, uint64_t now_ns)
 {
 	struct bfq_queue *bfqq = bd->active;
 
-	if (bfqq == NULL || bfqq->queued != 0)
+	if (bfqq == NULL || bfqq->q.queued != 0)
 		return;
 	if (bd->idling && now_ns >= bd->idle_until)
 		bfq_expire(bd, now_ns, BFQ_EXP_TOO_IDLE);
@@ -921,14 +709,8 @@ static void bfq_expire_stale(struct bfq_data *bd, uint64_t now_ns)
 static void bfq_remove_rq(struct bfq_data *bd, struct bfq_queue *bfqq,
 			  struct request *rq)
 {
-	if (bfqq->next_rq == rq)
-		bfqq->next_rq = bfq_find_next_rq(bd, bfqq, rq);
-	elv_list_del(&rq->elv_sort);
-	elv_list_del(&rq->elv_fifo);
-	bd->queued--;
-	if (--bfqq->queued != 0)
+	if (!pidq_remove_rq(&bd->pq, &bfqq->q, rq))
 		return;
-	bfqq->next_rq = NULL;
 	/* The queue in service stays busy until it expires. */
 	if (bfqq != bd->active)
 		bfq_deactivate(bd, bfqq, bd->now);
@@ -941,17 +723,17 @@ static struct request *bfq_take(struct bfq_data *bd, struct bfq_queue *bfqq,
 	struct bfq_sched *st = &bd->sched[bfqq->cls];
 	uint64_t charge = bfq_charge(rq);
 
-	bd->last_position = elv_rq_end_sector(rq);
+	bd->pq.last_position = elv_rq_end_sector(rq);
 	bfq_remove_rq(bd, bfqq, rq);
 	bfqq->dispatched++;
 	bfqq->served += charge;
 	bfqq->busy_served += charge;
 	bfqq->fifo_checked = true;
 	if (bfqq->budget_timeout == 0)
-		bfqq->budget_timeout = now_ns + bfq_ms(bd->timeout_sync);
+		bfqq->budget_timeout = now_ns + pidq_ms(bd->timeout_sync);
 	/* V advances by the service over the busy weights. */
 	st->vtime += bfq_delta(charge, st->wsum);
-	if (bfqq->cls == BFQ_IDLE)
+	if (bfqq->cls == PIDQ_IDLE)
 		bd->idle_stamp = now_ns;
 	return rq;
 }
@@ -967,15 +749,15 @@ static struct request *bfq_dispatch_forced(struct bfq_data *bd,
 	int c;
 
 	bd->idling = false;
-	if (bfqq == NULL || bfqq->queued == 0) {
+	if (bfqq == NULL || bfqq->q.queued == 0) {
 		bfq_expire(bd, now_ns, BFQ_EXP_NO_MORE);
-		for (c = 0, bfqq = NULL; c < BFQ_NR_CLASSES && !bfqq; c++)
+		for (c = 0, bfqq = NULL; c < PIDQ_NR_CLASSES && !bfqq; c++)
 			bfqq = bfq_wf2q_pick(&bd->sched[c]);
 		if (bfqq == NULL)
 			return NULL;
 		bfq_set_in_service(bd, bfqq);
 	}
-	return bfq_take(bd, bfqq, bfqq->next_rq, now_ns);
+	return bfq_take(bd, bfqq, bfqq->q.next_rq, now_ns);
 }
 
 /* ------------------------------------------------------------------ */
@@ -984,108 +766,30 @@ static struct request *bfq_dispatch_forced(struct bfq_data *bd,
 static int bfq_init_queue(struct elevator_queue *eq)
 {
 	struct bfq_data *bd = bfq_data(eq);
-	unsigned i;
+	struct bfq_queue *bfqq;
 	int c, l;
 
-	/* The data arrives zeroed with the tunables set. */
-	for (c = 0; c < BFQ_NR_CLASSES; c++) {
+	pidq_data_init(&bd->pq);
+	for (c = 0; c < PIDQ_NR_CLASSES; c++) {
 		elv_list_init(&bd->sched[c].active);
-		for (l = 0; l < BFQ_LEVELS; l++)
-			bfq_queue_init(&bd->pool[c][l], bd, 0,
-				       (enum bfq_class)c, l, false);
+		for (l = 0; l < PIDQ_LEVELS; l++) {
+			bfqq = &bd->pool[c][l];
+			pidq_init_pool(&bd->pq, &bfqq->q, (enum pidq_class)c,
+				       l);
+			bfq_queue_init(bfqq, bd, (enum pidq_class)c, l, false);
+		}
 	}
-	for (i = 0; i < BFQ_HASH_SIZE; i++)
-		elv_list_init(&bd->hash[i]);
 	return 0;
 }
 
-static void bfq_exit_queue(struct elevator_queue *eq)
-{
-	struct bfq_data *bd = bfq_data(eq);
-	struct bfq_queue *bfqq;
-	unsigned i;
-
-	/* The host only exits an empty scheduler; say so if it did not. */
-	if (bd->queued != 0)
-		elv_log(eq, ELV_LOG_ERR, "exit with %u requests queued",
-			bd->queued);
-	for (i = 0; i < BFQ_HASH_SIZE; i++) {
-		while (!elv_list_empty(&bd->hash[i])) {
-			bfqq = elv_list_first(&bd->hash[i], struct bfq_queue,
-					      hash);
-			elv_list_del(&bfqq->hash);
-			free(bfqq);
-		}
-	}
-	bd->active = NULL;
-}
-
-/*
- * Offer a queued request of the same queue that rq directly precedes in
- * the same file.  The host finds back merges itself.  A process's queue is
- * short, so a linear scan is cheap.
- */
-static enum elv_merge bfq_merge(struct elevator_queue *eq,
-				struct request **found,
-				const struct request *rq)
-{
-	struct bfq_queue *bfqq = bfq_find_queue(bfq_data(eq), rq);
-	struct elv_list *pos;
-	struct request *cand;
-
-	if (bfqq == NULL)
-		return ELV_NO_MERGE;
-	elv_list_for_each(pos, &bfqq->sort) {
-		cand = bfq_sort_entry(pos);
-		if (cand == rq || cand->file != rq->file ||
-		    cand->dir != rq->dir ||
-		    rq->offset + rq->bytes != cand->offset ||
-		    cand->nr_sectors + rq->nr_sectors > BFQ_MAX_MERGE_SECTORS)
-			continue;
-		*found = cand;
-		return ELV_FRONT_MERGE;
-	}
-	return ELV_NO_MERGE;
-}
-
-/* A front merge moved rq's first sector: put it back in order. */
-static void bfq_merged(struct elevator_queue *eq, struct request *rq,
-		       enum elv_merge type)
-{
-	struct bfq_data *bd = bfq_data(eq);
-	struct bfq_queue *bfqq = bfq_rq_queue(rq);
-
-	if (type != ELV_FRONT_MERGE)
-		return;
-	elv_list_del(&rq->elv_sort);
-	bfq_sort_add(bfqq, rq);
-	bfqq->next_rq = bfq_choose_req(bd, bfqq->next_rq, rq);
-}
-
-/*
- * next was merged into rq.  rq takes next's FIFO place if next is older,
- * so the merged request does not expire later than the data it carries.
- * The host merges by file offset, so the two may sit on different queues.
- */
+/* next was merged into rq: it leaves its queue, which may go too. */
 static void bfq_merged_requests(struct elevator_queue *eq, struct request *rq,
 				struct request *next)
 {
 	struct bfq_data *bd = bfq_data(eq);
-	struct bfq_queue *rq_q = bfq_rq_queue(rq), *next_q = bfq_rq_queue(next);
-	struct elv_list *pos;
+	struct bfq_queue *next_q = bfq_rq_queue(next);
 
-	if (next->arrival_ns < rq->arrival_ns) {
-		elv_list_del(&rq->elv_fifo);
-		if (rq_q == next_q) {
-			elv_list_add(&rq->elv_fifo, &next->elv_fifo);
-		} else {
-			elv_list_for_each(pos, &rq_q->fifo)
-				if (bfq_fifo_entry(pos)->arrival_ns >
-				    next->arrival_ns)
-					break;
-			elv_list_add_tail(&rq->elv_fifo, pos);
-		}
-	}
+	pidq_merged_fifo(rq, next);
 	bfq_remove_rq(bd, next_q, next);
 	bfq_put_queue(bd, next_q);
 }
@@ -1100,7 +804,7 @@ static bool bfq_should_preempt(const struct bfq_data *bd,
 {
 	const struct bfq_queue *active = bd->active;
 
-	if (active == NULL || active == bfqq || bfqq->cls == BFQ_IDLE)
+	if (active == NULL || active == bfqq || bfqq->cls == PIDQ_IDLE)
 		return false;
 	if (active->cls != bfqq->cls)
 		return bfqq->cls < active->cls;
@@ -1112,31 +816,28 @@ static void bfq_add_request(struct elevator_queue *eq, struct request *rq,
 {
 	struct bfq_data *bd = bfq_data(eq);
 	struct bfq_queue *bfqq = NULL;
-	enum bfq_class cls;
+	struct pidq *q;
+	enum pidq_class cls;
 	bool moved;
 	int level;
 
 	bd->now = now_ns;
 	bfq_expire_stale(bd, now_ns);
-	bfq_prio(rq->ioprio, &cls, &level);
+	pidq_prio(rq->ioprio, &cls, &level);
 	if (rq->sync && rq->pid != 0) {
-		bfqq = bfq_find_process(bd, rq->pid);
-		/* No memory: the pool serves it, unfairly but safely. */
-		if (bfqq == NULL)
+		q = pidq_find_process(&bd->pq, rq->pid);
+		if (q == NULL) {
+			/* No memory: the pool serves it (unfair but safe). */
 			bfqq = bfq_new_process(bd, rq->pid, cls, level);
-		else
-			bfq_update_think_time(bd, bfqq, now_ns);
+		} else {
+			bfqq = bfq_queue(q);
+			pidq_think_time(&bd->pq, &bfqq->p.ttime, now_ns);
+		}
 	}
 	if (bfqq == NULL)
 		bfqq = &bd->pool[cls][level];
 
-	rq->elv_priv[0] = bfqq;
-	rq->elv_priv[1] = NULL;
-	bfq_sort_add(bfqq, rq);
-	elv_list_add_tail(&rq->elv_fifo, &bfqq->fifo);
-	bfqq->next_rq = bfq_choose_req(bd, bfqq->next_rq, rq);
-	bd->queued++;
-	bfqq->queued++;
+	pidq_add_rq(&bd->pq, &bfqq->q, rq);
 
 	/* Holding rq, the queue cannot be freed by an expiry here. */
 	moved = bfqq->cls != cls || bfqq->level != level;
@@ -1164,10 +865,10 @@ static struct request *bfq_dispatch(struct elevator_queue *eq, uint64_t now_ns,
 {
 	struct bfq_data *bd = bfq_data(eq);
 	struct bfq_queue *bfqq;
-	struct request *rq, *head;
+	struct request *rq;
 
 	bd->now = now_ns;
-	if (bd->queued == 0)
+	if (bd->pq.queued == 0)
 		return NULL;
 	if (force)
 		return bfq_dispatch_forced(bd, now_ns);
@@ -1180,15 +881,12 @@ static struct request *bfq_dispatch(struct elevator_queue *eq, uint64_t now_ns,
 		bfqq = bfq_select_queue(eq, bd, now_ns);
 		if (bfqq == NULL)
 			return NULL;
-		rq = bfqq->next_rq;
 		/* An expired request goes first, looked for once a budget. */
-		if (!bfqq->fifo_checked) {
-			head = bfq_fifo_entry(bfqq->fifo.next);
-			if (now_ns >= head->arrival_ns +
-			    bfq_ms(head->sync ? bd->fifo_expire_sync :
-				   bd->fifo_expire_async))
-				rq = head;
-		}
+		rq = NULL;
+		if (!bfqq->fifo_checked)
+			rq = pidq_fifo_expired(&bd->pq, &bfqq->q, now_ns);
+		if (rq == NULL)
+			rq = bfqq->q.next_rq;
 		if (bfqq->served == 0 ||
 		    bfqq->served + bfq_charge(rq) <= bfqq->p.budget)
 			break;
@@ -1197,7 +895,7 @@ static struct request *bfq_dispatch(struct elevator_queue *eq, uint64_t now_ns,
 	bfq_take(bd, bfqq, rq, now_ns);
 
 	/* The idle class gets one request at a time while others wait. */
-	if (bfqq->cls == BFQ_IDLE && bfq_others_busy(bd))
+	if (bfqq->cls == PIDQ_IDLE && bfq_others_busy(bd))
 		bfq_expire(bd, now_ns, BFQ_EXP_PREEMPTED);
 	else if (bfqq->served >= bfqq->p.budget)
 		bfq_expire(bd, now_ns, BFQ_EXP_EXHAUSTED);
@@ -1218,8 +916,8 @@ static void bfq_completed(struct elevator_queue *eq, struct request *rq,
 
 	bd->now = now_ns;
 	bfqq->dispatched--;
-	bfqq->p.has_end = true;
-	bfqq->p.last_end_ns = now_ns;
+	bfqq->p.ttime.has_end = true;
+	bfqq->p.ttime.last_end_ns = now_ns;
 	if (bfqq->dispatched == 0 && bfqq->softrt_pending)
 		bfq_set_soft_rt_next(bd, bfqq, now_ns);
 
@@ -1231,45 +929,40 @@ static void bfq_completed(struct elevator_queue *eq, struct request *rq,
 		bfq_expire(bd, now_ns, BFQ_EXP_TIMEOUT);
 		return;
 	}
-	if (bfqq->queued != 0 || bfqq->dispatched != 0)
+	if (bfqq->q.queued != 0 || bfqq->dispatched != 0)
 		return;
 	if (!bfq_may_idle(bd, bfqq)) {
 		bfq_expire(bd, now_ns, BFQ_EXP_NO_MORE);
 		return;
 	}
 	bd->idling = true;
-	bd->idle_until = now_ns + bfq_ms(bd->slice_idle);
+	bd->idle_until = now_ns + pidq_ms(bd->pq.slice_idle);
 	if (bd->idle_until > bfqq->budget_timeout)
 		bd->idle_until = bfqq->budget_timeout;
 	elv_wakeup_at(eq, bd->idle_until);
-}
-
-static bool bfq_has_work(struct elevator_queue *eq)
-{
-	return bfq_data(eq)->queued != 0;
 }
 
 /* ------------------------------------------------------------------ */
 /* Tunables, shown and set under .control/iosched/.                    */
 
 static const struct elv_tunable bfq_tunables[] = {
-	ELV_TUNABLE(struct bfq_data, slice_idle, BFQ_SLICE_IDLE, 0, 1000,
-		    "ms", "wait for a process to issue again (0: never)"),
+	PIDQ_TUNABLE(struct bfq_data, slice_idle, PIDQ_SLICE_IDLE, 0, 1000,
+		     "ms", "wait for a process to issue again (0: never)"),
 	ELV_TUNABLE(struct bfq_data, low_latency, 1, 0, 1, "",
 		    "raise the weight of starting and soft real-time "
 		    "processes"),
-	ELV_TUNABLE(struct bfq_data, back_seek_max, BFQ_BACK_SEEK_MAX,
-		    0, 1073741824, "KiB",
-		    "longest backward seek taken within a queue"),
-	ELV_TUNABLE(struct bfq_data, back_seek_penalty, BFQ_BACK_SEEK_PENALTY,
-		    1, 1000, "",
-		    "cost of a backward seek relative to a forward one"),
-	ELV_TUNABLE(struct bfq_data, fifo_expire_sync, BFQ_FIFO_EXPIRE_SYNC,
-		    0, 3600000, "ms",
-		    "age at which a sync request goes first in its budget"),
-	ELV_TUNABLE(struct bfq_data, fifo_expire_async, BFQ_FIFO_EXPIRE_ASYNC,
-		    0, 3600000, "ms",
-		    "age at which an async request goes first in its budget"),
+	PIDQ_TUNABLE(struct bfq_data, back_seek_max, PIDQ_BACK_SEEK_MAX,
+		     0, 1073741824, "KiB",
+		     "longest backward seek taken within a queue"),
+	PIDQ_TUNABLE(struct bfq_data, back_seek_penalty,
+		     PIDQ_BACK_SEEK_PENALTY, 1, 1000, "",
+		     "cost of a backward seek relative to a forward one"),
+	PIDQ_TUNABLE(struct bfq_data, fifo_expire_sync, PIDQ_FIFO_EXPIRE_SYNC,
+		     0, 3600000, "ms",
+		     "age at which a sync request goes first in its budget"),
+	PIDQ_TUNABLE(struct bfq_data, fifo_expire_async,
+		     PIDQ_FIFO_EXPIRE_ASYNC, 0, 3600000, "ms",
+		     "age at which an async request goes first in its budget"),
 	ELV_TUNABLE(struct bfq_data, timeout_sync, BFQ_TIMEOUT_SYNC, 1, 60000,
 		    "ms", "longest service of one budget"),
 	ELV_TUNABLE(struct bfq_data, max_budget, 0, 0, 1048576, "sectors",
@@ -1290,14 +983,14 @@ static const struct elevator_type bfq_type = {
 	.data_size = sizeof(struct bfq_data),
 	.ops = {
 		.init_queue = bfq_init_queue,
-		.exit_queue = bfq_exit_queue,
-		.merge = bfq_merge,
-		.merged = bfq_merged,
+		.exit_queue = pidq_exit_queue,
+		.merge = pidq_merge,
+		.merged = pidq_merged,
 		.merged_requests = bfq_merged_requests,
 		.add_request = bfq_add_request,
 		.dispatch = bfq_dispatch,
 		.completed = bfq_completed,
-		.has_work = bfq_has_work,
+		.has_work = pidq_has_work,
 	},
 	.tunables = bfq_tunables,
 };

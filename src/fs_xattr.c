@@ -29,42 +29,43 @@ static void fs_xattr_reply(fuse_req_t req, ssize_t res, const char *buf,
 		fuse_reply_buf(req, buf, res);
 }
 
+/*
+ * Put the /proc/self/fd path of ino's backing inode in path and return 0,
+ * or, for an inode with no attributes, the error a change of them gets:
+ * CONTROL_EPERM for a control file, EPERM for a symlink.
+ */
+static int fs_xattr_path(fuse_req_t req, fuse_ino_t ino, char *path)
+{
+	struct inode *inode;
+
+	if (control_is_ino(ino))
+		return CONTROL_EPERM;
+	inode = fs_inode(req, ino);
+	if (S_ISLNK(inode->type))
+		return EPERM;
+	fs_inode_proc_path(inode, path);
+	return 0;
+}
+
 void fs_xattr_set(fuse_req_t req, fuse_ino_t ino, const char *name,
 		  const char *value, size_t size, int flags)
 {
 	char path[FS_PROC_PATH_MAX];
-	struct inode *inode;
+	int err = fs_xattr_path(req, ino, path);
 
-	if (control_is_ino(ino)) {
-		fuse_reply_err(req, CONTROL_EPERM);
-		return;
-	}
-	inode = fs_inode(req, ino);
-	if (S_ISLNK(inode->type)) {
-		fuse_reply_err(req, EPERM);
-		return;
-	}
-	fs_inode_proc_path(inode, path);
-	if (setxattr(path, name, value, size, flags) == -1)
-		fuse_reply_err(req, errno);
-	else
-		fuse_reply_err(req, 0);
+	if (err == 0 && setxattr(path, name, value, size, flags) == -1)
+		err = errno;
+	fuse_reply_err(req, err);
 }
 
 void fs_xattr_get(fuse_req_t req, fuse_ino_t ino, const char *name,
 		  size_t size)
 {
 	char path[FS_PROC_PATH_MAX];
-	struct inode *inode;
 	char *buf = NULL;
 	ssize_t res;
 
-	if (control_is_ino(ino)) {
-		fuse_reply_err(req, ENODATA);
-		return;
-	}
-	inode = fs_inode(req, ino);
-	if (S_ISLNK(inode->type)) {
+	if (fs_xattr_path(req, ino, path) != 0) {
 		fuse_reply_err(req, ENODATA);
 		return;
 	}
@@ -72,7 +73,6 @@ void fs_xattr_get(fuse_req_t req, fuse_ino_t ino, const char *name,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	fs_inode_proc_path(inode, path);
 	res = getxattr(path, name, buf, size);
 	fs_xattr_reply(req, res, buf, size);
 	free(buf);
@@ -81,16 +81,10 @@ void fs_xattr_get(fuse_req_t req, fuse_ino_t ino, const char *name,
 void fs_xattr_list(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
 	char path[FS_PROC_PATH_MAX];
-	struct inode *inode;
 	char *buf = NULL;
 	ssize_t res;
 
-	if (control_is_ino(ino)) {
-		fs_xattr_reply(req, 0, NULL, size);
-		return;
-	}
-	inode = fs_inode(req, ino);
-	if (S_ISLNK(inode->type)) {
+	if (fs_xattr_path(req, ino, path) != 0) {
 		fs_xattr_reply(req, 0, NULL, size);
 		return;
 	}
@@ -98,7 +92,6 @@ void fs_xattr_list(fuse_req_t req, fuse_ino_t ino, size_t size)
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	fs_inode_proc_path(inode, path);
 	res = listxattr(path, buf, size);
 	fs_xattr_reply(req, res, buf, size);
 	free(buf);
@@ -107,20 +100,9 @@ void fs_xattr_list(fuse_req_t req, fuse_ino_t ino, size_t size)
 void fs_xattr_remove(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
 	char path[FS_PROC_PATH_MAX];
-	struct inode *inode;
+	int err = fs_xattr_path(req, ino, path);
 
-	if (control_is_ino(ino)) {
-		fuse_reply_err(req, CONTROL_EPERM);
-		return;
-	}
-	inode = fs_inode(req, ino);
-	if (S_ISLNK(inode->type)) {
-		fuse_reply_err(req, EPERM);
-		return;
-	}
-	fs_inode_proc_path(inode, path);
-	if (removexattr(path, name) == -1)
-		fuse_reply_err(req, errno);
-	else
-		fuse_reply_err(req, 0);
+	if (err == 0 && removexattr(path, name) == -1)
+		err = errno;
+	fuse_reply_err(req, err);
 }

@@ -2,8 +2,10 @@
  * The unit-test harness: see harness.h.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 
@@ -188,6 +190,82 @@ const struct elevator_type *h_load(const char *env, const char *subdir,
 		exit(1);
 	}
 	return elv_find(name);
+}
+
+static void h_sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The helper thread of h_switch_held. */
+struct h_switcher {
+	struct queue *q;
+	struct io **held;
+	unsigned nr_held;
+	unsigned serve_first;
+	unsigned served_first;	/* served while the held were in flight */
+	bool stop;		/* atomic */
+};
+
+/* Serves q, completing at once, until told to stop. */
+static void *h_switcher_main(void *arg)
+{
+	struct h_switcher *s = arg;
+	struct io *io;
+	unsigned i, tries;
+
+	h_sleep_ms(50);
+	for (tries = 0; tries < 5000 && s->served_first < s->serve_first;
+	     tries++) {
+		io = queue_try_next(s->q);
+		if (io != NULL) {
+			h_complete(s->q, io);
+			s->served_first++;
+		} else {
+			h_sleep_ms(1);
+		}
+	}
+	for (i = 0; i < s->nr_held; i++)
+		if (s->held[i] != NULL)
+			h_complete(s->q, s->held[i]);
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		io = queue_try_next(s->q);
+		if (io != NULL)
+			h_complete(s->q, io);
+		else
+			h_sleep_ms(1);
+	}
+	return NULL;
+}
+
+unsigned h_switch_held(struct queue *q, const struct elevator_type *type,
+		       struct io **held, unsigned nr_held,
+		       unsigned serve_first)
+{
+	struct h_switcher s = {
+		.q = q,
+		.held = held,
+		.nr_held = nr_held,
+		.serve_first = serve_first,
+	};
+	struct stats st;
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, h_switcher_main, &s) != 0) {
+		fprintf(stderr, "h_switch_held: pthread_create failed\n");
+		exit(1);
+	}
+	CHECK_EQ(elv_switch(q, type), 0);
+	CHECK(queue_elevator_type(q) == type);
+	/* The drain dispatched everything and waited for its completion. */
+	queue_get_stats(q, &st);
+	CHECK_EQ(st.dir[ELV_READ].queued + st.dir[ELV_WRITE].queued, 0);
+	CHECK_EQ(st.dir[ELV_READ].in_flight + st.dir[ELV_WRITE].in_flight, 0);
+	__atomic_store_n(&s.stop, true, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	return s.served_first;
 }
 
 struct h_tunable_arg {

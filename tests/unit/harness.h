@@ -53,6 +53,19 @@ int h_next_id(struct queue *q);
  */
 const char *h_order(struct queue *q, unsigned max);
 
+/*
+ * Switch q to type while the nr_held ios of held (NULL entries skipped)
+ * are in flight.  A helper thread waits a little, so that the switch is
+ * draining, then serves q for at most serve_first ios while the held ones
+ * are still in flight (what only the drain's force can dispatch), then
+ * completes the held ones and serves q until the switch is over.  Checks
+ * that the switch succeeded and left nothing queued or in flight; returns
+ * how many ios the helper served before completing the held ones.
+ */
+unsigned h_switch_held(struct queue *q, const struct elevator_type *type,
+		       struct io **held, unsigned nr_held,
+		       unsigned serve_first);
+
 /* Load scheduler name from $MODULE_DIR (or the build tree) and find it. */
 const struct elevator_type *h_load(const char *env, const char *subdir,
 				   const char *name);

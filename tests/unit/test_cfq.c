@@ -9,9 +9,7 @@
  * expiry once per slice, the backward-seek rule, pooled async queues,
  * merging, and a switch away with requests queued and in flight.
  */
-#include <pthread.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -660,88 +658,45 @@ static void test_merge(void)
 #define HELD 5
 #define QUEUED 40
 
-struct helper {
-	struct queue *q;
-	struct io *held[HELD];
-	bool stop;
-};
-
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-static void *helper_main(void *arg)
-{
-	struct helper *h = arg;
-	struct io *io;
-	int i;
-
-	sleep_ms(50);
-	for (i = 0; i < HELD; i++)
-		if (h->held[i] != NULL)
-			h_complete(h->q, h->held[i]);
-	while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE)) {
-		io = queue_try_next(h->q);
-		if (io != NULL)
-			h_complete(h->q, io);
-		else
-			sleep_ms(1);
-	}
-	return NULL;
-}
-
 static void test_switch(void)
 {
 	static const int prios[] = { BE(4), BE(0), IDLE, BE(7), RT(5) };
-	struct helper h;
-	pthread_t t;
+	struct io *held[HELD];
+	struct queue *q = cfq_queue();
 	int i;
 
-	h.q = cfq_queue();
-	h.stop = false;
 	/*
 	 * An RT reader first, so that HELD requests can be dispatched
 	 * before the switch; then readers and writers of every class, some
 	 * changing class between requests, and the kernel (pid 0).
 	 */
 	for (i = 1; i <= 10; i++)
-		rd(h.q, i, 1001, RT(3), (uint64_t)i * 8);
+		rd(q, i, 1001, RT(3), (uint64_t)i * 8);
 	for (i = 11; i <= QUEUED; i++) {
 		if (i % 4 == 0)
-			wr(h.q, i, 1000 + i % 3, prios[i % 5],
+			wr(q, i, 1000 + i % 3, prios[i % 5],
 			   (uint64_t)i * 1000);
 		else
-			rd(h.q, i, i % 7 == 0 ? 0 : 1002 + i % 6,
+			rd(q, i, i % 7 == 0 ? 0 : 1002 + i % 6,
 			   prios[i % 5], (uint64_t)(QUEUED - i) * 1000);
 	}
 	for (i = 0; i < HELD; i++) {
-		h.held[i] = queue_try_next(h.q);
-		CHECK(h.held[i] != NULL);
+		held[i] = queue_try_next(q);
+		CHECK(held[i] != NULL);
 	}
-	pthread_create(&t, NULL, helper_main, &h);
-	CHECK_EQ(elv_switch(h.q, &elv_noop), 0);
-	CHECK(queue_elevator_type(h.q) == &elv_noop);
-	/*
-	 * The helper counts a completion just after telling the queue: join
-	 * it before looking at the counts.
-	 */
-	__atomic_store_n(&h.stop, true, __ATOMIC_RELEASE);
-	pthread_join(t, NULL);
+	h_switch_held(q, &elv_noop, held, HELD, 0);
 	CHECK_DONE(QUEUED);
 
 	/* And back: cfq serves again, pid by pid. */
-	CHECK_EQ(elv_switch(h.q, cfq), 0);
-	rd(h.q, 1, 1001, BE(4), 100);
-	rd(h.q, 2, 1002, BE(4), 50);
-	rd(h.q, 3, 1001, BE(4), 200);
-	CHECK_STR(h_order(h.q, 0), "1 3");
-	queue_stop(h.q);
-	CHECK_STR(h_order(h.q, 0), "2");
+	CHECK_EQ(elv_switch(q, cfq), 0);
+	rd(q, 1, 1001, BE(4), 100);
+	rd(q, 2, 1002, BE(4), 50);
+	rd(q, 3, 1001, BE(4), 200);
+	CHECK_STR(h_order(q, 0), "1 3");
+	queue_stop(q);
+	CHECK_STR(h_order(q, 0), "2");
 	CHECK_DONE(3);
-	queue_free(h.q);
+	queue_free(q);
 }
 
 int main(void)

@@ -7,9 +7,7 @@
  * growing back once they meet it (and the other way round), bounded front
  * merges, and a switch away with requests queued and in flight.
  */
-#include <pthread.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -442,90 +440,41 @@ static void test_merges(void)
 #define SW_QUEUED	16		/* writes queued beyond it */
 #define SW_READS	10
 
-struct helper {
-	struct queue *q;
-	struct io *held[SW_HELD];
-	unsigned got_before;	/* dispatched while all held were in flight */
-	bool stop;
-};
-
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-/*
- * While every held write is still in flight, serve the queue: only the
- * drain's force can get the queued writes past the depth.  Then complete
- * the held ones and go on serving until told to stop.
- */
-static void *helper_main(void *arg)
-{
-	struct helper *h = arg;
-	struct io *io;
-	int i, tries;
-
-	sleep_ms(20);
-	for (tries = 0; tries < 5000 &&
-	     h->got_before < SW_QUEUED + SW_READS; tries++) {
-		io = queue_try_next(h->q);
-		if (io != NULL) {
-			h_complete(h->q, io);
-			h->got_before++;
-		} else {
-			sleep_ms(1);
-		}
-	}
-	for (i = 0; i < SW_HELD; i++)
-		h_complete(h->q, h->held[i]);
-	while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE)) {
-		io = queue_try_next(h->q);
-		if (io != NULL)
-			h_complete(h->q, io);
-		else
-			sleep_ms(1);
-	}
-	return NULL;
-}
-
 static void test_switch_away(void)
 {
-	struct helper h = { .q = ky_queue() };
-	pthread_t t;
+	struct io *held[SW_HELD];
+	struct queue *q = ky_queue();
 	int i, id = 1;
 
 	for (i = 0; i < SW_HELD + SW_QUEUED; i++)
-		wr(h.q, id++);
+		wr(q, id++);
 	for (i = 0; i < SW_HELD; i++) {
-		h.held[i] = queue_try_next(h.q);
-		CHECK(h.held[i] != NULL && h.held[i]->rq.dir == ELV_WRITE);
-		if (h.held[i] == NULL)
+		held[i] = queue_try_next(q);
+		CHECK(held[i] != NULL && held[i]->rq.dir == ELV_WRITE);
+		if (held[i] == NULL)
 			exit(h_exit("test_kyber"));
 	}
 	/* The write domain is out of tokens. */
-	CHECK(queue_try_next(h.q) == NULL);
+	CHECK(queue_try_next(q) == NULL);
 	for (i = 0; i < SW_READS; i++)
-		rd(h.q, id++);
-	pthread_create(&t, NULL, helper_main, &h);
-
-	CHECK_EQ(elv_switch(h.q, &elv_noop), 0);
-	CHECK(queue_elevator_type(h.q) == &elv_noop);
-	__atomic_store_n(&h.stop, true, __ATOMIC_RELEASE);
-	pthread_join(t, NULL);
-	CHECK_EQ(h.got_before, SW_QUEUED + SW_READS);
+		rd(q, id++);
+	/*
+	 * While the held writes are in flight, only the drain's force can
+	 * get the queued ones past the depth.
+	 */
+	CHECK_EQ(h_switch_held(q, &elv_noop, held, SW_HELD,
+			       SW_QUEUED + SW_READS), SW_QUEUED + SW_READS);
 	CHECK_DONE(id - 1);
 
 	/* And back: a fresh kyber instance serves in FIFO order. */
-	CHECK_EQ(elv_switch(h.q, kyber), 0);
-	CHECK(queue_elevator_type(h.q) == kyber);
-	rd(h.q, 1);
-	rd(h.q, 2);
-	wr(h.q, 3);
-	CHECK_STR(h_order(h.q, 0), "1 2 3");
+	CHECK_EQ(elv_switch(q, kyber), 0);
+	CHECK(queue_elevator_type(q) == kyber);
+	rd(q, 1);
+	rd(q, 2);
+	wr(q, 3);
+	CHECK_STR(h_order(q, 0), "1 2 3");
 	CHECK_DONE(3);
-	queue_free(h.q);
+	queue_free(q);
 }
 
 int main(void)

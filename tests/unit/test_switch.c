@@ -6,19 +6,11 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
 
 static const struct elevator_type *deadline;
-
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 /* ------------------------------------------------------------------ */
 /* A switch with requests queued and in flight.                        */
@@ -26,72 +18,40 @@ static void sleep_ms(unsigned ms)
 #define HELD 5
 #define QUEUED 20
 
-struct helper {
-	struct queue *q;
-	struct io *held[HELD];	/* dispatched before the switch */
-	bool stop;
-};
-
-/* Completes the held ios a little later, then serves the queue. */
-static void *helper_main(void *arg)
-{
-	struct helper *h = arg;
-	struct io *io;
-	int i;
-
-	sleep_ms(50);
-	for (i = 0; i < HELD; i++)
-		h_complete(h->q, h->held[i]);
-	while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE)) {
-		io = queue_try_next(h->q);
-		if (io != NULL)
-			h_complete(h->q, io);
-		else
-			sleep_ms(1);
-	}
-	return NULL;
-}
-
 static void test_switch_drains(void)
 {
-	struct helper h = { .q = h_queue(&elv_noop, 128) };
-	pthread_t t;
+	struct io *held[HELD];
+	struct queue *q = h_queue(&elv_noop, 128);
 	int i;
 
 	h_now = 0;
 	for (i = 1; i <= QUEUED; i++)
-		queue_submit(h.q, h_io(i, i % 2 ? ELV_READ : ELV_WRITE,
-				       (uint64_t)i, 0, 4096,
-				       (uint64_t)(QUEUED - i) * 100));
+		queue_submit(q, h_io(i, i % 2 ? ELV_READ : ELV_WRITE,
+				     (uint64_t)i, 0, 4096,
+				     (uint64_t)(QUEUED - i) * 100));
 	for (i = 0; i < HELD; i++) {
-		h.held[i] = queue_try_next(h.q);
-		CHECK(h.held[i] != NULL);
-		if (h.held[i] == NULL)
+		held[i] = queue_try_next(q);
+		CHECK(held[i] != NULL);
+		if (held[i] == NULL)
 			exit(h_exit("test_switch"));
 	}
-	pthread_create(&t, NULL, helper_main, &h);
-
-	CHECK_EQ(elv_switch(h.q, deadline), 0);
-	CHECK(queue_elevator_type(h.q) == deadline);
+	h_switch_held(q, deadline, held, HELD, 0);
 	/* Everything submitted before the switch is done, exactly once. */
 	CHECK_DONE(QUEUED);
 
-	__atomic_store_n(&h.stop, true, __ATOMIC_RELEASE);
-	pthread_join(t, NULL);
-
 	/* The new scheduler is the one serving: deadline sorts. */
-	queue_submit(h.q, h_io(1, ELV_READ, 1, 0, 4096, 100));
-	queue_submit(h.q, h_io(2, ELV_READ, 2, 0, 4096, 300));
-	queue_submit(h.q, h_io(3, ELV_READ, 3, 0, 4096, 200));
-	CHECK_STR(h_order(h.q, 0), "1 3 2");
+	queue_submit(q, h_io(1, ELV_READ, 1, 0, 4096, 100));
+	queue_submit(q, h_io(2, ELV_READ, 2, 0, 4096, 300));
+	queue_submit(q, h_io(3, ELV_READ, 3, 0, 4096, 200));
+	CHECK_STR(h_order(q, 0), "1 3 2");
 	CHECK_DONE(3);
 
 	/* Switching to the active scheduler is a no-op that succeeds. */
-	CHECK_EQ(elv_switch(h.q, deadline), 0);
-	CHECK(queue_elevator_type(h.q) == deadline);
-	CHECK_EQ(elv_switch(h.q, &elv_noop), 0);
-	CHECK(queue_elevator_type(h.q) == &elv_noop);
-	queue_free(h.q);
+	CHECK_EQ(elv_switch(q, deadline), 0);
+	CHECK(queue_elevator_type(q) == deadline);
+	CHECK_EQ(elv_switch(q, &elv_noop), 0);
+	CHECK(queue_elevator_type(q) == &elv_noop);
+	queue_free(q);
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,0 +1,373 @@
+/*
+ * pidq: the per-process queues that cfq and bfq share; see pidq.h.
+ */
+#include <stdlib.h>
+
+#include "pidq.h"
+
+/* A think-time mean counts once it has this many samples. */
+#define PIDQ_TTIME_MIN_SAMPLES	3
+
+/* The host's limit on a merged request, not offered beyond it. */
+#define PIDQ_MAX_MERGE_SECTORS	2048
+
+#define PIDQ_NS_PER_MS		1000000ULL
+
+static struct pidq_data *pidq_data(struct elevator_queue *eq)
+{
+	return eq->elevator_data;
+}
+
+static struct request *pidq_sort_entry(struct elv_list *l)
+{
+	return elv_list_entry(l, struct request, elv_sort);
+}
+
+static struct request *pidq_fifo_entry(struct elv_list *l)
+{
+	return elv_list_entry(l, struct request, elv_fifo);
+}
+
+static struct pidq *pidq_rq_queue(const struct request *rq)
+{
+	return rq->elv_priv[0];
+}
+
+uint64_t pidq_ms(int64_t ms)
+{
+	return (uint64_t)(ms < 0 ? 0 : ms) * PIDQ_NS_PER_MS;
+}
+
+/* Class NONE (never set with ionice) is best-effort, level 4. */
+void pidq_prio(int ioprio, enum pidq_class *cls, int *level)
+{
+	int c = IOSCHED_IOPRIO_CLASS(ioprio), l = IOSCHED_IOPRIO_LEVEL(ioprio);
+
+	switch (c) {
+	case IOPRIO_CLASS_RT:
+		*cls = PIDQ_RT;
+		break;
+	case IOPRIO_CLASS_IDLE:
+		*cls = PIDQ_IDLE;
+		break;
+	case IOPRIO_CLASS_BE:
+		*cls = PIDQ_BE;
+		break;
+	default:
+		*cls = PIDQ_BE;
+		l = PIDQ_DEFAULT_LEVEL;
+		break;
+	}
+	*level = l >= 0 && l < PIDQ_LEVELS ? l : PIDQ_DEFAULT_LEVEL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The queues and the hash of per-process ones.                        */
+
+static unsigned pidq_hash_key(pid_t pid)
+{
+	return ((uint32_t)pid * 0x9e3779b9u) >> (32 - PIDQ_HASH_BITS);
+}
+
+/* The data arrives zeroed with the tunables set. */
+void pidq_data_init(struct pidq_data *pd)
+{
+	unsigned i;
+
+	for (i = 0; i < PIDQ_HASH_SIZE; i++)
+		elv_list_init(&pd->hash[i]);
+}
+
+static void pidq_init(struct pidq *q, pid_t pid)
+{
+	elv_list_init(&q->hash);
+	elv_list_init(&q->sort);
+	elv_list_init(&q->fifo);
+	q->pid = pid;
+}
+
+/* q, zeroed, is the pooled queue of class cls and level. */
+void pidq_init_pool(struct pidq_data *pd, struct pidq *q,
+		    enum pidq_class cls, int level)
+{
+	pidq_init(q, 0);
+	pd->pool[cls][level] = q;
+}
+
+struct pidq *pidq_find_process(struct pidq_data *pd, pid_t pid)
+{
+	struct elv_list *head = &pd->hash[pidq_hash_key(pid)], *pos;
+	struct pidq *q;
+
+	elv_list_for_each(pos, head) {
+		q = elv_list_entry(pos, struct pidq, hash);
+		if (q->pid == pid)
+			return q;
+	}
+	return NULL;
+}
+
+/*
+ * A new queue for process pid: size zeroed bytes (a scheduler's queue,
+ * its struct pidq first), or NULL without memory.
+ */
+void *pidq_new_process(struct pidq_data *pd, size_t size, pid_t pid)
+{
+	struct pidq *q = calloc(1, size);
+
+	if (q == NULL)
+		return NULL;
+	pidq_init(q, pid);
+	elv_list_add(&q->hash, &pd->hash[pidq_hash_key(pid)]);
+	return q;
+}
+
+/* Free a queue of pidq_new_process. */
+void pidq_free_process(struct pidq *q)
+{
+	elv_list_del(&q->hash);
+	free(q);
+}
+
+/*
+ * Mean think time, a moving average weighing the newest sample 1/8.  A
+ * process that thinks longer than slice_idle is not worth waiting for.
+ */
+void pidq_think_time(const struct pidq_data *pd, struct pidq_ttime *t,
+		     uint64_t now_ns)
+{
+	uint64_t idle = pidq_ms(pd->slice_idle), d;
+
+	if (!t->has_end)
+		return;
+	d = now_ns > t->last_end_ns ? now_ns - t->last_end_ns : 0;
+	if (d > 2 * idle)
+		d = 2 * idle;
+	if (t->ttime_samples == 0)
+		t->ttime_mean_ns = d;
+	else
+		t->ttime_mean_ns = (7 * t->ttime_mean_ns + d) / 8;
+	if (t->ttime_samples < PIDQ_TTIME_MIN_SAMPLES)
+		t->ttime_samples++;
+	t->idle_window = t->ttime_samples < PIDQ_TTIME_MIN_SAMPLES ||
+		t->ttime_mean_ns <= idle;
+}
+
+/* ------------------------------------------------------------------ */
+/* Choosing the next request within a queue.                           */
+
+/*
+ * Which of two requests should follow the last dispatch: sync before
+ * async, then the shorter seek, forward seeks costing their distance and
+ * backward ones within back_seek_max costing back_seek_penalty times
+ * theirs.  A request further behind than that would need the sweep to
+ * wrap around: it loses to any other, and of two such, the one furthest
+ * back goes first (one long backward seek, then forward again).
+ */
+static struct request *pidq_choose_req(const struct pidq_data *pd,
+				       struct request *a, struct request *b)
+{
+	uint64_t last = pd->last_position, back_max, da = 0, db = 0;
+	bool wrap_a = false, wrap_b = false;
+	uint64_t penalty;
+
+	if (a == NULL || a == b)
+		return b;
+	if (b == NULL)
+		return a;
+	if (a->sync != b->sync)
+		return a->sync ? a : b;
+
+	/* KiB to sectors. */
+	back_max = (uint64_t)(pd->back_seek_max < 0 ? 0 : pd->back_seek_max) *
+		(1024 >> IOSCHED_SECTOR_SHIFT);
+	penalty = (uint64_t)(pd->back_seek_penalty < 1 ? 1 :
+			     pd->back_seek_penalty);
+
+	if (a->sector >= last)
+		da = a->sector - last;
+	else if (a->sector + back_max >= last)
+		da = (last - a->sector) * penalty;
+	else
+		wrap_a = true;
+
+	if (b->sector >= last)
+		db = b->sector - last;
+	else if (b->sector + back_max >= last)
+		db = (last - b->sector) * penalty;
+	else
+		wrap_b = true;
+
+	if (wrap_a != wrap_b)
+		return wrap_a ? b : a;
+	if (wrap_a)
+		return a->sector <= b->sector ? a : b;
+	if (da != db)
+		return da < db ? a : b;
+	return a->sector >= b->sector ? a : b;
+}
+
+/*
+ * The next stop once rq is gone: its neighbours in sector order (the
+ * first request when rq is the last), the better one by pidq_choose_req.
+ */
+static struct request *pidq_find_next_rq(const struct pidq_data *pd,
+					 struct pidq *q, struct request *rq)
+{
+	struct request *prev = NULL, *next = NULL;
+
+	if (rq->elv_sort.prev != &q->sort)
+		prev = pidq_sort_entry(rq->elv_sort.prev);
+	if (rq->elv_sort.next != &q->sort)
+		next = pidq_sort_entry(rq->elv_sort.next);
+	else if (q->sort.next != &rq->elv_sort)
+		next = pidq_sort_entry(q->sort.next);
+	return pidq_choose_req(pd, prev, next);
+}
+
+/* Insert rq in sector order, walking back from the tail (streams). */
+static void pidq_sort_add(struct pidq *q, struct request *rq)
+{
+	struct elv_list *pos;
+
+	for (pos = q->sort.prev; pos != &q->sort; pos = pos->prev)
+		if (pidq_sort_entry(pos)->sector <= rq->sector)
+			break;
+	elv_list_add(&rq->elv_sort, pos);
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests entering and leaving a queue.                              */
+
+void pidq_add_rq(struct pidq_data *pd, struct pidq *q, struct request *rq)
+{
+	rq->elv_priv[0] = q;
+	rq->elv_priv[1] = NULL;
+	pidq_sort_add(q, rq);
+	elv_list_add_tail(&rq->elv_fifo, &q->fifo);
+	q->next_rq = pidq_choose_req(pd, q->next_rq, rq);
+	pd->queued++;
+	q->queued++;
+}
+
+/* rq leaves q (dispatched or merged away); true when q is empty now. */
+bool pidq_remove_rq(struct pidq_data *pd, struct pidq *q, struct request *rq)
+{
+	if (q->next_rq == rq)
+		q->next_rq = pidq_find_next_rq(pd, q, rq);
+	elv_list_del(&rq->elv_sort);
+	elv_list_del(&rq->elv_fifo);
+	pd->queued--;
+	if (--q->queued != 0)
+		return false;
+	q->next_rq = NULL;
+	return true;
+}
+
+/* The oldest request of q if it has waited past its FIFO expiry. */
+struct request *pidq_fifo_expired(const struct pidq_data *pd,
+				  const struct pidq *q, uint64_t now_ns)
+{
+	struct request *head = pidq_fifo_entry(q->fifo.next);
+
+	if (now_ns >= head->arrival_ns +
+	    pidq_ms(head->sync ? pd->fifo_expire_sync : pd->fifo_expire_async))
+		return head;
+	return NULL;
+}
+
+/*
+ * next is being merged into rq.  rq takes next's FIFO place if next is
+ * older, so the merged request does not expire later than the data it
+ * carries.  The host merges by file offset, so the two may sit on
+ * different queues.
+ */
+void pidq_merged_fifo(struct request *rq, struct request *next)
+{
+	struct pidq *rq_q = pidq_rq_queue(rq), *next_q = pidq_rq_queue(next);
+	struct elv_list *pos;
+
+	if (next->arrival_ns >= rq->arrival_ns)
+		return;
+	elv_list_del(&rq->elv_fifo);
+	if (rq_q == next_q) {
+		elv_list_add(&rq->elv_fifo, &next->elv_fifo);
+		return;
+	}
+	elv_list_for_each(pos, &rq_q->fifo)
+		if (pidq_fifo_entry(pos)->arrival_ns > next->arrival_ns)
+			break;
+	elv_list_add_tail(&rq->elv_fifo, pos);
+}
+
+/* ------------------------------------------------------------------ */
+/* Hooks.                                                              */
+
+void pidq_exit_queue(struct elevator_queue *eq)
+{
+	struct pidq_data *pd = pidq_data(eq);
+	unsigned i;
+
+	/* The host only exits an empty scheduler; say so if it did not. */
+	if (pd->queued != 0)
+		elv_log(eq, ELV_LOG_ERR, "exit with %u requests queued",
+			pd->queued);
+	for (i = 0; i < PIDQ_HASH_SIZE; i++)
+		while (!elv_list_empty(&pd->hash[i]))
+			pidq_free_process(elv_list_first(&pd->hash[i],
+							 struct pidq, hash));
+}
+
+/*
+ * Offer a queued request of the same queue that rq directly precedes in
+ * the same file.  The host finds back merges itself.  A process's queue is
+ * short, so a linear scan is cheap.
+ */
+enum elv_merge pidq_merge(struct elevator_queue *eq, struct request **found,
+			  const struct request *rq)
+{
+	struct pidq_data *pd = pidq_data(eq);
+	struct pidq *q;
+	struct elv_list *pos;
+	struct request *cand;
+	enum pidq_class cls;
+	int level;
+
+	if (rq->sync && rq->pid != 0) {
+		q = pidq_find_process(pd, rq->pid);
+	} else {
+		pidq_prio(rq->ioprio, &cls, &level);
+		q = pd->pool[cls][level];
+	}
+	if (q == NULL)
+		return ELV_NO_MERGE;
+	elv_list_for_each(pos, &q->sort) {
+		cand = pidq_sort_entry(pos);
+		if (cand == rq || cand->file != rq->file ||
+		    cand->dir != rq->dir ||
+		    rq->offset + rq->bytes != cand->offset ||
+		    cand->nr_sectors + rq->nr_sectors > PIDQ_MAX_MERGE_SECTORS)
+			continue;
+		*found = cand;
+		return ELV_FRONT_MERGE;
+	}
+	return ELV_NO_MERGE;
+}
+
+/* A front merge moved rq's first sector: put it back in order. */
+void pidq_merged(struct elevator_queue *eq, struct request *rq,
+		 enum elv_merge type)
+{
+	struct pidq *q = pidq_rq_queue(rq);
+
+	if (type != ELV_FRONT_MERGE)
+		return;
+	elv_list_del(&rq->elv_sort);
+	pidq_sort_add(q, rq);
+	q->next_rq = pidq_choose_req(pidq_data(eq), q->next_rq, rq);
+}
+
+bool pidq_has_work(struct elevator_queue *eq)
+{
+	return pidq_data(eq)->queued != 0;
+}
