@@ -3,6 +3,8 @@
  * it with one vectored syscall on the backing fd, tells the queue, and
  * answers FUSE.  Workers hold no lock while doing I/O.  With a disk model
  * (diskmodel.c), each io is first charged its service time on the model.
+ * Without one, the thread that submits an io performs what the elevator
+ * dispatches right then (dispatch_submit); workers do the rest.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -106,21 +108,45 @@ static struct io *dispatch_next(struct dispatch *d)
 	return queue_next(d->q);
 }
 
+/* Perform io, which the elevator dispatched, and complete it. */
+static void dispatch_one(struct dispatch *d, struct io *io)
+{
+	log_debug("dispatch %c off=%llu bytes=%llu sector=%llu",
+		  io->rq.dir == ELV_READ ? 'R' : 'W',
+		  (unsigned long long)io->rq.offset,
+		  (unsigned long long)io->rq.bytes,
+		  (unsigned long long)io->rq.sector);
+	dispatch_perform(io);
+	queue_done(d->q, io);
+	io->end(io);
+}
+
+/*
+ * The submitting thread asks the elevator right away and performs what
+ * it dispatches, as blk-mq's submitter runs its hardware queue: when the
+ * elevator sends the new request straight on, the hand-off to a worker
+ * (a wake-up and a context switch for every request) is saved.  What the
+ * elevator holds back is left to the workers.  A disk model serialises
+ * dispatch through its head, so there the workers do it all.
+ */
+void dispatch_submit(struct dispatch *d, struct io *io)
+{
+	if (d->dm != NULL) {
+		queue_submit(d->q, io);
+		return;
+	}
+	io = queue_submit_dispatch(d->q, io);
+	if (io != NULL)
+		dispatch_one(d, io);
+}
+
 static void *dispatch_worker(void *arg)
 {
 	struct dispatch *d = arg;
 	struct io *io;
 
-	while ((io = dispatch_next(d)) != NULL) {
-		log_debug("dispatch %c off=%llu bytes=%llu sector=%llu",
-			  io->rq.dir == ELV_READ ? 'R' : 'W',
-			  (unsigned long long)io->rq.offset,
-			  (unsigned long long)io->rq.bytes,
-			  (unsigned long long)io->rq.sector);
-		dispatch_perform(io);
-		queue_done(d->q, io);
-		io->end(io);
-	}
+	while ((io = dispatch_next(d)) != NULL)
+		dispatch_one(d, io);
 	return NULL;
 }
 

@@ -21,6 +21,7 @@
 
 #include <fuse_lowlevel.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -305,7 +306,8 @@ int control_parse_number(const char *buf, size_t len, uint64_t max,
 struct io_part {
 	struct io_part *next;
 	fuse_req_t req;		/* NULL in unit tests */
-	void *buf;		/* read destination or write data, owned */
+	void *buf;		/* read destination or write data */
+	sem_t *lender;		/* non-NULL: buf is lent; post when done */
 	size_t len;
 	ssize_t result;		/* bytes done, or -errno, set at completion */
 	unsigned write_epoch;	/* from fs_inode_write_begin, for writes */
@@ -322,9 +324,9 @@ struct io {
 	void (*end)(struct io *io);	/* called once, after completion */
 };
 
-/* Allocate an io of one part; copies nothing for reads. */
+/* Allocate an io of one part and, unless buf is lent, its buffer. */
 struct io *io_new(enum elv_dir dir, uint64_t file, int fd, uint64_t off,
-		  size_t len);
+		  size_t len, sem_t *lender, void *buf);
 void io_free(struct io *io);
 /* Fill pid, ioprio and sync from the FUSE request and open flags. */
 void io_set_origin(struct io *io, fuse_req_t req, int open_flags);
@@ -360,6 +362,8 @@ void queue_submit(struct queue *q, struct io *io);
 struct io *queue_next(struct queue *q);
 /* Without waiting: the next io to perform now, or NULL. */
 struct io *queue_try_next(struct queue *q);
+/* queue_submit, then queue_try_next, under one lock: no worker woken. */
+struct io *queue_submit_dispatch(struct queue *q, struct io *io);
 /* io was performed (its parts' results are set). */
 void queue_done(struct queue *q, struct io *io);
 /* The timer fired: a scheduler wake-up is due. */
@@ -462,5 +466,7 @@ struct dispatch *dispatch_start(struct queue *q, unsigned threads,
 void dispatch_stop(struct dispatch *d);
 /* Perform io's syscall and set each part's result; no FUSE. */
 void dispatch_perform(struct io *io);
+/* Queue io; the calling thread performs what the elevator sends at once. */
+void dispatch_submit(struct dispatch *d, struct io *io);
 
 #endif /* FUSE_IOSCHED_H */

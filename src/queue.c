@@ -255,20 +255,17 @@ static bool do_queue_try_merge(struct queue *q, struct io *io)
 /* ------------------------------------------------------------------ */
 /* Submission, dispatch and completion.                                */
 
-void queue_submit(struct queue *q, struct io *io)
+/* Merge io or hand it to the elevator, waiting while the queue is full
+ * or frozen. */
+static void do_queue_submit(struct queue *q, struct io *io)
 {
-	pthread_mutex_lock(&q->lock);
 	q->stats.dir[io->rq.dir].requests += io->nr_parts;
 	/* Time spent waiting for a slot counts as queueing time. */
 	io->rq.arrival_ns = queue_now(q);
 	for (;;) {
 		if (!q->frozen) {
-			/* A grown request may be what an idling scheduler
-			 * waits for: let a worker ask again. */
-			if (do_queue_try_merge(q, io)) {
-				pthread_cond_signal(&q->work_cv);
-				goto out;
-			}
+			if (do_queue_try_merge(q, io))
+				return;
 			if (q->nr_queued + q->nr_in_flight < q->nr_requests)
 				break;
 		}
@@ -278,8 +275,14 @@ void queue_submit(struct queue *q, struct io *io)
 	queue_hash_add(q, io);
 	q->nr_queued++;
 	q->stats.dir[io->rq.dir].queued++;
+}
+
+void queue_submit(struct queue *q, struct io *io)
+{
+	pthread_mutex_lock(&q->lock);
+	do_queue_submit(q, io);
+	/* A new or grown request: a worker may now dispatch it. */
 	pthread_cond_signal(&q->work_cv);
-out:
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -336,6 +339,24 @@ struct io *queue_try_next(struct queue *q)
 	io = do_queue_dispatch(q);
 	pthread_mutex_unlock(&q->lock);
 	return io;
+}
+
+struct io *queue_submit_dispatch(struct queue *q, struct io *io)
+{
+	struct io *next;
+
+	pthread_mutex_lock(&q->lock);
+	do_queue_submit(q, io);
+	/*
+	 * The caller asks the elevator itself, in place of a worker.  When
+	 * nothing comes out, a worker would have found nothing either, and
+	 * the scheduler's wake-up or a completion will call one.
+	 */
+	next = do_queue_dispatch(q);
+	if (next != NULL && q->nr_queued > 0)
+		pthread_cond_signal(&q->work_cv);
+	pthread_mutex_unlock(&q->lock);
+	return next;
 }
 
 void queue_done(struct queue *q, struct io *io)

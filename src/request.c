@@ -1,13 +1,18 @@
 /*
  * The read and write paths: turn a FUSE read or write into an io, queue
- * it, and, once a dispatch worker has performed it, answer every FUSE
- * request that was merged into it.
+ * it, and, once it has been performed, answer every FUSE request that was
+ * merged into it.
  *
  * An io's life: io_submit_* allocates it with one part (the FUSE request
  * and its buffer) and hands it to the queue, after which the session
  * thread forgets it: the queue may merge it into another io (its part
- * moves there and its shell is freed) or a worker may perform and free it
- * at any moment.  io_end runs exactly once per performed io, on the worker.
+ * moves there and its shell is freed) or a worker, or the submitting
+ * thread itself, may perform and free it at any moment.  io_end runs
+ * exactly once per performed io, on the thread that performed it.
+ *
+ * A part's buffer is its own, except that a large synchronous write lends
+ * libfuse's buffer: the session thread then waits until io_end has
+ * answered that part before it returns to libfuse.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +21,11 @@
 
 #include "fuse-iosched.h"
 
+/* Writes from this size up may lend their data (io_submit_write). */
+#define IO_LEND_MIN (64 * 1024)
+
 struct io *io_new(enum elv_dir dir, uint64_t file, int fd, uint64_t off,
-		  size_t len)
+		  size_t len, sem_t *lender, void *buf)
 {
 	struct io *io;
 	struct io_part *p;
@@ -26,8 +34,9 @@ struct io *io_new(enum elv_dir dir, uint64_t file, int fd, uint64_t off,
 	p = calloc(1, sizeof *p);
 	if (io == NULL || p == NULL)
 		goto fail;
+	p->lender = lender;
 	/* malloc(0) may return NULL: every buffer has at least one byte. */
-	p->buf = malloc(len ? len : 1);
+	p->buf = lender != NULL ? buf : malloc(len ? len : 1);
 	if (p->buf == NULL)
 		goto fail;
 	p->len = len;
@@ -56,34 +65,39 @@ void io_free(struct io *io)
 
 	for (p = io->parts; p != NULL; p = next) {
 		next = p->next;
-		free(p->buf);
+		if (p->lender == NULL)
+			free(p->buf);
 		free(p);
 	}
 	free(io);
 }
 
+/*
+ * Synchronous means someone waits for it.  Someone always waits for a
+ * read.  Without the writeback cache, write(2) waits for our reply too, so
+ * every write from a process is synchronous; a scheduler that took them
+ * for background writes would idle waiting for that process's next read
+ * while its write sits in the queue.  With the writeback cache, only
+ * writes the file asks to be durable are.  Writes from the kernel itself
+ * (pid 0: writeback) never are.
+ */
+static bool io_is_sync(fuse_req_t req, enum elv_dir dir, int open_flags)
+{
+	if (dir == ELV_READ)
+		return true;
+	if (fuse_req_ctx(req)->pid == 0)
+		return false;
+	return !fs_of(req)->cfg->writeback_cache ||
+	       (open_flags & (O_SYNC | O_DSYNC | O_DIRECT)) != 0;
+}
+
 void io_set_origin(struct io *io, fuse_req_t req, int open_flags)
 {
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	pid_t pid = fuse_req_ctx(req)->pid;
 
-	io->rq.pid = ctx->pid;
-	io->rq.ioprio = ioprio_of_pid(ctx->pid);
-	/*
-	 * Synchronous means someone waits for it.  Someone always waits for
-	 * a read.  Without the writeback cache, write(2) waits for our reply
-	 * too, so every write from a process is synchronous; a scheduler
-	 * that took them for background writes would idle waiting for that
-	 * process's next read while its write sits in the queue.  With the
-	 * writeback cache, only writes the file asks to be durable are.
-	 * Writes from the kernel itself (pid 0: writeback) never are.
-	 */
-	if (io->rq.dir == ELV_READ)
-		io->rq.sync = true;
-	else if (ctx->pid == 0)
-		io->rq.sync = false;
-	else
-		io->rq.sync = !fs_of(req)->cfg->writeback_cache ||
-			      (open_flags & (O_SYNC | O_DSYNC | O_DIRECT)) != 0;
+	io->rq.pid = pid;
+	io->rq.ioprio = ioprio_of_pid(pid);
+	io->rq.sync = io_is_sync(req, io->rq.dir, open_flags);
 }
 
 /* The worker is done with io: answer each FUSE request, then free it. */
@@ -107,13 +121,16 @@ static void io_end(struct io *io)
 			fuse_reply_buf(p->req, p->buf, (size_t)p->result);
 		else
 			fuse_reply_write(p->req, (size_t)p->result);
+		/* From here on the lent buffer is its owner's again. */
+		if (p->lender != NULL)
+			sem_post(p->lender);
 	}
 	io_free(io);
 }
 
 static struct io *io_prepare(fuse_req_t req, struct inode *inode, int fd,
 			     enum elv_dir dir, size_t size, off_t off,
-			     int open_flags)
+			     int open_flags, sem_t *lender, void *buf)
 {
 	struct io *io;
 
@@ -121,7 +138,8 @@ static struct io *io_prepare(fuse_req_t req, struct inode *inode, int fd,
 		fuse_reply_err(req, EINVAL);
 		return NULL;
 	}
-	io = io_new(dir, (uint64_t)(uintptr_t)inode, fd, (uint64_t)off, size);
+	io = io_new(dir, (uint64_t)(uintptr_t)inode, fd, (uint64_t)off, size,
+		    lender, buf);
 	if (io == NULL) {
 		fuse_reply_err(req, ENOMEM);
 		return NULL;
@@ -143,9 +161,10 @@ void io_submit_read(fuse_req_t req, struct inode *inode, int fd, size_t size,
 		fuse_reply_buf(req, NULL, 0);
 		return;
 	}
-	io = io_prepare(req, inode, fd, ELV_READ, size, off, open_flags);
+	io = io_prepare(req, inode, fd, ELV_READ, size, off, open_flags,
+			NULL, NULL);
 	if (io != NULL)
-		queue_submit(fs_of(req)->queue, io);
+		dispatch_submit(fs_of(req)->dispatch, io);
 }
 
 void io_submit_write(fuse_req_t req, struct inode *inode, int fd,
@@ -154,24 +173,47 @@ void io_submit_write(fuse_req_t req, struct inode *inode, int fd,
 	size_t size = fuse_buf_size(in);
 	struct fuse_bufvec dst;
 	struct io *io;
+	sem_t lender;
+	bool lend;
 	ssize_t n;
 
 	if (size == 0) {
 		fuse_reply_write(req, 0);
 		return;
 	}
-	io = io_prepare(req, inode, fd, ELV_WRITE, size, off, open_flags);
-	if (io == NULL)
-		return;
-	/* in is libfuse's only until we return: take a copy. */
-	dst = (struct fuse_bufvec)FUSE_BUFVEC_INIT(size);
-	dst.buf[0].mem = io->parts->buf;
-	n = fuse_buf_copy(&dst, in, 0);
-	if (n < 0 || (size_t)n != size) {
-		fuse_reply_err(req, n < 0 ? (int)-n : EIO);
-		io_free(io);
+	/*
+	 * in is libfuse's only until we return.  The writer of a large
+	 * synchronous write waits for our reply anyway, so this thread waits
+	 * with it and lends the data in place of a copy; small writes are
+	 * cheap to copy and keep the thread free to take more requests.
+	 */
+	lend = size >= IO_LEND_MIN && in->count == 1 && in->idx == 0 &&
+	       in->off == 0 && !(in->buf[0].flags & FUSE_BUF_IS_FD) &&
+	       io_is_sync(req, ELV_WRITE, open_flags);
+	if (lend && sem_init(&lender, 0, 0) != 0)
+		lend = false;
+	io = io_prepare(req, inode, fd, ELV_WRITE, size, off, open_flags,
+			lend ? &lender : NULL, lend ? in->buf[0].mem : NULL);
+	if (io == NULL) {
+		if (lend)
+			sem_destroy(&lender);
 		return;
 	}
+	if (!lend) {
+		dst = (struct fuse_bufvec)FUSE_BUFVEC_INIT(size);
+		dst.buf[0].mem = io->parts->buf;
+		n = fuse_buf_copy(&dst, in, 0);
+		if (n < 0 || (size_t)n != size) {
+			fuse_reply_err(req, n < 0 ? (int)-n : EIO);
+			io_free(io);
+			return;
+		}
+	}
 	io->parts->write_epoch = fs_inode_write_begin(inode);
-	queue_submit(fs_of(req)->queue, io);
+	dispatch_submit(fs_of(req)->dispatch, io);
+	if (lend) {
+		while (sem_wait(&lender) != 0)
+			;	/* EINTR */
+		sem_destroy(&lender);
+	}
 }

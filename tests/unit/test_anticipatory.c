@@ -68,10 +68,14 @@ static void fire(struct queue *q, uint64_t at_ns)
 static void test_waits_for_next_read(void)
 {
 	struct queue *q = as_queue();
+	struct io *io;
 
 	rd(q, 1, PID_A, 1000);
 	CHECK_STR(h_order(q, 0), "1");
-	rd(q, 2, PID_B, 900000);
+	/* A submitter dispatching for itself is held back like a worker. */
+	io = h_io(2, ELV_READ, 102, 0, 4096, 900000);
+	io->rq.pid = PID_B;
+	CHECK(queue_submit_dispatch(q, io) == NULL);
 	CHECK(queue_try_next(q) == NULL);
 	CHECK_EQ(h_wakeups, 1);
 	CHECK_EQ(h_wakeup_ns, ANTIC_MS * H_MS);

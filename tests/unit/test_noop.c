@@ -1,7 +1,8 @@
 /*
  * noop through the real queue: first in, first out, and merging (back
  * merges found by the queue, front merges offered by noop, and a gap
- * filled in between two queued requests).
+ * filled in between two queued requests), and a submitter dispatching
+ * for itself.
  */
 #include "harness.h"
 
@@ -108,6 +109,32 @@ static void test_no_merge_in_flight(void)
 	queue_free(q);
 }
 
+/*
+ * A submitter that dispatches at once gets what the elevator chooses:
+ * its own request on an empty queue, else the oldest one; a request it
+ * merged away comes out inside the one it joined.
+ */
+static void test_submit_dispatch(void)
+{
+	struct queue *q = h_queue(&elv_noop, 128);
+	struct io *io;
+
+	io = queue_submit_dispatch(q, h_io(1, ELV_READ, 1, 0, 4096, 100));
+	CHECK(io != NULL && h_part_id(io, 0) == 1);
+	if (io != NULL)
+		h_complete(q, io);
+	queue_submit(q, h_io(2, ELV_WRITE, 2, 0, 4096, 500));
+	queue_submit(q, h_io(3, ELV_READ, 3, 0, 4096, 50));
+	io = queue_submit_dispatch(q, h_io(4, ELV_WRITE, 2, 4096, 4096, 508));
+	CHECK(io != NULL && io->nr_parts == 2 && h_part_id(io, 0) == 2 &&
+	      h_part_id(io, 1) == 4);
+	if (io != NULL)
+		h_complete(q, io);
+	CHECK_STR(h_order(q, 0), "3");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
 int main(void)
 {
 	test_fifo();
@@ -116,5 +143,6 @@ int main(void)
 	test_fill_gap();
 	test_no_merge();
 	test_no_merge_in_flight();
+	test_submit_dispatch();
 	return h_exit("test_noop");
 }
