@@ -6,7 +6,8 @@
 #
 # One synchronous reader does 4 KiB random O_DIRECT reads at a modest rate
 # (20 per second) of its own file while two writers stream sequential
-# 128 KiB O_DIRECT writes (libaio, 16 in flight each) into theirs.  The
+# 128 KiB O_DIRECT writes (libaio, 64 in flight each: as many as FUSE lets
+# reach the daemon, max_background) into theirs.  The
 # reader's latency (p50, p99, max) is measured under noop and deadline
 # (and deadline with fifo_batch=1, as a diagnosis),
 # once on a mount without a disk model (the real backing disk, through its
@@ -44,7 +45,7 @@ done
 
 {
 	describe_machine
-	echo "reader:    4 KiB randread, psync, O_DIRECT, $RATE IOPS; writers: 2 x seq 128 KiB, libaio, O_DIRECT, depth 16"
+	echo "reader:    4 KiB randread, psync, O_DIRECT, $RATE IOPS; writers: 2 x seq 128 KiB, libaio, O_DIRECT, depth 64"
 	echo "hdd model: defaults (seek_ms 8, rpm 7200, mb_per_s 150)"
 } | tee "$RESULTS/machine.txt"
 echo
@@ -88,14 +89,14 @@ filename=$m/w1.dat
 rw=write
 bs=128k
 ioengine=libaio
-iodepth=16
+iodepth=64
 
 [writer2]
 filename=$m/w2.dat
 rw=write
 bs=128k
 ioengine=libaio
-iodepth=16
+iodepth=64
 JOB
 			cp "$W/job.fio" "$RESULTS/$tag.fio"
 			fio --output-format=json --output="$RESULTS/$tag.json" \

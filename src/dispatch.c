@@ -140,6 +140,17 @@ void dispatch_submit(struct dispatch *d, struct io *io)
 		dispatch_one(d, io);
 }
 
+bool dispatch_submit_lent(struct dispatch *d, struct io *io)
+{
+	struct io *next;
+
+	if (d->dm != NULL || !queue_submit_idle(d->q, io, &next))
+		return false;
+	if (next != NULL)
+		dispatch_one(d, next);
+	return true;
+}
+
 static void *dispatch_worker(void *arg)
 {
 	struct dispatch *d = arg;

@@ -324,9 +324,9 @@ struct io {
 	void (*end)(struct io *io);	/* called once, after completion */
 };
 
-/* Allocate an io of one part and, unless buf is lent, its buffer. */
+/* Allocate an io of one part, with its buffer for a read. */
 struct io *io_new(enum elv_dir dir, uint64_t file, int fd, uint64_t off,
-		  size_t len, sem_t *lender, void *buf);
+		  size_t len);
 void io_free(struct io *io);
 /* Fill pid, ioprio and sync from the FUSE request and open flags. */
 void io_set_origin(struct io *io, fuse_req_t req, int open_flags);
@@ -364,6 +364,9 @@ struct io *queue_next(struct queue *q);
 struct io *queue_try_next(struct queue *q);
 /* queue_submit, then queue_try_next, under one lock: no worker woken. */
 struct io *queue_submit_dispatch(struct queue *q, struct io *io);
+/* queue_submit_dispatch, if nothing is queued and io needs no wait for a
+ * slot: true and *next (io or NULL); else false, io untouched. */
+bool queue_submit_idle(struct queue *q, struct io *io, struct io **next);
 /* io was performed (its parts' results are set). */
 void queue_done(struct queue *q, struct io *io);
 /* The timer fired: a scheduler wake-up is due. */
@@ -468,5 +471,12 @@ void dispatch_stop(struct dispatch *d);
 void dispatch_perform(struct io *io);
 /* Queue io; the calling thread performs what the elevator sends at once. */
 void dispatch_submit(struct dispatch *d, struct io *io);
+/*
+ * The same for an io whose data is lent by the calling thread, which will
+ * wait for it: only onto an idle queue without a disk model, so that the
+ * wait is one service (or a scheduler's idle window), never a backlog.
+ * false: nothing done.
+ */
+bool dispatch_submit_lent(struct dispatch *d, struct io *io);
 
 #endif /* FUSE_IOSCHED_H */

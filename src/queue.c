@@ -359,6 +359,23 @@ struct io *queue_submit_dispatch(struct queue *q, struct io *io)
 	return next;
 }
 
+bool queue_submit_idle(struct queue *q, struct io *io, struct io **next)
+{
+	bool idle;
+
+	pthread_mutex_lock(&q->lock);
+	idle = !q->frozen && q->nr_queued == 0 &&
+	       q->nr_in_flight < q->nr_requests;
+	if (idle) {
+		do_queue_submit(q, io);
+		/* Nothing else is queued: io, or NULL while the scheduler
+		 * idles and its wake-up will call a worker. */
+		*next = do_queue_dispatch(q);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return idle;
+}
+
 void queue_done(struct queue *q, struct io *io)
 {
 	const struct elevator_ops *ops = &q->eq->type->ops;

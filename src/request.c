@@ -10,9 +10,9 @@
  * thread itself, may perform and free it at any moment.  io_end runs
  * exactly once per performed io, on the thread that performed it.
  *
- * A part's buffer is its own, except that a large synchronous write lends
- * libfuse's buffer: the session thread then waits until io_end has
- * answered that part before it returns to libfuse.
+ * A part's buffer is its own, except that a large synchronous write onto
+ * an idle queue lends libfuse's buffer: the session thread then waits
+ * until io_end has answered that part before it returns to libfuse.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +25,7 @@
 #define IO_LEND_MIN (64 * 1024)
 
 struct io *io_new(enum elv_dir dir, uint64_t file, int fd, uint64_t off,
-		  size_t len, sem_t *lender, void *buf)
+		  size_t len)
 {
 	struct io *io;
 	struct io_part *p;
@@ -34,10 +34,8 @@ struct io *io_new(enum elv_dir dir, uint64_t file, int fd, uint64_t off,
 	p = calloc(1, sizeof *p);
 	if (io == NULL || p == NULL)
 		goto fail;
-	p->lender = lender;
 	/* malloc(0) may return NULL: every buffer has at least one byte. */
-	p->buf = lender != NULL ? buf : malloc(len ? len : 1);
-	if (p->buf == NULL)
+	if (dir == ELV_READ && (p->buf = malloc(len ? len : 1)) == NULL)
 		goto fail;
 	p->len = len;
 	io->parts = io->parts_tail = p;
@@ -130,7 +128,7 @@ static void io_end(struct io *io)
 
 static struct io *io_prepare(fuse_req_t req, struct inode *inode, int fd,
 			     enum elv_dir dir, size_t size, off_t off,
-			     int open_flags, sem_t *lender, void *buf)
+			     int open_flags)
 {
 	struct io *io;
 
@@ -138,8 +136,7 @@ static struct io *io_prepare(fuse_req_t req, struct inode *inode, int fd,
 		fuse_reply_err(req, EINVAL);
 		return NULL;
 	}
-	io = io_new(dir, (uint64_t)(uintptr_t)inode, fd, (uint64_t)off, size,
-		    lender, buf);
+	io = io_new(dir, (uint64_t)(uintptr_t)inode, fd, (uint64_t)off, size);
 	if (io == NULL) {
 		fuse_reply_err(req, ENOMEM);
 		return NULL;
@@ -161,59 +158,78 @@ void io_submit_read(fuse_req_t req, struct inode *inode, int fd, size_t size,
 		fuse_reply_buf(req, NULL, 0);
 		return;
 	}
-	io = io_prepare(req, inode, fd, ELV_READ, size, off, open_flags,
-			NULL, NULL);
+	io = io_prepare(req, inode, fd, ELV_READ, size, off, open_flags);
 	if (io != NULL)
 		dispatch_submit(fs_of(req)->dispatch, io);
+}
+
+/* Give a write part a buffer of its own holding in's data. */
+static int io_copy_in(struct io_part *p, struct fuse_bufvec *in)
+{
+	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(p->len);
+	ssize_t n;
+
+	dst.buf[0].mem = malloc(p->len);
+	if (dst.buf[0].mem == NULL)
+		return ENOMEM;
+	n = fuse_buf_copy(&dst, in, 0);
+	if (n < 0 || (size_t)n != p->len) {
+		free(dst.buf[0].mem);
+		return n < 0 ? (int)-n : EIO;
+	}
+	p->buf = dst.buf[0].mem;
+	p->lender = NULL;	/* the lender may have its buffer back */
+	return 0;
 }
 
 void io_submit_write(fuse_req_t req, struct inode *inode, int fd,
 		     struct fuse_bufvec *in, off_t off, int open_flags)
 {
+	struct dispatch *d = fs_of(req)->dispatch;
 	size_t size = fuse_buf_size(in);
-	struct fuse_bufvec dst;
+	struct io_part *p;
 	struct io *io;
 	sem_t lender;
 	bool lend;
-	ssize_t n;
+	int err;
 
 	if (size == 0) {
 		fuse_reply_write(req, 0);
 		return;
 	}
+	io = io_prepare(req, inode, fd, ELV_WRITE, size, off, open_flags);
+	if (io == NULL)
+		return;
+	p = io->parts;
+	p->write_epoch = fs_inode_write_begin(inode);
 	/*
 	 * in is libfuse's only until we return.  The writer of a large
-	 * synchronous write waits for our reply anyway, so this thread waits
-	 * with it and lends the data in place of a copy; small writes are
-	 * cheap to copy and keep the thread free to take more requests.
+	 * synchronous write waits for our reply anyway; when the queue is
+	 * idle, so that this thread will not wait behind a backlog, it
+	 * lends the data in place of a copy and waits with the writer.
+	 * Small writes are cheap to copy.
 	 */
 	lend = size >= IO_LEND_MIN && in->count == 1 && in->idx == 0 &&
 	       in->off == 0 && !(in->buf[0].flags & FUSE_BUF_IS_FD) &&
-	       io_is_sync(req, ELV_WRITE, open_flags);
-	if (lend && sem_init(&lender, 0, 0) != 0)
-		lend = false;
-	io = io_prepare(req, inode, fd, ELV_WRITE, size, off, open_flags,
-			lend ? &lender : NULL, lend ? in->buf[0].mem : NULL);
-	if (io == NULL) {
-		if (lend)
-			sem_destroy(&lender);
-		return;
-	}
-	if (!lend) {
-		dst = (struct fuse_bufvec)FUSE_BUFVEC_INIT(size);
-		dst.buf[0].mem = io->parts->buf;
-		n = fuse_buf_copy(&dst, in, 0);
-		if (n < 0 || (size_t)n != size) {
-			fuse_reply_err(req, n < 0 ? (int)-n : EIO);
-			io_free(io);
-			return;
+	       io->rq.sync && sem_init(&lender, 0, 0) == 0;
+	if (lend) {
+		p->buf = in->buf[0].mem;
+		p->lender = &lender;
+		if (dispatch_submit_lent(d, io)) {
+			while (sem_wait(&lender) != 0)
+				;	/* EINTR */
+			goto out;
 		}
 	}
-	io->parts->write_epoch = fs_inode_write_begin(inode);
-	dispatch_submit(fs_of(req)->dispatch, io);
-	if (lend) {
-		while (sem_wait(&lender) != 0)
-			;	/* EINTR */
-		sem_destroy(&lender);
+	err = io_copy_in(p, in);
+	if (err) {
+		fs_inode_write_end(inode, p->write_epoch);
+		fuse_reply_err(req, err);
+		io_free(io);
+		goto out;
 	}
+	dispatch_submit(d, io);
+out:
+	if (lend)
+		sem_destroy(&lender);
 }

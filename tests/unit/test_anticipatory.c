@@ -72,10 +72,11 @@ static void test_waits_for_next_read(void)
 
 	rd(q, 1, PID_A, 1000);
 	CHECK_STR(h_order(q, 0), "1");
-	/* A submitter dispatching for itself is held back like a worker. */
+	/* A submitter dispatching for itself is held back like a worker
+	 * (queue_submit_idle: the queue had nothing queued). */
 	io = h_io(2, ELV_READ, 102, 0, 4096, 900000);
 	io->rq.pid = PID_B;
-	CHECK(queue_submit_dispatch(q, io) == NULL);
+	CHECK(queue_submit_idle(q, io, &io) && io == NULL);
 	CHECK(queue_try_next(q) == NULL);
 	CHECK_EQ(h_wakeups, 1);
 	CHECK_EQ(h_wakeup_ns, ANTIC_MS * H_MS);

@@ -117,7 +117,7 @@ static void test_no_merge_in_flight(void)
 static void test_submit_dispatch(void)
 {
 	struct queue *q = h_queue(&elv_noop, 128);
-	struct io *io;
+	struct io *io, *next;
 
 	io = queue_submit_dispatch(q, h_io(1, ELV_READ, 1, 0, 4096, 100));
 	CHECK(io != NULL && h_part_id(io, 0) == 1);
@@ -132,6 +132,15 @@ static void test_submit_dispatch(void)
 		h_complete(q, io);
 	CHECK_STR(h_order(q, 0), "3");
 	CHECK_DONE(4);
+	/* A lender submits only onto an idle queue. */
+	io = h_io(1, ELV_WRITE, 5, 0, 4096, 700);
+	queue_submit(q, h_io(2, ELV_READ, 6, 0, 4096, 800));
+	CHECK(!queue_submit_idle(q, io, &next));
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK(queue_submit_idle(q, io, &next) && next == io);
+	if (next != NULL)
+		h_complete(q, next);
+	CHECK_DONE(2);
 	queue_free(q);
 }
 
