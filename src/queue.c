@@ -7,7 +7,8 @@
  * queued ios by end offset, front merges offered by the scheduler), and
  * otherwise hands it to the elevator, waiting while the queue is full
  * (nr_requests) or frozen for a scheduler switch.  Workers take what the
- * elevator dispatches; completion gives the slot back.
+ * elevator dispatches, and so may a submitter right after submitting
+ * (queue_submit_dispatch); completion gives the slot back.
  *
  * Everything in struct queue is protected by its lock.  The elevator
  * instance may only be replaced while the queue is frozen and empty, so an
