@@ -12,37 +12,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "harness.h"
-
-#define RT(l)	IOSCHED_IOPRIO(IOPRIO_CLASS_RT, (l))
-#define BE(l)	IOSCHED_IOPRIO(IOPRIO_CLASS_BE, (l))
-#define IDLE	IOSCHED_IOPRIO(IOPRIO_CLASS_IDLE, 0)
+#include "pidq_cases.h"
 
 static const struct elevator_type *bfq;
 
 static struct queue *bfq_queue(void)
 {
-	h_now = 0;
-	h_wakeups = 0;
-	h_wakeup_ns = 0;
-	return h_queue(bfq, 1024);
-}
-
-/* A 4 KiB request of its own file (no merges) from pid at sector. */
-static struct io *mk(int id, pid_t pid, int ioprio, enum elv_dir dir,
-		     uint64_t sector)
-{
-	struct io *io = h_io(id, dir, 100000 + (uint64_t)id, 0, 4096, sector);
-
-	io->rq.pid = pid;
-	io->rq.ioprio = ioprio;
-	return io;
-}
-
-static void rd(struct queue *q, int id, pid_t pid, int ioprio,
-	       uint64_t sector)
-{
-	queue_submit(q, mk(id, pid, ioprio, ELV_READ, sector));
+	return pq_queue(bfq);
 }
 
 /* The host's timer: the wake-up asked for has come. */
@@ -103,7 +79,7 @@ static void sim_feed(struct queue *q, struct proc *procs, int n)
 			p->issued++;
 			p->outstanding++;
 			sim_pending++;
-			queue_submit(q, mk(++sim_ids, p->pid, p->ioprio,
+			queue_submit(q, pq_io(++sim_ids, p->pid, p->ioprio,
 					   p->dir, p->sector));
 		}
 	}
@@ -447,12 +423,12 @@ static void test_idle_window(void)
 	unsigned w;
 
 	h_set_tunable(q, "low_latency", 0);
-	rd(q, 1, 1001, BE(4), 100);
-	rd(q, 2, 1002, BE(4), 900000);
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1002, BE(4), 900000);
 	CHECK_STR(h_order(q, 0), "1");
 	CHECK_EQ(h_wakeup_ns, 8 * H_MS);
 	h_now = 3 * H_MS;
-	rd(q, 3, 1001, BE(4), 108);
+	pq_rd(q, 3, 1001, BE(4), 108);
 	CHECK_STR(h_order(q, 0), "3");
 	/* Waiting again until 11 ms; the 8 ms timer finds it still on. */
 	fire(q);
@@ -470,8 +446,8 @@ static void test_idle_window(void)
 	h_set_tunable(q, "slice_idle", 0);
 	h_now = 500 * H_MS;
 	w = h_wakeups;
-	rd(q, 1, 1001, BE(4), 100);
-	rd(q, 2, 1002, BE(4), 900000);
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1002, BE(4), 900000);
 	CHECK_EQ(strlen(h_order(q, 0)), 3);
 	CHECK_EQ(h_wakeups, w);
 	CHECK_DONE(2);
@@ -480,8 +456,8 @@ static void test_idle_window(void)
 	/* An async queue is not waited for: the read goes at once. */
 	q = bfq_queue();
 	h_set_tunable(q, "low_latency", 0);
-	queue_submit(q, mk(1, 1001, BE(4), ELV_WRITE, 100));
-	rd(q, 2, 1002, BE(4), 900000);
+	queue_submit(q, pq_io(1, 1001, BE(4), ELV_WRITE, 100));
+	pq_rd(q, 2, 1002, BE(4), 900000);
 	CHECK_STR(h_order(q, 0), "1 2");
 	queue_stop(q);
 	CHECK_DONE(2);
@@ -495,9 +471,9 @@ static void test_force(void)
 	struct io *held[20];
 	int i;
 
-	rd(q, 1, 1001, BE(4), 100);
-	rd(q, 2, 1002, BE(4), 200);
-	rd(q, 3, 1003, IDLE, 300);
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1002, BE(4), 200);
+	pq_rd(q, 3, 1003, IDLE, 300);
 	CHECK_STR(h_order(q, 0), "1");
 	/* Idling for 1001 now; force serves the rest at once. */
 	queue_stop(q);
@@ -508,8 +484,8 @@ static void test_force(void)
 	/* 20 from one process and 1 from another: all 21 go in flight. */
 	q = bfq_queue();
 	for (i = 1; i <= 20; i++)
-		rd(q, i, 1001, BE(4), (uint64_t)i * 8);
-	rd(q, 21, 1002, BE(4), 900000);
+		pq_rd(q, i, 1001, BE(4), (uint64_t)i * 8);
+	pq_rd(q, 21, 1002, BE(4), 900000);
 	queue_stop(q);
 	for (i = 0; i < 20; i++) {
 		held[i] = queue_try_next(q);
@@ -568,121 +544,20 @@ static void test_prio_change(void)
 
 	h_set_tunable(q, "low_latency", 0);
 	h_set_tunable(q, "slice_idle", 0);
-	rd(q, 1, 1001, BE(4), 100);
-	rd(q, 2, 1001, BE(4), 108);
-	rd(q, 3, 1002, BE(4), 900000);
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1001, BE(4), 108);
+	pq_rd(q, 3, 1002, BE(4), 900000);
 	CHECK_STR(h_order(q, 1), "1");
 	/* 1002, waiting, is moved to real-time: it goes first. */
-	rd(q, 4, 1002, RT(0), 900008);
+	pq_rd(q, 4, 1002, RT(0), 900008);
 	CHECK_STR(h_order(q, 2), "3 4");
-	rd(q, 5, 1001, BE(4), 116);
+	pq_rd(q, 5, 1001, BE(4), 116);
 	CHECK_STR(h_order(q, 1), "2");
 	/* 1001, in service, is moved down to idle: the others go first. */
-	rd(q, 6, 1001, IDLE, 124);
-	rd(q, 7, 1002, BE(4), 900016);
+	pq_rd(q, 6, 1001, IDLE, 124);
+	pq_rd(q, 7, 1002, BE(4), 900016);
 	CHECK_STR(h_order(q, 0), "7 5 6");
 	CHECK_DONE(7);
-	queue_free(q);
-}
-
-/* Front merges within a process's queue; none across queues. */
-static void test_merge(void)
-{
-	struct queue *q = bfq_queue();
-	const char *order;
-	struct io *a, *b;
-
-	a = mk(1, 1001, BE(4), ELV_READ, 208);
-	a->rq.file = 7;
-	a->rq.offset = 4096;
-	b = mk(2, 1001, BE(4), ELV_READ, 200);
-	b->rq.file = 7;
-	queue_submit(q, a);
-	queue_submit(q, b);
-	CHECK_STR(h_order(q, 0), "2+1");
-	CHECK_DONE(2);
-
-	/* The same two from different processes stay apart. */
-	h_now = 500 * H_MS;
-	a = mk(1, 1001, BE(4), ELV_READ, 208);
-	a->rq.file = 7;
-	a->rq.offset = 4096;
-	b = mk(2, 1002, BE(4), ELV_READ, 200);
-	b->rq.file = 7;
-	queue_submit(q, a);
-	queue_submit(q, b);
-	queue_stop(q);
-	order = h_order(q, 0);
-	CHECK(strcmp(order, "1 2") == 0 || strcmp(order, "2 1") == 0);
-	CHECK_DONE(2);
-	queue_free(q);
-
-	/* Filling a gap joins three queued requests into one. */
-	q = bfq_queue();
-	h_set_tunable(q, "slice_idle", 0);
-	rd(q, 4, 1001, BE(4), 0);
-	CHECK_STR(h_order(q, 0), "4");
-	a = mk(1, 1001, BE(4), ELV_READ, 3000);
-	a->rq.file = 7;
-	queue_submit(q, a);
-	h_now = 10 * H_MS;
-	a = mk(2, 1001, BE(4), ELV_READ, 3016);
-	a->rq.file = 7;
-	a->rq.offset = 8192;
-	queue_submit(q, a);
-	a = mk(3, 1001, BE(4), ELV_READ, 3008);
-	a->rq.file = 7;
-	a->rq.offset = 4096;
-	queue_submit(q, a);
-	CHECK_STR(h_order(q, 0), "1+3+2");
-	CHECK_DONE(4);
-	queue_free(q);
-}
-
-/* ------------------------------------------------------------------ */
-/* A switch away with requests queued and in flight.                   */
-
-#define HELD 5
-#define QUEUED 40
-
-static void test_switch(void)
-{
-	static const int prios[] = { BE(4), BE(0), IDLE, BE(7), RT(5) };
-	struct io *held[HELD];
-	struct queue *q = bfq_queue();
-	int i;
-
-	/*
-	 * An RT reader first, so that HELD requests can be dispatched
-	 * before the switch; then readers and writers of every class, some
-	 * changing class between requests, and the kernel (pid 0).
-	 */
-	for (i = 1; i <= 10; i++)
-		rd(q, i, 1001, RT(3), (uint64_t)i * 8);
-	for (i = 11; i <= QUEUED; i++) {
-		if (i % 4 == 0)
-			queue_submit(q, mk(i, 1000 + i % 3, prios[i % 5],
-					   ELV_WRITE, (uint64_t)i * 1000));
-		else
-			rd(q, i, i % 7 == 0 ? 0 : 1002 + i % 6,
-			   prios[i % 5], (uint64_t)(QUEUED - i) * 1000);
-	}
-	for (i = 0; i < HELD; i++) {
-		held[i] = queue_try_next(q);
-		CHECK(held[i] != NULL);
-	}
-	h_switch_held(q, &elv_noop, held, HELD, 0);
-	CHECK_DONE(QUEUED);
-
-	/* And back: bfq serves again, pid by pid. */
-	CHECK_EQ(elv_switch(q, bfq), 0);
-	rd(q, 1, 1001, BE(4), 100);
-	rd(q, 2, 1002, BE(4), 50);
-	rd(q, 3, 1001, BE(4), 200);
-	CHECK_STR(h_order(q, 0), "1 3");
-	queue_stop(q);
-	CHECK_STR(h_order(q, 0), "2");
-	CHECK_DONE(3);
 	queue_free(q);
 }
 
@@ -704,7 +579,7 @@ int main(void)
 	test_force();
 	test_budget_timeout();
 	test_prio_change();
-	test_merge();
-	test_switch();
+	pq_test_merge(bfq, false);
+	pq_test_switch(bfq);
 	return h_exit("test_bfq");
 }

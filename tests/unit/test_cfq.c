@@ -12,43 +12,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "harness.h"
-
-#define RT(l)	IOSCHED_IOPRIO(IOPRIO_CLASS_RT, (l))
-#define BE(l)	IOSCHED_IOPRIO(IOPRIO_CLASS_BE, (l))
-#define IDLE	IOSCHED_IOPRIO(IOPRIO_CLASS_IDLE, 0)
+#include "pidq_cases.h"
 
 static const struct elevator_type *cfq;
 
 static struct queue *cfq_queue(void)
 {
-	h_now = 0;
-	h_wakeups = 0;
-	h_wakeup_ns = 0;
-	return h_queue(cfq, 1024);
-}
-
-/* A 4 KiB request of its own file (no merges) from pid at sector. */
-static struct io *mk(int id, pid_t pid, int ioprio, enum elv_dir dir,
-		     uint64_t sector)
-{
-	struct io *io = h_io(id, dir, 100000 + (uint64_t)id, 0, 4096, sector);
-
-	io->rq.pid = pid;
-	io->rq.ioprio = ioprio;
-	return io;
-}
-
-static void rd(struct queue *q, int id, pid_t pid, int ioprio,
-	       uint64_t sector)
-{
-	queue_submit(q, mk(id, pid, ioprio, ELV_READ, sector));
-}
-
-static void wr(struct queue *q, int id, pid_t pid, int ioprio,
-	       uint64_t sector)
-{
-	queue_submit(q, mk(id, pid, ioprio, ELV_WRITE, sector));
+	return pq_queue(cfq);
 }
 
 /* The host's timer: the wake-up asked for has come. */
@@ -83,7 +53,7 @@ static pid_t sim_last_pid;	/* the process served last */
 static void sim_submit(struct queue *q, struct proc *p)
 {
 	p->sector += 8;
-	queue_submit(q, mk(++sim_ids, p->pid, p->ioprio, p->dir, p->sector));
+	queue_submit(q, pq_io(++sim_ids, p->pid, p->ioprio, p->dir, p->sector));
 }
 
 static void sim_start(struct queue *q, struct proc *procs, int n)
@@ -254,12 +224,12 @@ static void test_rt_first(void)
 	struct queue *q = cfq_queue();
 	int i;
 
-	rd(q, 1, 1001, BE(0), 100);
-	rd(q, 2, 1001, BE(0), 200);
-	rd(q, 3, 1001, BE(0), 300);
-	rd(q, 4, 1002, RT(7), 5000);
-	rd(q, 5, 1002, RT(7), 5100);
-	rd(q, 6, 1002, RT(7), 5200);
+	pq_rd(q, 1, 1001, BE(0), 100);
+	pq_rd(q, 2, 1001, BE(0), 200);
+	pq_rd(q, 3, 1001, BE(0), 300);
+	pq_rd(q, 4, 1002, RT(7), 5000);
+	pq_rd(q, 5, 1002, RT(7), 5100);
+	pq_rd(q, 6, 1002, RT(7), 5200);
 	/* RT drains, then cfq waits for it (it may come back)... */
 	CHECK_STR(h_order(q, 0), "4 5 6");
 	/* ...until the wait is over. */
@@ -269,9 +239,9 @@ static void test_rt_first(void)
 
 	/* BE is being served when an RT request arrives. */
 	for (i = 1; i <= 5; i++)
-		rd(q, i, 1001, BE(4), 1000 + (uint64_t)i * 100);
+		pq_rd(q, i, 1001, BE(4), 1000 + (uint64_t)i * 100);
 	CHECK_STR(h_order(q, 2), "1 2");
-	rd(q, 6, 1002, RT(4), 9000);
+	pq_rd(q, 6, 1002, RT(4), 9000);
 	CHECK_STR(h_order(q, 1), "6");
 	fire(q);
 	CHECK_STR(h_order(q, 0), "3 4 5");
@@ -326,8 +296,8 @@ static void test_idle_class_quiet(void)
 	struct queue *q = cfq_queue();
 	struct io *io;
 
-	rd(q, 1, 1001, BE(4), 100);
-	rd(q, 2, 1002, IDLE, 200);
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1002, IDLE, 200);
 	CHECK_STR(h_order(q, 0), "1");
 	/* 1 completed at 0: BE is waited for (8 ms), then quiet counts. */
 	CHECK_EQ(h_wakeup_ns, 8 * H_MS);
@@ -345,12 +315,12 @@ static void test_idle_class_quiet(void)
 	 * A BE arrival takes over from an idle queue at once, even though
 	 * that one is still allowed its one request in flight.
 	 */
-	rd(q, 1, 1002, IDLE, 300);
-	rd(q, 2, 1002, IDLE, 400);
+	pq_rd(q, 1, 1002, IDLE, 300);
+	pq_rd(q, 2, 1002, IDLE, 400);
 	io = queue_try_next(q);
 	CHECK(io != NULL && h_part_id(io, 0) == 1);
 	CHECK(queue_try_next(q) == NULL);
-	rd(q, 3, 1001, BE(7), 500);
+	pq_rd(q, 3, 1001, BE(7), 500);
 	CHECK_STR(h_order(q, 1), "3");
 	if (io != NULL)
 		h_complete(q, io);
@@ -370,12 +340,12 @@ static void test_idle_window(void)
 	struct queue *q = cfq_queue();
 	unsigned w;
 
-	rd(q, 1, 1001, BE(4), 100);
-	rd(q, 2, 1002, BE(4), 900000);
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1002, BE(4), 900000);
 	CHECK_STR(h_order(q, 0), "1");
 	CHECK_EQ(h_wakeup_ns, 8 * H_MS);
 	h_now = 3 * H_MS;
-	rd(q, 3, 1001, BE(4), 108);
+	pq_rd(q, 3, 1001, BE(4), 108);
 	CHECK_STR(h_order(q, 0), "3");
 	/* Waiting again until 11 ms; the 8 ms timer finds it still on. */
 	fire(q);
@@ -392,8 +362,8 @@ static void test_idle_window(void)
 	h_set_tunable(q, "slice_idle", 0);
 	h_now = 500 * H_MS;
 	w = h_wakeups;
-	rd(q, 1, 1001, BE(4), 100);
-	rd(q, 2, 1002, BE(4), 900000);
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1002, BE(4), 900000);
 	CHECK_STR(h_order(q, 0), "1 2");
 	CHECK_EQ(h_wakeups, w);
 	CHECK_DONE(2);
@@ -410,15 +380,15 @@ static void test_slow_thinker(void)
 	for (i = 1; i <= 5; i++) {
 		h_now = (uint64_t)i * 30 * H_MS;
 		queue_kick(q);
-		rd(q, i, 1001, BE(4), (uint64_t)i * 8);
+		pq_rd(q, i, 1001, BE(4), (uint64_t)i * 8);
 		snprintf(want, sizeof want, "%d", i);
 		CHECK_STR(h_order(q, 1), want);
 	}
 	/* Its think time is 30 ms now: the other process goes next. */
 	h_now = 200 * H_MS;
 	queue_kick(q);
-	rd(q, 6, 1002, BE(4), 900000);
-	rd(q, 7, 1001, BE(4), 48);
+	pq_rd(q, 6, 1002, BE(4), 900000);
+	pq_rd(q, 7, 1001, BE(4), 48);
 	CHECK_STR(h_order(q, 0), "7 6");
 	CHECK_DONE(7);
 	queue_free(q);
@@ -431,9 +401,9 @@ static void test_force(void)
 	struct io *held[20];
 	int i;
 
-	rd(q, 1, 1001, BE(4), 100);
-	rd(q, 2, 1002, BE(4), 200);
-	rd(q, 3, 1003, IDLE, 300);
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1002, BE(4), 200);
+	pq_rd(q, 3, 1003, IDLE, 300);
 	CHECK_STR(h_order(q, 0), "1");
 	/* Idling for 1001 now; force serves the rest at once. */
 	queue_stop(q);
@@ -444,8 +414,8 @@ static void test_force(void)
 	/* 20 from one process and 1 from another: all 21 go in flight. */
 	q = cfq_queue();
 	for (i = 1; i <= 20; i++)
-		rd(q, i, 1001, BE(4), (uint64_t)i * 8);
-	rd(q, 21, 1002, BE(4), 900000);
+		pq_rd(q, i, 1001, BE(4), (uint64_t)i * 8);
+	pq_rd(q, 21, 1002, BE(4), 900000);
 	queue_stop(q);
 	for (i = 0; i < 20; i++) {
 		held[i] = queue_try_next(q);
@@ -467,8 +437,8 @@ static void test_quantum(void)
 	unsigned n = 0, i;
 
 	for (i = 1; i <= 40; i++)
-		rd(q, (int)i, 1001, BE(4), i * 8);
-	rd(q, 41, 1002, BE(4), 900000);
+		pq_rd(q, (int)i, 1001, BE(4), i * 8);
+	pq_rd(q, 41, 1002, BE(4), 900000);
 	while (n < 64 && (held[n] = queue_try_next(q)) != NULL)
 		n++;
 	CHECK_EQ(n, 8);
@@ -491,7 +461,7 @@ static void test_quantum(void)
 	q = cfq_queue();
 	h_set_tunable(q, "quantum", 4);
 	for (i = 1; i <= 40; i++)
-		rd(q, (int)i, 1001, BE(4), i * 8);
+		pq_rd(q, (int)i, 1001, BE(4), i * 8);
 	for (n = 0; n < 64 && (held[n] = queue_try_next(q)) != NULL; n++)
 		;
 	CHECK_EQ(n, 16);
@@ -519,11 +489,11 @@ static void fifo_expiry(enum elv_dir dir, uint64_t at_ms)
 	/* The async pool's slice is 40 ms: use the sync one for both. */
 	h_set_tunable(q, "slice_async", 100);
 	h_set_tunable(q, "slice_async_rq", 1000);
-	queue_submit(q, mk(1, 1001, BE(4), dir, 100000));
+	queue_submit(q, pq_io(1, 1001, BE(4), dir, 100000));
 	CHECK_STR(h_order(q, 0), "1");
-	queue_submit(q, mk(2, 1001, BE(4), dir, 0));
+	queue_submit(q, pq_io(2, 1001, BE(4), dir, 0));
 	for (i = 3; i <= 400; i++)
-		queue_submit(q, mk(i, 1001, BE(4), dir,
+		queue_submit(q, pq_io(i, 1001, BE(4), dir,
 				   100000 + (uint64_t)i * 8));
 	while (served_at == 0 && (io = queue_try_next(q)) != NULL) {
 		if (h_part_id(io, 0) == 2)
@@ -552,11 +522,11 @@ static void test_back_seek(void)
 	struct queue *q = cfq_queue();
 
 	/* Head at 1000 after 1. */
-	rd(q, 1, 1001, BE(4), 992);
+	pq_rd(q, 1, 1001, BE(4), 992);
 	CHECK_STR(h_order(q, 0), "1");
-	rd(q, 2, 1001, BE(4), 900);	/* back 100: costs 200 */
-	rd(q, 3, 1001, BE(4), 1150);	/* forward 150 */
-	rd(q, 4, 1001, BE(4), 960);	/* back 40: costs 80 */
+	pq_rd(q, 2, 1001, BE(4), 900);	/* back 100: costs 200 */
+	pq_rd(q, 3, 1001, BE(4), 1150);	/* forward 150 */
+	pq_rd(q, 4, 1001, BE(4), 960);	/* back 40: costs 80 */
 	CHECK_STR(h_order(q, 0), "4 2 3");
 	CHECK_DONE(4);
 
@@ -566,11 +536,11 @@ static void test_back_seek(void)
 	 */
 	h_set_tunable(q, "back_seek_max", 16);
 	h_now = 100 * H_MS;
-	rd(q, 1, 1001, BE(4), 992);
+	pq_rd(q, 1, 1001, BE(4), 992);
 	CHECK_STR(h_order(q, 0), "1");
-	rd(q, 2, 1001, BE(4), 900);
-	rd(q, 3, 1001, BE(4), 1150);
-	rd(q, 4, 1001, BE(4), 960);
+	pq_rd(q, 2, 1001, BE(4), 900);
+	pq_rd(q, 3, 1001, BE(4), 1150);
+	pq_rd(q, 4, 1001, BE(4), 960);
 	CHECK_STR(h_order(q, 0), "3 2 4");
 	CHECK_DONE(4);
 	queue_free(q);
@@ -585,11 +555,11 @@ static void test_async_pool(void)
 {
 	struct queue *q = cfq_queue();
 
-	wr(q, 1, 1001, BE(4), 100);
-	wr(q, 2, 1001, BE(4), 300);
-	wr(q, 3, 1002, BE(4), 200);
-	rd(q, 4, 0, BE(4), 250);
-	wr(q, 5, 1002, BE(4), 400);
+	pq_wr(q, 1, 1001, BE(4), 100);
+	pq_wr(q, 2, 1001, BE(4), 300);
+	pq_wr(q, 3, 1002, BE(4), 200);
+	pq_rd(q, 4, 0, BE(4), 250);
+	pq_wr(q, 5, 1002, BE(4), 400);
 	/*
 	 * The sync one first, then the sweep from its end; at the top, the
 	 * nearer of the two behind (both within back_seek_max).
@@ -597,105 +567,6 @@ static void test_async_pool(void)
 	CHECK_STR(h_order(q, 0), "4 2 5 3 1");
 	CHECK_EQ(h_wakeups, 0);
 	CHECK_DONE(5);
-	queue_free(q);
-}
-
-/* Front merges within a process's queue; none across queues. */
-static void test_merge(void)
-{
-	struct queue *q = cfq_queue();
-	struct io *a, *b;
-
-	a = mk(1, 1001, BE(4), ELV_READ, 208);
-	a->rq.file = 7;
-	a->rq.offset = 4096;
-	b = mk(2, 1001, BE(4), ELV_READ, 200);
-	b->rq.file = 7;
-	queue_submit(q, a);
-	queue_submit(q, b);
-	CHECK_STR(h_order(q, 0), "2+1");
-	CHECK_DONE(2);
-
-	/* The same two from different processes stay apart. */
-	h_now = 500 * H_MS;
-	a = mk(1, 1001, BE(4), ELV_READ, 208);
-	a->rq.file = 7;
-	a->rq.offset = 4096;
-	b = mk(2, 1002, BE(4), ELV_READ, 200);
-	b->rq.file = 7;
-	queue_submit(q, a);
-	queue_submit(q, b);
-	queue_stop(q);
-	CHECK_STR(h_order(q, 0), "1 2");
-	CHECK_DONE(2);
-	queue_free(q);
-
-	/* Filling a gap joins three queued requests into one. */
-	q = cfq_queue();
-	h_set_tunable(q, "slice_idle", 0);
-	rd(q, 4, 1001, BE(4), 0);
-	CHECK_STR(h_order(q, 0), "4");
-	a = mk(1, 1001, BE(4), ELV_READ, 3000);
-	a->rq.file = 7;
-	queue_submit(q, a);
-	h_now = 10 * H_MS;
-	a = mk(2, 1001, BE(4), ELV_READ, 3016);
-	a->rq.file = 7;
-	a->rq.offset = 8192;
-	queue_submit(q, a);
-	a = mk(3, 1001, BE(4), ELV_READ, 3008);
-	a->rq.file = 7;
-	a->rq.offset = 4096;
-	queue_submit(q, a);
-	CHECK_STR(h_order(q, 0), "1+3+2");
-	CHECK_DONE(4);
-	queue_free(q);
-}
-
-/* ------------------------------------------------------------------ */
-/* A switch away with requests queued and in flight.                   */
-
-#define HELD 5
-#define QUEUED 40
-
-static void test_switch(void)
-{
-	static const int prios[] = { BE(4), BE(0), IDLE, BE(7), RT(5) };
-	struct io *held[HELD];
-	struct queue *q = cfq_queue();
-	int i;
-
-	/*
-	 * An RT reader first, so that HELD requests can be dispatched
-	 * before the switch; then readers and writers of every class, some
-	 * changing class between requests, and the kernel (pid 0).
-	 */
-	for (i = 1; i <= 10; i++)
-		rd(q, i, 1001, RT(3), (uint64_t)i * 8);
-	for (i = 11; i <= QUEUED; i++) {
-		if (i % 4 == 0)
-			wr(q, i, 1000 + i % 3, prios[i % 5],
-			   (uint64_t)i * 1000);
-		else
-			rd(q, i, i % 7 == 0 ? 0 : 1002 + i % 6,
-			   prios[i % 5], (uint64_t)(QUEUED - i) * 1000);
-	}
-	for (i = 0; i < HELD; i++) {
-		held[i] = queue_try_next(q);
-		CHECK(held[i] != NULL);
-	}
-	h_switch_held(q, &elv_noop, held, HELD, 0);
-	CHECK_DONE(QUEUED);
-
-	/* And back: cfq serves again, pid by pid. */
-	CHECK_EQ(elv_switch(q, cfq), 0);
-	rd(q, 1, 1001, BE(4), 100);
-	rd(q, 2, 1002, BE(4), 50);
-	rd(q, 3, 1001, BE(4), 200);
-	CHECK_STR(h_order(q, 0), "1 3");
-	queue_stop(q);
-	CHECK_STR(h_order(q, 0), "2");
-	CHECK_DONE(3);
 	queue_free(q);
 }
 
@@ -722,7 +593,7 @@ int main(void)
 	test_fifo_expire();
 	test_back_seek();
 	test_async_pool();
-	test_merge();
-	test_switch();
+	pq_test_merge(cfq, true);
+	pq_test_switch(cfq);
 	return h_exit("test_cfq");
 }

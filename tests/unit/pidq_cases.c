@@ -1,0 +1,124 @@
+/*
+ * Scenarios for every scheduler built on schedulers/pidq.c: merging stays
+ * within a process's queue, and a switch away loses no request.
+ */
+#include "pidq_cases.h"
+
+struct queue *pq_queue(const struct elevator_type *type)
+{
+	h_now = 0;
+	h_wakeups = 0;
+	h_wakeup_ns = 0;
+	return h_queue(type, 1024);
+}
+
+struct io *pq_io(int id, pid_t pid, int ioprio, enum elv_dir dir,
+		 uint64_t sector)
+{
+	struct io *io = h_io(id, dir, 100000 + (uint64_t)id, 0, 4096, sector);
+
+	io->rq.pid = pid;
+	io->rq.ioprio = ioprio;
+	return io;
+}
+
+void pq_rd(struct queue *q, int id, pid_t pid, int ioprio, uint64_t sector)
+{
+	queue_submit(q, pq_io(id, pid, ioprio, ELV_READ, sector));
+}
+
+void pq_wr(struct queue *q, int id, pid_t pid, int ioprio, uint64_t sector)
+{
+	queue_submit(q, pq_io(id, pid, ioprio, ELV_WRITE, sector));
+}
+
+/* pq_io of file 7 at offset. */
+static struct io *pq_io7(int id, pid_t pid, uint64_t offset, uint64_t sector)
+{
+	struct io *io = pq_io(id, pid, BE(4), ELV_READ, sector);
+
+	io->rq.file = 7;
+	io->rq.offset = offset;
+	return io;
+}
+
+void pq_test_merge(const struct elevator_type *type, bool fifo_across)
+{
+	struct queue *q = pq_queue(type);
+	const char *order;
+
+	queue_submit(q, pq_io7(1, 1001, 4096, 208));
+	queue_submit(q, pq_io7(2, 1001, 0, 200));
+	CHECK_STR(h_order(q, 0), "2+1");
+	CHECK_DONE(2);
+
+	/* The same two from different processes stay apart. */
+	h_now = 500 * H_MS;
+	queue_submit(q, pq_io7(1, 1001, 4096, 208));
+	queue_submit(q, pq_io7(2, 1002, 0, 200));
+	queue_stop(q);
+	order = h_order(q, 0);
+	if (fifo_across)
+		CHECK_STR(order, "1 2");
+	else
+		CHECK(strcmp(order, "1 2") == 0 || strcmp(order, "2 1") == 0);
+	CHECK_DONE(2);
+	queue_free(q);
+
+	/* Filling a gap joins three queued requests into one. */
+	q = pq_queue(type);
+	h_set_tunable(q, "slice_idle", 0);
+	pq_rd(q, 4, 1001, BE(4), 0);
+	CHECK_STR(h_order(q, 0), "4");
+	queue_submit(q, pq_io7(1, 1001, 0, 3000));
+	h_now = 10 * H_MS;
+	queue_submit(q, pq_io7(2, 1001, 8192, 3016));
+	queue_submit(q, pq_io7(3, 1001, 4096, 3008));
+	CHECK_STR(h_order(q, 0), "1+3+2");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+#define HELD 5
+#define QUEUED 40
+
+void pq_test_switch(const struct elevator_type *type)
+{
+	static const int prios[] = { BE(4), BE(0), IDLE, BE(7), RT(5) };
+	struct io *held[HELD];
+	struct queue *q = pq_queue(type);
+	int i;
+
+	/*
+	 * An RT reader first, so that HELD requests can be dispatched
+	 * before the switch; then readers and writers of every class, some
+	 * changing class between requests, and the kernel (pid 0).
+	 */
+	for (i = 1; i <= 10; i++)
+		pq_rd(q, i, 1001, RT(3), (uint64_t)i * 8);
+	for (i = 11; i <= QUEUED; i++) {
+		if (i % 4 == 0)
+			pq_wr(q, i, 1000 + i % 3, prios[i % 5],
+			      (uint64_t)i * 1000);
+		else
+			pq_rd(q, i, i % 7 == 0 ? 0 : 1002 + i % 6,
+			      prios[i % 5], (uint64_t)(QUEUED - i) * 1000);
+	}
+	for (i = 0; i < HELD; i++) {
+		held[i] = queue_try_next(q);
+		CHECK(held[i] != NULL);
+	}
+	h_switch_held(q, &elv_noop, held, HELD, 0);
+	CHECK_DONE(QUEUED);
+
+	/* And back: the scheduler serves again, pid by pid. */
+	CHECK_EQ(elv_switch(q, type), 0);
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1002, BE(4), 50);
+	pq_rd(q, 3, 1001, BE(4), 200);
+	CHECK_STR(h_order(q, 0), "1 3");
+	queue_stop(q);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(3);
+	queue_free(q);
+}

@@ -1,0 +1,31 @@
+/*
+ * What the unit tests of the schedulers built on schedulers/pidq.c (cfq,
+ * bfq) share: requests of one process at one priority, and the scenarios
+ * that hold for both because pidq.c does the work.
+ */
+#ifndef PIDQ_CASES_H
+#define PIDQ_CASES_H
+
+#include "harness.h"
+
+#define RT(l)	IOSCHED_IOPRIO(IOPRIO_CLASS_RT, (l))
+#define BE(l)	IOSCHED_IOPRIO(IOPRIO_CLASS_BE, (l))
+#define IDLE	IOSCHED_IOPRIO(IOPRIO_CLASS_IDLE, 0)
+
+/* A fresh queue of type on a virtual clock reset to 0. */
+struct queue *pq_queue(const struct elevator_type *type);
+/* A 4 KiB request of its own file (no merges) from pid at sector. */
+struct io *pq_io(int id, pid_t pid, int ioprio, enum elv_dir dir,
+		 uint64_t sector);
+void pq_rd(struct queue *q, int id, pid_t pid, int ioprio, uint64_t sector);
+void pq_wr(struct queue *q, int id, pid_t pid, int ioprio, uint64_t sector);
+
+/*
+ * Front merges within a process's queue, none across queues (their order
+ * fixed when fifo_across, else either), and a gap filled between two.
+ */
+void pq_test_merge(const struct elevator_type *type, bool fifo_across);
+/* A switch away with requests queued and in flight, and back. */
+void pq_test_switch(const struct elevator_type *type);
+
+#endif
