@@ -1,6 +1,7 @@
 /*
  * Scenarios for every scheduler built on schedulers/pidq.c: merging stays
- * within a process's queue, and a switch away loses no request.
+ * within a process's queue, draining (force) empties it at once, and a
+ * switch away loses no request.
  */
 #include "pidq_cases.h"
 
@@ -76,6 +77,40 @@ void pq_test_merge(const struct elevator_type *type, bool fifo_across)
 	queue_submit(q, pq_io7(3, 1001, 4096, 3008));
 	CHECK_STR(h_order(q, 0), "1+3+2");
 	CHECK_DONE(4);
+	queue_free(q);
+}
+
+void pq_test_force(const struct elevator_type *type)
+{
+	struct queue *q = pq_queue(type);
+	struct io *held[20];
+	int i;
+
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1002, BE(4), 200);
+	pq_rd(q, 3, 1003, IDLE, 300);
+	CHECK_STR(h_order(q, 0), "1");
+	/* Idling for 1001 now; force serves the rest at once. */
+	queue_stop(q);
+	CHECK_STR(h_order(q, 0), "2 3");
+	CHECK_DONE(3);
+	queue_free(q);
+
+	/* 20 from one process and 1 from another: all 21 go in flight. */
+	q = pq_queue(type);
+	for (i = 1; i <= 20; i++)
+		pq_rd(q, i, 1001, BE(4), (uint64_t)i * 8);
+	pq_rd(q, 21, 1002, BE(4), 900000);
+	queue_stop(q);
+	for (i = 0; i < 20; i++) {
+		held[i] = queue_try_next(q);
+		CHECK(held[i] != NULL);
+	}
+	CHECK_STR(h_order(q, 0), "21");
+	for (i = 0; i < 20; i++)
+		if (held[i] != NULL)
+			h_complete(q, held[i]);
+	CHECK_DONE(21);
 	queue_free(q);
 }
 

@@ -25,6 +25,11 @@ void pq_wr(struct queue *q, int id, pid_t pid, int ioprio, uint64_t sector);
  * fixed when fifo_across, else either), and a gap filled between two.
  */
 void pq_test_merge(const struct elevator_type *type, bool fifo_across);
+/*
+ * Draining (force): no idling, no idle-class delay, no per-queue limit on
+ * what goes in flight.
+ */
+void pq_test_force(const struct elevator_type *type);
 /* A switch away with requests queued and in flight, and back. */
 void pq_test_switch(const struct elevator_type *type);
 

@@ -464,41 +464,6 @@ static void test_idle_window(void)
 	queue_free(q);
 }
 
-/* Force never idles and empties the scheduler, every class included. */
-static void test_force(void)
-{
-	struct queue *q = bfq_queue();
-	struct io *held[20];
-	int i;
-
-	pq_rd(q, 1, 1001, BE(4), 100);
-	pq_rd(q, 2, 1002, BE(4), 200);
-	pq_rd(q, 3, 1003, IDLE, 300);
-	CHECK_STR(h_order(q, 0), "1");
-	/* Idling for 1001 now; force serves the rest at once. */
-	queue_stop(q);
-	CHECK_STR(h_order(q, 0), "2 3");
-	CHECK_DONE(3);
-	queue_free(q);
-
-	/* 20 from one process and 1 from another: all 21 go in flight. */
-	q = bfq_queue();
-	for (i = 1; i <= 20; i++)
-		pq_rd(q, i, 1001, BE(4), (uint64_t)i * 8);
-	pq_rd(q, 21, 1002, BE(4), 900000);
-	queue_stop(q);
-	for (i = 0; i < 20; i++) {
-		held[i] = queue_try_next(q);
-		CHECK(held[i] != NULL);
-	}
-	CHECK_STR(h_order(q, 0), "21");
-	for (i = 0; i < 20; i++)
-		if (held[i] != NULL)
-			h_complete(q, held[i]);
-	CHECK_DONE(21);
-	queue_free(q);
-}
-
 /*
  * A slow process (50 ms a request) loses the device when its budget times
  * out, although it has used little of it, and is charged the whole budget
@@ -576,7 +541,7 @@ int main(void)
 	test_weight_raising();
 	test_soft_rt();
 	test_idle_window();
-	test_force();
+	pq_test_force(bfq);
 	test_budget_timeout();
 	test_prio_change();
 	pq_test_merge(bfq, false);

@@ -394,41 +394,6 @@ static void test_slow_thinker(void)
 	queue_free(q);
 }
 
-/* Draining (force): no idling, no idle-class delay, no quantum. */
-static void test_force(void)
-{
-	struct queue *q = cfq_queue();
-	struct io *held[20];
-	int i;
-
-	pq_rd(q, 1, 1001, BE(4), 100);
-	pq_rd(q, 2, 1002, BE(4), 200);
-	pq_rd(q, 3, 1003, IDLE, 300);
-	CHECK_STR(h_order(q, 0), "1");
-	/* Idling for 1001 now; force serves the rest at once. */
-	queue_stop(q);
-	CHECK_STR(h_order(q, 0), "2 3");
-	CHECK_DONE(3);
-	queue_free(q);
-
-	/* 20 from one process and 1 from another: all 21 go in flight. */
-	q = cfq_queue();
-	for (i = 1; i <= 20; i++)
-		pq_rd(q, i, 1001, BE(4), (uint64_t)i * 8);
-	pq_rd(q, 21, 1002, BE(4), 900000);
-	queue_stop(q);
-	for (i = 0; i < 20; i++) {
-		held[i] = queue_try_next(q);
-		CHECK(held[i] != NULL);
-	}
-	CHECK_STR(h_order(q, 0), "21");
-	for (i = 0; i < 20; i++)
-		if (held[i] != NULL)
-			h_complete(q, held[i]);
-	CHECK_DONE(21);
-	queue_free(q);
-}
-
 /* At most quantum in flight per queue with others waiting, 4x alone. */
 static void test_quantum(void)
 {
@@ -588,7 +553,7 @@ int main(void)
 	test_idle_class_quiet();
 	test_idle_window();
 	test_slow_thinker();
-	test_force();
+	pq_test_force(cfq);
 	test_quantum();
 	test_fifo_expire();
 	test_back_seek();
