@@ -6,8 +6,8 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 require mount umount pgrep
-[ -x /sbin/mount.fuse3 ] || skip "needs /sbin/mount.fuse3"
-[ -e "$MODULE_DIR/deadline.so" ] || skip "the deadline module is not built"
+[ -x /sbin/mount.fuse3 ] || skip_env "needs /sbin/mount.fuse3"
+require_module "$MODULE_DIR" deadline
 
 echo hello >"$BACKING/f"
 

@@ -2,7 +2,6 @@
 # exit status 1, and mounts nothing.  Tried in the foreground and in
 # daemon mode, where stderr must still be reached before daemonizing.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
-require_root
 
 echo data >"$T/file"
 md="module_dir=$MODULE_DIR"

@@ -1,8 +1,7 @@
 # Every kind of mistake in the configuration file: exit status 1, one line
 # on stderr naming the file, the line and the problem, nothing mounted.
 . "$top_srcdir/tests/lib.sh"
-require_root
-[ -e "$MODULE_DIR/deadline.so" ] || skip "the deadline module is not built"
+require_module "$MODULE_DIR" deadline
 
 C=$T/bad.conf
 # expect LINE PATTERN: the file C must fail at LINE with PATTERN.

@@ -3,7 +3,7 @@
 # file is logged and ignored, and the mount keeps its settings.
 . "$top_srcdir/tests/lib.sh"
 require_root
-[ -e "$MODULE_DIR/deadline.so" ] || skip "the deadline module is not built"
+require_module "$MODULE_DIR" deadline
 
 C=$T/reload.conf
 printf 'scheduler = deadline\nnr_requests = 64\n' >"$C"

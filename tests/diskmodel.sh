@@ -6,8 +6,8 @@
 # Timing checks are lower bounds or generous ratios only: the machine is
 # noisy, and a slower machine only makes the model's costs look larger.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
-require_root
 require fio
+require_module "$MODULE_DIR" deadline anticipatory cfq bfq kyber
 
 ST=$MNT/.control/stats
 # stat_of DIR FIELD: the number after FIELD on the line of DIR.
@@ -69,6 +69,9 @@ for kv in 'disk_model = "hdd"' 'seek_ms = 12' 'rpm = 10000' 'mb_per_s = 80'; do
 	grep -qxF "$kv" "$T/out" || fail "file: no '$kv': $(cat "$T/out")"
 done
 
+# The rest mounts; what is above does not need /dev/fuse.
+require_root
+
 # 16 MiB in the backing directory, on disk, not in the mount's cache.
 head -c 16M /dev/urandom >"$BACKING/f"
 sync "$BACKING/f"
@@ -87,8 +90,7 @@ echo "sequential 16 MiB: $((t1 - t0)) ms"
 
 # Per read: sequential ones are contiguous (41 us of transfer each),
 # random ones pay a seek and 4.2 ms of rotation, under every scheduler.
-for sched in deadline noop; do
-	[ "$sched" = noop ] || [ -e "$MODULE_DIR/$sched.so" ] || continue
+for sched in noop deadline anticipatory cfq bfq kyber; do
 	echo "$sched" >"$MNT/.control/scheduler"
 	grep -qF "[$sched]" "$MNT/.control/scheduler" || fail "no switch to $sched"
 	seq_us=$(fio_read read 1024)

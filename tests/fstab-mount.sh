@@ -5,20 +5,20 @@
 # build's fuse-iosched; nothing outside the namespace changes, and its
 # mounts vanish with it.
 if [ -z "${FSTAB_TEST_NS:-}" ]; then
-	command -v unshare >/dev/null 2>&1 || exit 77
-	[ "$(id -u)" -eq 0 ] || exit 77
+	# lib.sh, sourced inside, says what is missing (and fails under CI).
+	command -v unshare >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] &&
 	FSTAB_TEST_NS=1 exec unshare -m --propagation private bash "$0" "$@"
 fi
 . "$top_srcdir/tests/lib.sh"
 require_root
 require mount umount pgrep
-[ -x /sbin/mount.fuse3 ] || skip "needs /sbin/mount.fuse3"
-[ -e "$MODULE_DIR/cfq.so" ] || skip "the cfq module is not built"
-[ -e "$MODULE_DIR/deadline.so" ] || skip "the deadline module is not built"
+[ -x /sbin/mount.fuse3 ] || skip_env "needs /sbin/mount.fuse3"
+require_module "$MODULE_DIR" cfq
+require_module "$MODULE_DIR" deadline
 
 mkdir "$T/bin"
 ln -s "$FUSE_IOSCHED" "$T/bin/fuse-iosched"
-mount --bind "$T/bin" /usr/local/sbin || skip "cannot bind /usr/local/sbin"
+mount --bind "$T/bin" /usr/local/sbin || skip_env "cannot bind /usr/local/sbin"
 cleanup_push "umount /usr/local/sbin"
 : >"$T/empty.conf"
 echo hello >"$BACKING/f"

@@ -48,9 +48,26 @@ trap 'exit 130' INT TERM
 
 fail() { echo "FAIL: $TEST_NAME: $*" >&2; exit 1; }
 skip() { echo "SKIP: $TEST_NAME: $*" >&2; exit 77; }
-# Skip (exit 77) when a tool the test needs is missing.
-require() { for c; do command -v "$c" >/dev/null 2>&1 || skip "needs $c"; done; }
-require_root() { [ "$(id -u)" -eq 0 ] || skip "needs root"; [ -c /dev/fuse ] || skip "needs /dev/fuse"; }
+# Skip for want of something the environment should provide (root,
+# /dev/fuse, a loop device, a tool, a built module).  By hand that is a
+# skip; in CI (CI=true), which installs and provides all of it, it is a
+# failure, so that CI cannot pass by skipping.  Call it before the test
+# starts its work: a skip after that is a failure everywhere (use fail).
+skip_env() {
+	[ "${CI:-}" != true ] || fail "CI=true, and the test cannot run: $*"
+	skip "$*"
+}
+# When a tool the test needs is missing.
+require() { for c; do command -v "$c" >/dev/null 2>&1 || skip_env "needs $c"; done; }
+require_root() {
+	[ "$(id -u)" -eq 0 ] || skip_env "needs root"
+	[ -c /dev/fuse ] || skip_env "needs /dev/fuse"
+}
+# A module of the build (schedulers/ or tests/modules/) must exist.
+require_module() { # DIR NAME...
+	d=$1; shift
+	for m; do [ -e "$d/$m.so" ] || skip_env "$d/$m.so is not built"; done
+}
 
 assert_eq() { # expected actual [what]
 	[ "$1" = "$2" ] || fail "${3:-value}: expected '$1', got '$2'"

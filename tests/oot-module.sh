@@ -6,7 +6,7 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require cc pkg-config cmp dd
 require_root
-[ -f "$top_builddir/fuse-iosched.pc" ] || skip "fuse-iosched.pc is not built"
+[ -f "$top_builddir/fuse-iosched.pc" ] || skip_env "fuse-iosched.pc is not built"
 
 # The built .pc points at the install prefix; aim it at the source tree
 # instead, which holds the same header, so no install is needed.

@@ -7,9 +7,9 @@ require_root
 require mkfs.ext4 losetup python3
 
 truncate -s 32M "$T/img"
-mkfs.ext4 -q -F -m 0 "$T/img" || skip "mkfs.ext4 failed"
+mkfs.ext4 -q -F -m 0 "$T/img" || skip_env "mkfs.ext4 failed"
 mount -o loop "$T/img" "$BACKING" 2>"$T/mount.err" ||
-	skip "cannot loop-mount an image: $(cat "$T/mount.err")"
+	skip_env "cannot loop-mount an image: $(cat "$T/mount.err")"
 # Runs before lib.sh's own unmount of MNT: the daemon must go first, or
 # the backing file system is busy.
 cleanup_push "fusermount3 -u '$MNT' 2>/dev/null; sleep 0.2; umount '$BACKING' 2>/dev/null || umount -l '$BACKING'"

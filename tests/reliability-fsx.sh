@@ -9,7 +9,7 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 FSX=$top_builddir/tests/fsx
-[ -x "$FSX" ] || skip "$FSX is not built (make check builds it)"
+[ -x "$FSX" ] || skip_env "$FSX is not built (make check builds it)"
 NOPS=${FSX_NOPS:-50000}	# per process
 # TEST_QUICK=1 (slow builds, e.g. under TSan): fewer operations.
 [ -z "${TEST_QUICK:-}" ] || NOPS=${FSX_NOPS:-5000}

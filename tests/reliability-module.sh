@@ -6,12 +6,8 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 require python3
-for m in deadline anticipatory; do
-	[ -f "$MODULE_DIR/$m.so" ] || skip "$MODULE_DIR/$m.so is not built"
-done
-for m in failinit badabi; do
-	[ -f "$TEST_MODULE_DIR/$m.so" ] || skip "$TEST_MODULE_DIR/$m.so is not built (make check builds it)"
-done
+require_module "$MODULE_DIR" deadline anticipatory
+require_module "$TEST_MODULE_DIR" failinit badabi
 
 S=$MNT/.control/scheduler
 active() { sed -n 's/.*\[\([^]]*\)\].*/\1/p' "$S"; }

@@ -6,8 +6,8 @@ require_root
 require mkfs.ext4 filefrag losetup python3
 
 truncate -s 256M "$T/img"
-mkfs.ext4 -q -F "$T/img" || skip "mkfs.ext4 failed"
-mount -o loop "$T/img" "$BACKING" || skip "cannot mount a loop device"
+mkfs.ext4 -q -F "$T/img" || skip_env "mkfs.ext4 failed"
+mount -o loop "$T/img" "$BACKING" || skip_env "cannot mount a loop device"
 # Runs before lib.sh's own unmount: the daemon must let go first.
 cleanup_push 'mountpoint -q "$MNT" && { fusermount3 -u "$MNT" || umount -l "$MNT"; sleep 0.2; }; umount "$BACKING" 2>/dev/null || umount -l "$BACKING"'
 

@@ -5,7 +5,7 @@
 require_root
 require python3
 
-mount -t tmpfs -o size=64m fuse-iosched-test "$BACKING" || skip "cannot mount tmpfs"
+mount -t tmpfs -o size=64m fuse-iosched-test "$BACKING" || skip_env "cannot mount tmpfs"
 cleanup_push 'mountpoint -q "$MNT" && { fusermount3 -u "$MNT" || umount -l "$MNT"; sleep 0.2; }; umount "$BACKING" 2>/dev/null || umount -l "$BACKING"'
 
 mount_fs -o log=debug
