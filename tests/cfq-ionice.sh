@@ -32,10 +32,24 @@ ionice -c2 -n4 timeout -s INT 5 dd if="$MNT/be" of=/dev/null bs=64k \
 BE_PID=$!
 cleanup_push "kill -INT $BE_PID 2>/dev/null; wait $BE_PID 2>/dev/null"
 
+# reader_done NAME STATUS: a reader may finish (0) or be stopped by its
+# timeout (124) or by the INT below (130, dd's own status); anything else,
+# or an error message from dd, is a failed read, which must not pass for
+# an idle reader held back.
+reader_done() {
+	case $2 in
+	0|124|130) ;;
+	*) cat "$T/$1.err" >&2; fail "the $1 reader failed with status $2" ;;
+	esac
+	! grep -q '^dd: ' "$T/$1.err" || fail "the $1 reader: $(cat "$T/$1.err")"
+}
+
 # When the best-effort reader is done, stop the idle one at once.
-wait "$BE_PID" || true
+st=0; wait "$BE_PID" || st=$?
+reader_done be "$st"
 kill -INT "$IDLE_PID" 2>/dev/null || true
-wait "$IDLE_PID" || true
+st=0; wait "$IDLE_PID" || st=$?
+reader_done idle "$st"
 
 be=$(bytes_of "$T/be.err")
 idle=$(bytes_of "$T/idle.err")

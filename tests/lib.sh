@@ -112,6 +112,24 @@ check_log() {
 	return 0
 }
 
+# stat_of DIR FIELD: the number after FIELD on the DIR (read, write) line
+# of the mount's .control/stats.
+stat_of() {
+	awk -v d="$1" -v f="$2" '$1 == d { for (i = 2; i < NF; i += 2)
+		if ($i == f) print $(i + 1) }' "$MNT/.control/stats"
+}
+
+# wait_for WHAT COMMAND...: poll (up to 10 s) until COMMAND succeeds.
+wait_for() {
+	what=$1; shift
+	i=0
+	until "$@"; do
+		i=$((i + 1))
+		[ $i -lt 200 ] || fail "timed out waiting for $what"
+		sleep 0.05
+	done
+}
+
 # Compare the mount with the backing directory: same names, same contents.
 compare_trees() {
 	diff -r --no-dereference "$BACKING" "$MNT" || fail "mount and backing differ"
