@@ -1,5 +1,7 @@
 # .control/nr_requests shows the queue depth limit and takes a new one in
-# [1, 65536]; anything else is EINVAL and changes nothing.
+# [1, 65536]; anything else is EINVAL and changes nothing.  At a limit of
+# 1, writers wait for the slot: the daemon holds more write requests than
+# it has queued and in flight.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 
@@ -39,5 +41,30 @@ dd if=/dev/urandom of="$T/src" bs=64k count=32 status=none
 cp "$T/src" "$MNT/f"
 cmp "$T/src" "$MNT/f" || fail "data differs with nr_requests 1"
 echo 128 >"$N"
+unmount_fs
+check_log
+
+# Three writers, writes of 1 MB/s (the hdd model): with nr_requests 1 one
+# write is queued or in flight, the others' submitters wait for the slot.
+: >"$T/empty.conf"
+mount_fs -o "config=$T/empty.conf,nr_requests=1,disk_model=hdd,mb_per_s=1"
+dd if=/dev/urandom of="$T/src" bs=128k count=4 status=none
+pids=
+for k in 1 2 3; do
+	dd if="$T/src" of="$MNT/w$k" bs=128k status=none &
+	pids="$pids $!"
+done
+# Waiting submitters: requests not completed, beyond queued + in flight.
+waiting() {
+	set -- $(awk '$1 == "write" { for (i = 2; i < NF; i += 2) v[$i] = $(i + 1)
+		print v["requests"] - v["completed"], v["queued"] + v["in_flight"] }' 		"$MNT/.control/stats")
+	[ "$2" -le 1 ] || fail "nr_requests 1, and $2 writes queued or in flight"
+	[ "$1" -ge 2 ]
+}
+wait_for "a submitter waiting at nr_requests 1" waiting
+for p in $pids; do wait "$p" || fail "a writer failed at nr_requests 1"; done
+for k in 1 2 3; do
+	cmp "$T/src" "$MNT/w$k" || fail "w$k differs at nr_requests 1"
+done
 unmount_fs
 check_log

@@ -144,8 +144,71 @@ static void test_submit_dispatch(void)
 	queue_free(q);
 }
 
+/* A submission in a thread of its own, which may have to wait. */
+struct submitter {
+	struct queue *q;
+	struct io *io;
+	bool done;	/* atomic */
+};
+
+static void *submitter_main(void *arg)
+{
+	struct submitter *s = arg;
+
+	queue_submit(s->q, s->io);
+	__atomic_store_n(&s->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Whether *flag becomes true within ms milliseconds. */
+static bool flag_within(bool *flag, unsigned ms)
+{
+	for (; ms > 0; ms--) {
+		if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+			return true;
+		usleep(1000);
+	}
+	return __atomic_load_n(flag, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * nr_requests counts queued plus in flight: with one of each on a queue
+ * of two, a new request waits until a completion frees a slot, but one
+ * that merges into a queued request is admitted at the limit.
+ */
+static void test_nr_requests(void)
+{
+	struct queue *q = h_queue(&elv_noop, 2);
+	struct submitter s = { q, h_io(3, ELV_READ, 3, 0, 4096, 300), false };
+	struct stats st;
+	struct io *io;
+	pthread_t t;
+
+	queue_submit(q, h_io(1, ELV_READ, 1, 0, 4096, 100));
+	io = queue_try_next(q);
+	CHECK(io != NULL);
+	queue_submit(q, h_io(2, ELV_READ, 2, 0, 4096, 200));
+	/* Full, but a merge takes no slot (main's alarm ends a hang). */
+	queue_submit(q, h_io(4, ELV_READ, 2, 4096, 4096, 208));
+	pthread_create(&t, NULL, submitter_main, &s);
+	/* A bounded look: waiting, it must not return. */
+	CHECK(!flag_within(&s.done, 200));
+	queue_get_stats(q, &st);
+	CHECK_EQ(st.dir[ELV_READ].queued, 1);
+	CHECK_EQ(st.dir[ELV_READ].in_flight, 1);
+	if (io != NULL)
+		h_complete(q, io);
+	CHECK(flag_within(&s.done, 10000));
+	pthread_join(t, NULL);
+	CHECK_STR(h_order(q, 0), "2+4 3");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
 int main(void)
 {
+	/* A submitter that waits for ever fails the test instead. */
+	alarm(60);
 	test_fifo();
 	test_back_merge();
 	test_front_merge();
@@ -153,5 +216,6 @@ int main(void)
 	test_no_merge();
 	test_no_merge_in_flight();
 	test_submit_dispatch();
+	test_nr_requests();
 	return h_exit("test_noop");
 }
