@@ -1,0 +1,90 @@
+#!/bin/bash
+# fsync and flush wait for the file's writes that arrived before them:
+# with asynchronous direct writes (fio, libaio) queued behind the hdd disk
+# model at 1 MB/s, when fsync(2) or close(2) returns, the daemon has
+# completed every write request it had received before the call; also
+# while a scheduler switch drains the queue.  And fsync reaches the
+# backing file system: the data is on the (loop) device when it returns.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
+require_root
+require fio python3 mkfs.ext4 losetup
+require_module "$MODULE_DIR" cfq
+
+truncate -s 64M "$T/img"
+mkfs.ext4 -q -F "$T/img" || skip_env "mkfs.ext4 failed"
+mount -o loop "$T/img" "$BACKING" 2>"$T/mount.err" ||
+	skip_env "cannot loop-mount an image: $(cat "$T/mount.err")"
+# Before lib.sh's own unmount of MNT: the daemon must let go first.
+cleanup_push "fusermount3 -u '$MNT' 2>/dev/null; sleep 0.2; umount '$BACKING' 2>/dev/null || umount -l '$BACKING'"
+
+: >"$T/empty.conf"
+mount_fs -o "config=$T/empty.conf,disk_model=hdd,mb_per_s=1"
+size=2M
+[ -z "${TEST_QUICK:-}" ] || size=1M
+
+# order OP: with writes pending, OP (fsync or close) of another descriptor
+# of the file; when it returns, the writes received before it are done.
+pending() {
+	[ $(($(stat_of write queued) + $(stat_of write in_flight))) -ge 2 ]
+}
+order() {
+	python3 - "$MNT/f" "$MNT/.control/stats" "$1" <<'PY'
+import os, sys
+
+def write_stat(field):
+    for line in open(sys.argv[2]):
+        w = line.split()
+        if w and w[0] == "write":
+            return int(w[w.index(field) + 1])
+
+fd = os.open(sys.argv[1], os.O_RDONLY)
+received = write_stat("requests")
+if sys.argv[3] == "fsync":
+    os.fsync(fd)
+else:
+    os.close(fd)
+done = write_stat("completed")
+print("%s: %d write requests received before, %d completed after" %
+      (sys.argv[3], received, done))
+if done < received:
+    sys.exit("%s returned before earlier writes completed" % sys.argv[3])
+PY
+}
+
+for op in fsync close switch; do
+	(cd "$T" && fio --name=w --filename="$MNT/f" --rw=write --bs=128k \
+		--size="$size" --ioengine=libaio --direct=1 --iodepth=8 \
+		--output="$T/fio.out") &
+	fio_pid=$!
+	wait_for "writes pending" pending
+	case $op in
+	switch)
+		# The switch drains the queue while fsync waits.
+		echo cfq >"$MNT/.control/scheduler" &
+		sw_pid=$!
+		order fsync || fail "fsync during a switch"
+		wait "$sw_pid" || fail "the switch to cfq failed"
+		;;
+	*)	order "$op" || fail "$op" ;;
+	esac
+	wait "$fio_pid" || fail "fio failed: $(cat "$T/fio.out")"
+done
+
+# The backing fsync: a marker written through the mount is on the device
+# (the image file) once fsync returns, not only in the page cache.
+python3 - "$MNT/m" "$T/img" <<'PY' || fail "fsync did not reach the device"
+import os, sys
+marker = os.urandom(32).hex().encode() * 2048
+def on_device():
+    return open(sys.argv[2], "rb").read().find(marker) >= 0
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+os.write(fd, marker)
+if on_device():
+    print("note: written back before fsync; the check proves nothing")
+os.fsync(fd)
+os.close(fd)
+if not on_device():
+    sys.exit("the data written is not on the device after fsync")
+PY
+unmount_fs
+check_log
