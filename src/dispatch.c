@@ -156,6 +156,8 @@ static void *dispatch_worker(void *arg)
 	struct dispatch *d = arg;
 	struct io *io;
 
+	/* So that ps -L and /proc/PID/task tell the workers apart. */
+	pthread_setname_np(pthread_self(), "iosched-worker");
 	while ((io = dispatch_next(d)) != NULL)
 		dispatch_one(d, io);
 	return NULL;

@@ -53,6 +53,7 @@ static void *timer_loop(void *arg)
 {
 	struct timer *t = arg;
 
+	pthread_setname_np(pthread_self(), "iosched-timer");
 	event_base_loop(t->base, EVLOOP_NO_EXIT_ON_EMPTY);
 	return NULL;
 }

@@ -1,0 +1,30 @@
+# -o threads=N starts N dispatch workers (threads named iosched-worker in
+# /proc/PID/task), with a disk model as without; -s serves FUSE in the
+# main thread alone (no libfuse worker threads), without it libfuse adds
+# its own.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
+require_root
+
+: >"$T/empty.conf"
+# comm_count NAME: threads of the daemon called NAME.
+comm_count() { cat /proc/"$DAEMON_PID"/task/*/comm | grep -cx "$1" || true; }
+tasks() { ls /proc/"$DAEMON_PID"/task | wc -l; }
+
+for n in 1 3 7; do
+	for dm in none hdd; do
+		mount_fs -o "config=$T/empty.conf,threads=$n,disk_model=$dm"
+		echo data >"$MNT/f$n"
+		assert_eq "$n" "$(comm_count iosched-worker)" "workers at threads=$n ($dm)"
+		assert_eq 1 "$(comm_count iosched-timer)" "timer threads"
+		# Main, timer, workers, and at least one of libfuse's.
+		[ "$(tasks)" -gt $((n + 2)) ] ||
+			fail "threads=$n: $(tasks) threads, no libfuse worker"
+		unmount_fs
+	done
+	mount_fs -s -o "config=$T/empty.conf,threads=$n"
+	echo data >"$MNT/f$n"
+	assert_eq "$((n + 2))" "$(tasks)" "threads with -s and threads=$n"
+	assert_eq data "$(cat "$MNT/f$n")" "data with -s"
+	unmount_fs
+done
+check_log
