@@ -10,9 +10,7 @@ require python3
 : >"$T/empty.conf"
 dd if=/dev/urandom of="$T/src" bs=1M count=4 status=none
 # Writes queued or in flight, now.
-pending() {
-	[ $(($(stat_of write queued) + $(stat_of write in_flight))) -ge 2 ]
-}
+pending() { [ "$(held write)" -ge 2 ]; }
 # writer FILE OUT: write $T/src to FILE in 1 MiB writes, noting in OUT
 # after each one how many bytes have been acknowledged.
 writer() {

@@ -25,7 +25,9 @@ size=2M
 # order OP: with writes pending, OP (fsync or close) of another descriptor
 # of the file; when it returns, the writes received before it are done.
 pending() {
-	[ $(($(stat_of write queued) + $(stat_of write in_flight))) -ge 2 ]
+	kill -0 "$fio_pid" 2>/dev/null || { wait "$fio_pid" || true
+		fail "fio ended before writes were pending: $(cat "$T/fio.out")"; }
+	[ "$(held write)" -ge 2 ]
 }
 order() {
 	python3 - "$MNT/f" "$MNT/.control/stats" "$1" <<'PY'

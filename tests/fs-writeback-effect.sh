@@ -54,11 +54,6 @@ check_log 'unique: [0-9]+, error: '
 # max_background: asynchronous writes beyond it wait in the kernel.  Slow
 # writes (hdd model, 1 MB/s) keep the daemon's hands full; it never holds
 # more than N at once, and with a larger N it holds more than the small one.
-# held: write requests received and not completed, now.
-held() {
-	awk '$1 == "write" { for (i = 2; i < NF; i += 2) v[$i] = $(i + 1)
-		print v["requests"] - v["completed"] }' "$MNT/.control/stats"
-}
 for bg in 2 16; do
 	: >"$LOG"
 	mount_fs -o "config=$T/empty.conf,disk_model=hdd,mb_per_s=2" \
@@ -69,7 +64,7 @@ for bg in 2 16; do
 	fio_pid=$!
 	most=0
 	while kill -0 "$fio_pid" 2>/dev/null; do
-		h=$(held)
+		h=$(held write)
 		[ "$h" -le "$bg" ] ||
 			fail "max_background=$bg, and the daemon holds $h writes"
 		[ "$h" -le "$most" ] || most=$h

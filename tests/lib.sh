@@ -119,13 +119,21 @@ stat_of() {
 		if ($i == f) print $(i + 1) }' "$MNT/.control/stats"
 }
 
-# wait_for WHAT COMMAND...: poll (up to 10 s) until COMMAND succeeds.
+# held DIR: FUSE requests of DIR (read, write) the daemon has received and
+# not yet answered, queued, in flight or waiting for a slot.
+held() {
+	awk -v d="$1" '$1 == d { for (i = 2; i < NF; i += 2) v[$i] = $(i + 1)
+		print v["requests"] - v["completed"] }' "$MNT/.control/stats"
+}
+
+# wait_for WHAT COMMAND...: poll (up to 30 s: the machine may be busy)
+# until COMMAND succeeds.
 wait_for() {
 	what=$1; shift
 	i=0
 	until "$@"; do
 		i=$((i + 1))
-		[ $i -lt 200 ] || fail "timed out waiting for $what"
+		[ $i -lt 600 ] || fail "timed out waiting for $what"
 		sleep 0.05
 	done
 }
