@@ -1,7 +1,7 @@
 # .control/nr_requests shows the queue depth limit and takes a new one in
 # [1, 65536]; anything else is EINVAL and changes nothing.  At a limit of
 # 1, writers wait for the slot: the daemon holds more write requests than
-# it has queued and in flight.
+# it has queued and in flight, and .control/stats counts the wait.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 
@@ -66,5 +66,10 @@ for p in $pids; do wait "$p" || fail "a writer failed at nr_requests 1"; done
 for k in 1 2 3; do
 	cmp "$T/src" "$MNT/w$k" || fail "w$k differs at nr_requests 1"
 done
+# Waiting for the slot counts as waiting time: each write is 131 ms of
+# transfer, so while one is served the others wait at least that long.
+w=$(stat_of write wait_ms)
+echo "write wait_ms at nr_requests 1: $w"
+[ "$w" -ge 100 ] || fail "writes waited $w ms in all at nr_requests 1"
 unmount_fs
 check_log

@@ -21,6 +21,7 @@ mkdir "$MNT/dir"
 echo hello >"$MNT/dir/small"
 
 # Fill it.
+e0=$(stat_of write errors)
 out=$(dd if=/dev/zero of="$MNT/fill" bs=1M count=64 conv=fsync 2>&1) &&
 	fail "64 MiB fitted in a 32 MiB file system"
 echo "$out" | grep -q 'No space left on device' || fail "filling: '$out'"
@@ -53,6 +54,12 @@ def write_more(flags, size):
 enospc("buffered 4 KiB writes", lambda: write_more(0, 4096))
 enospc("O_DIRECT 64 KiB writes", lambda: write_more(os.O_DIRECT, 65536))
 PY
+
+# The failed writes show in .control/stats, and no read failed.
+e1=$(stat_of write errors)
+echo "write errors: $e0 -> $e1"
+[ "$e1" -gt "$e0" ] || fail "write errors did not grow: $e0 -> $e1"
+assert_eq 0 "$(stat_of read errors)" "read errors"
 
 # Reads and metadata still work.
 cmp "$T/keep" "$MNT/keep" || fail "reading a file on a full file system"
