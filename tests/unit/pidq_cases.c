@@ -157,3 +157,69 @@ void pq_test_switch(const struct elevator_type *type)
 	CHECK_DONE(3);
 	queue_free(q);
 }
+
+void pq_test_back_seek_penalty(const struct elevator_type *type)
+{
+	struct queue *q = pq_queue(type);
+
+	/* The head at 1000 after 1. */
+	pq_rd(q, 1, 1001, BE(4), 992);
+	CHECK_STR(h_order(q, 0), "1");
+	pq_rd(q, 2, 1001, BE(4), 960);
+	pq_rd(q, 3, 1001, BE(4), 1060);
+	CHECK_STR(h_order(q, 0), "3 2");
+	CHECK_DONE(3);
+
+	h_set_tunable(q, "back_seek_penalty", 1);
+	h_now += 100 * H_MS;
+	pq_rd(q, 1, 1001, BE(4), 992);
+	CHECK_STR(h_order(q, 0), "1");
+	pq_rd(q, 2, 1001, BE(4), 960);
+	pq_rd(q, 3, 1001, BE(4), 1060);
+	CHECK_STR(h_order(q, 0), "2 3");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/* When (ms) request 2, far behind 400 others of one process, is served. */
+static uint64_t pq_fifo_served_ms(const struct elevator_type *type,
+				  enum elv_dir dir, int64_t expire_ms)
+{
+	struct queue *q = pq_queue(type);
+	uint64_t served_at = 0;
+	struct io *io;
+	int i;
+
+	h_set_tunable(q, dir == ELV_READ ? "fifo_expire_sync" :
+		      "fifo_expire_async", expire_ms);
+	queue_submit(q, pq_io(1, 1001, BE(4), dir, 100000));
+	CHECK_STR(h_order(q, 0), "1");
+	queue_submit(q, pq_io(2, 1001, BE(4), dir, 0));
+	for (i = 3; i <= 400; i++)
+		queue_submit(q, pq_io(i, 1001, BE(4), dir,
+				      100000 + (uint64_t)i * 8));
+	while ((io = queue_try_next(q)) != NULL) {
+		if (h_part_id(io, 0) == 2)
+			served_at = h_now;
+		h_now += H_MS;
+		h_complete(q, io);
+	}
+	queue_stop(q);
+	while (h_next_id(q) > 0)
+		;
+	CHECK_DONE(400);
+	queue_free(q);
+	return served_at / H_MS;
+}
+
+void pq_test_fifo_expiry(const struct elevator_type *type)
+{
+	uint64_t at;
+
+	at = pq_fifo_served_ms(type, ELV_READ, 50);
+	CHECK(at >= 50 && at < 300);
+	at = pq_fifo_served_ms(type, ELV_READ, 150);
+	CHECK(at >= 150 && at < 350);
+	at = pq_fifo_served_ms(type, ELV_WRITE, 100);
+	CHECK(at >= 100 && at < 350);
+}

@@ -32,5 +32,15 @@ void pq_test_merge(const struct elevator_type *type, bool fifo_across);
 void pq_test_force(const struct elevator_type *type);
 /* A switch away with requests queued and in flight, and back. */
 void pq_test_switch(const struct elevator_type *type);
+/*
+ * back_seek_penalty: a backward seek of 40 sectors costs 80 at the default
+ * factor of 2 and loses to a forward one of 60; at 1 it wins.
+ */
+void pq_test_back_seek_penalty(const struct elevator_type *type);
+/*
+ * A request far behind a process's sweep is served once it has waited
+ * fifo_expire_sync (or fifo_expire_async for writes), not at the end.
+ */
+void pq_test_fifo_expiry(const struct elevator_type *type);
 
 #endif

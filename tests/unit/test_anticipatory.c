@@ -340,6 +340,35 @@ static void test_holds_writes(void)
 	queue_free(q);
 }
 
+/*
+ * In a write batch, sector order gives way to the oldest write once it has
+ * waited write_expire: a write far behind the head, queued at 0, is served
+ * at 50 ms under write_expire=50 while closer ones keep arriving.
+ */
+static void test_write_expire(void)
+{
+	struct queue *q = as_queue();
+	uint64_t served_ms = 0;
+	int i;
+
+	h_set_tunable(q, "write_expire", 50);
+	wr(q, 1, PID_A, 100000);
+	CHECK_STR(h_order(q, 1), "1");
+	wr(q, 2, PID_B, 100);
+	for (i = 1; i <= 300 && served_ms == 0; i++) {
+		h_now = (uint64_t)i * H_MS;
+		wr(q, 2 + i, PID_A, 100008 + 8 * (uint64_t)i);
+		if (h_next_id(q) == 2)
+			served_ms = (uint64_t)i;
+	}
+	CHECK_EQ(served_ms, 50);
+	queue_stop(q);
+	while (h_next_id(q) > 0)
+		;
+	CHECK_DONE(i + 1);
+	queue_free(q);
+}
+
 /* antic_expire=0: never idles, and serves a batch in sector order. */
 static void test_antic_off(void)
 {
@@ -598,6 +627,7 @@ int main(void)
 	test_fifo_expiry_breaks();
 	test_own_far_read_breaks();
 	test_read_expire_bounds();
+	test_write_expire();
 	test_long_thinker();
 	test_no_anticipation_for();
 	test_holds_writes();

@@ -546,5 +546,7 @@ int main(void)
 	test_prio_change();
 	pq_test_merge(bfq, false);
 	pq_test_switch(bfq);
+	pq_test_back_seek_penalty(bfq);
+	pq_test_fifo_expiry(bfq);
 	return h_exit("test_bfq");
 }

@@ -41,6 +41,7 @@ struct proc {
 	uint64_t first_ns;		/* first service, or UINT64_MAX */
 	uint64_t last_ns;
 	uint64_t max_gap_ns;		/* longest wait between services */
+	unsigned run, max_run;		/* services in a row: now, most */
 };
 
 static int sim_ids;		/* ids handed out, 1..sim_ids */
@@ -117,6 +118,9 @@ static void sim_run(struct queue *q, struct proc *procs, int n,
 		}
 		if (sim_last_pid != -1 && io->rq.pid != sim_last_pid)
 			sim_switches++;
+		p->run = io->rq.pid == sim_last_pid ? p->run + 1 : 1;
+		if (p->run > p->max_run)
+			p->max_run = p->run;
 		sim_last_pid = io->rq.pid;
 		if (p->first_ns == UINT64_MAX)
 			p->first_ns = h_now;
@@ -216,6 +220,38 @@ static void test_slice_tunable(void)
 	CHECK(sim_switches >= 90 && sim_switches <= 110);
 	CHECK(within(procs[0].served, procs[1].served, 10));
 	sim_end(q);
+}
+
+/*
+ * The async pool's slice against a greedy reader: at most slice_async_rq
+ * requests' worth (8 times it at level 4: 16 by default), and no longer
+ * than slice_async (at 1 ms a request, 10 ms is 10 requests).
+ */
+static unsigned async_run(int64_t slice_async, int64_t slice_async_rq)
+{
+	struct queue *q = cfq_queue();
+	struct proc procs[2] = {
+		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_WRITE, .depth = 32,
+		  .sector = 1000000 },
+		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ, .depth = 1 },
+	};
+
+	h_set_tunable(q, "slice_async", slice_async);
+	h_set_tunable(q, "slice_async_rq", slice_async_rq);
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, 1000 * H_MS);
+	/* The reader gets its slices in between. */
+	CHECK(procs[1].served > 300);
+	sim_end(q);
+	return procs[0].max_run;
+}
+
+static void test_async_slice(void)
+{
+	CHECK_EQ(async_run(40, 2), 16);
+	CHECK_EQ(async_run(40, 1), 8);
+	CHECK_EQ(async_run(10, 1000), 10);
+	CHECK_EQ(async_run(20, 1000), 20);
 }
 
 /* Real-time first; an RT arrival preempts a best-effort slice. */
@@ -557,7 +593,10 @@ int main(void)
 	test_quantum();
 	test_fifo_expire();
 	test_back_seek();
+	pq_test_back_seek_penalty(cfq);
+	pq_test_fifo_expiry(cfq);
 	test_async_pool();
+	test_async_slice();
 	pq_test_merge(cfq, true);
 	pq_test_switch(cfq);
 	return h_exit("test_cfq");

@@ -323,6 +323,24 @@ static void test_write_latency_throttles_reads(void)
 	queue_free(q);
 }
 
+/* A higher write target: writes at 15 ms no longer throttle reads. */
+static void test_write_target_tunable(void)
+{
+	struct queue *q = ky_queue();
+
+	next_id = 1;
+	h_set_tunable(q, "write_lat_nsec", 20 * H_MS);
+	stretch(q, 400 * H_US, 15 * H_MS);
+	CHECK_EQ(probe(q, ELV_READ), READ_DEPTH);
+	h_set_tunable(q, "write_lat_nsec", 10 * H_MS);
+	stretch(q, 400 * H_US, 15 * H_MS);
+	CHECK_EQ(probe(q, ELV_READ), READ_DEPTH / 4);
+	while (h_next_id(q) >= 0)
+		;
+	CHECK_DONE(next_id - 1);
+	queue_free(q);
+}
+
 /* A higher target turns the same latencies into no congestion at all. */
 static void test_target_tunable(void)
 {
@@ -493,6 +511,7 @@ int main(void)
 	test_read_latency_throttles_writes();
 	test_write_latency_throttles_reads();
 	test_target_tunable();
+	test_write_target_tunable();
 	test_sparse_window();
 	test_merges();
 	test_switch_away();
