@@ -51,6 +51,32 @@ static void test_refusals(void)
 	CHECK(elv_find("missing") == NULL);
 }
 
+/*
+ * One defect each (tests/modules/badtype.c): a struct elevator_type
+ * shorter than ours, a required method missing, a tunable whose default
+ * is out of its range or that lies outside the scheduler's data.  The same
+ * source without a defect loads.
+ */
+static void test_type_checks(void)
+{
+	static const struct {
+		const char *name;
+		int err;
+	} bad[] = {
+		{ "badsize", -ENOEXEC }, { "nodispatch", -EINVAL },
+		{ "nohaswork", -EINVAL }, { "tundefault", -EINVAL },
+		{ "tunoffset", -EINVAL }, { "tunstraddle", -EINVAL },
+	};
+
+	module_set_dir(test_dir);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		CHECK_EQ(module_load(bad[i].name), bad[i].err);
+		CHECK(elv_find(bad[i].name) == NULL);
+	}
+	CHECK_EQ(module_load("goodtype"), 0);
+	CHECK(elv_find("goodtype") != NULL);
+}
+
 /* Names reach a path: nothing but [a-z0-9_-]{1,31} is accepted. */
 static void test_bad_names(void)
 {
@@ -152,6 +178,9 @@ static void test_load_all(void)
 	CHECK(elv_find("failinit") != NULL);
 	CHECK(elv_find("badabi") == NULL);
 	CHECK(elv_find("nosym") == NULL);
+	CHECK(elv_find("goodtype") != NULL);
+	CHECK(elv_find("badsize") == NULL);
+	CHECK(elv_find("tundefault") == NULL);
 	module_set_dir(dir_of("MODULE_DIR", "schedulers/.libs"));
 	module_load_all();
 	CHECK(elv_find("deadline") != NULL);
@@ -160,7 +189,8 @@ static void test_load_all(void)
 	n = elv_show(q, buf, sizeof buf);
 	CHECK(n > 0);
 	/* The build's directory holds every scheduler module, in name order. */
-	CHECK_STR(buf, "[noop] failinit anticipatory bfq cfq deadline kyber\n");
+	CHECK_STR(buf, "[noop] failinit goodtype anticipatory bfq cfq deadline "
+		  "kyber\n");
 	queue_free(q);
 	module_unload_all();
 	CHECK(elv_find("noop") == NULL);
@@ -172,6 +202,7 @@ int main(void)
 		 dir_of("TEST_MODULE_DIR", "tests/modules/.libs"));
 	CHECK_EQ(elv_register(&elv_noop, "built-in"), 0);
 	test_refusals();
+	test_type_checks();
 	test_bad_names();
 	test_name_mismatch();
 	test_failinit();

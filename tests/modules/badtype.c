@@ -1,0 +1,68 @@
+/*
+ * Test modules the loader must refuse, one defect each, all built from
+ * this file: Makefile.am gives each its name (BADTYPE_NAME, which is also
+ * its file's) and one BADTYPE_* defect.  Built without a defect (goodtype)
+ * it loads, so a refusal is the defect's doing.
+ */
+#include <stddef.h>
+
+#include "fuse-iosched/elevator.h"
+
+struct badtype_data {
+	int64_t knob;
+	int64_t other;
+};
+
+static void badtype_add_request(struct elevator_queue *eq, struct request *rq,
+				uint64_t now_ns)
+{
+}
+
+static struct request *badtype_dispatch(struct elevator_queue *eq,
+					uint64_t now_ns, bool force)
+{
+	return NULL;
+}
+
+static bool badtype_has_work(struct elevator_queue *eq)
+{
+	return false;
+}
+
+/* The knob's default, range and place, unless the defect changes one. */
+#ifndef BADTYPE_DEF
+#define BADTYPE_DEF 5
+#endif
+#ifndef BADTYPE_OFFSET
+#define BADTYPE_OFFSET offsetof(struct badtype_data, other)
+#endif
+
+static const struct elv_tunable badtype_tunables[] = {
+	{ "knob", BADTYPE_OFFSET, BADTYPE_DEF, 1, 10, "", "test" },
+	{ NULL, 0, 0, 0, 0, NULL, NULL },
+};
+
+static const struct elevator_type badtype_type = {
+	.abi_version = IOSCHED_ABI_VERSION,
+#ifdef BADTYPE_SMALL
+	/* A struct from an older, shorter ABI. */
+	.struct_size = offsetof(struct elevator_type, tunables),
+#else
+	.struct_size = sizeof(struct elevator_type),
+#endif
+	.name = BADTYPE_NAME,
+	.description = "test: a defect the loader must refuse",
+	.data_size = sizeof(struct badtype_data),
+	.ops = {
+		.add_request = badtype_add_request,
+#ifndef BADTYPE_NO_DISPATCH
+		.dispatch = badtype_dispatch,
+#endif
+#ifndef BADTYPE_NO_HAS_WORK
+		.has_work = badtype_has_work,
+#endif
+	},
+	.tunables = badtype_tunables,
+};
+
+IOSCHED_ELEVATOR(badtype_type);
