@@ -513,7 +513,8 @@ int main(int argc, char *argv[])
 	queue_stop(fs.queue);
 	dispatch_stop(fs.dispatch);
 	timer_stop(fs.timer);
-	log_info("unmounting %s", cfg.mountpoint);
+	/* The exit status, for a daemon nobody waits for. */
+	log_info("unmounting %s, exit status %d", cfg.mountpoint, status);
 out_unmount:
 	fuse_session_unmount(fs.se);
 out_signals:

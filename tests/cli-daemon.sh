@@ -1,8 +1,12 @@
 # Without -f the command returns once the mount is up, and unmounting
-# with fusermount3 -u makes the daemon exit.
+# with fusermount3 -u makes the daemon exit, with status 0.  Once
+# daemonized it logs to syslog: captured (lib.sh's syslog_start), the log
+# has the mount and the exit, and no errors.
+SYSLOG_CAPTURE=yes
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 require pgrep fusermount3
+syslog_start
 
 echo hello >"$BACKING/f"
 st=0
@@ -32,4 +36,8 @@ done
 DAEMON_PID=
 mountpoint -q "$MNT" && fail "still mounted"
 check_log
+# What it said after daemonizing: the mount, then a clean exit.
+syslog_exited "$pids"
+grep -q "fuse-iosched\[$pids\]: mounted $BACKING on $MNT" "$SYSLOG" ||
+	fail "the mount line names other directories: $(cat "$SYSLOG")"
 exit 0

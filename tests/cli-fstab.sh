@@ -3,9 +3,13 @@
 # environment (a PATH of system directories only), so the uninstalled
 # binary is reached two ways: mount -t fuse PROGRAM#BACKING, and the
 # fuse.fuse-iosched type handed to mount.fuse3 directly, as mount(8) does.
+# Each daemon's syslog is captured (lib.sh: syslog_start) and must show its
+# mount and an exit with status 0.
+SYSLOG_CAPTURE=yes
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 require mount umount pgrep
+syslog_start
 [ -x /sbin/mount.fuse3 ] || skip_env "needs /sbin/mount.fuse3"
 require_module "$MODULE_DIR" deadline
 
@@ -35,6 +39,7 @@ check_mounted() { # HOW
 		[ $i -lt 200 ] || fail "$1: daemon did not exit within 10 s of umount"
 		sleep 0.05
 	done
+	syslog_exited "$DAEMON_PID"
 	DAEMON_PID=
 }
 

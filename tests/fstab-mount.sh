@@ -9,9 +9,13 @@ if [ -z "${FSTAB_TEST_NS:-}" ]; then
 	command -v unshare >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] &&
 	FSTAB_TEST_NS=1 exec unshare -m --propagation private bash "$0" "$@"
 fi
+# Each daemon's syslog is captured (lib.sh: syslog_start) and must show its
+# mount and an exit with status 0.
+SYSLOG_CAPTURE=yes
 . "$top_srcdir/tests/lib.sh"
 require_root
 require mount umount pgrep
+syslog_start
 [ -x /sbin/mount.fuse3 ] || skip_env "needs /sbin/mount.fuse3"
 require_module "$MODULE_DIR" cfq
 require_module "$MODULE_DIR" deadline
@@ -49,6 +53,7 @@ check_mounted() { # HOW SCHEDULER
 		[ $i -lt 200 ] || fail "$1: daemon still running after umount"
 		sleep 0.05
 	done
+	syslog_exited "$DAEMON_PID"
 	DAEMON_PID=
 }
 

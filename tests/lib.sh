@@ -5,6 +5,14 @@
 # happens, the EXIT trap unmounts and removes everything.
 set -eu
 
+# A test that sets SYSLOG_CAPTURE=yes before sourcing this file runs in a
+# private mount namespace of its own (see syslog_start below); re-executed
+# here, before anything is created.
+if [ "${SYSLOG_CAPTURE:-}" = yes ] && [ -z "${_SYSLOG_NS:-}" ] &&
+	[ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null 2>&1; then
+	_SYSLOG_NS=1 exec unshare -m --propagation private bash "$0" "$@"
+fi
+
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 : "${FUSE_IOSCHED:=$top_builddir/src/fuse-iosched}"
@@ -40,6 +48,10 @@ _on_exit() {
 		echo "--- daemon log (last 40 lines) ---"
 		tail -n 40 "$LOG"
 	fi
+	if [ "$status" -ne 0 ] && [ "$status" -ne 77 ] && [ -s "$SYSLOG" ]; then
+		echo "--- daemon's syslog (last 40 lines) ---"
+		tail -n 40 "$SYSLOG"
+	fi
 	rm -rf "$T"
 	exit "$status"
 }
@@ -47,6 +59,8 @@ trap _on_exit EXIT
 trap 'exit 130' INT TERM
 
 fail() { echo "FAIL: $TEST_NAME: $*" >&2; exit 1; }
+# Messages a daemonized fuse-iosched sent to syslog (SYSLOG_CAPTURE=yes).
+SYSLOG=$T/syslog
 skip() { echo "SKIP: $TEST_NAME: $*" >&2; exit 77; }
 # Skip for want of something the environment should provide (root,
 # /dev/fuse, a loop device, a tool, a built module).  By hand that is a
@@ -104,9 +118,57 @@ unmount_fs() {
 	[ "$st" -eq 0 ] || fail "daemon exited with status $st"
 }
 
+# Capture syslog: in the test's private mount namespace, /dev is overlaid
+# with a copy-on-write layer in $T where /dev/log is a datagram socket of
+# the test's, whose messages go to $SYSLOG.  The machine's /dev (and its
+# /dev/log, if any) is untouched; the overlay vanishes with the namespace.
+# Submounts of /dev (pts, shm) are not visible in the namespace.
+syslog_start() {
+	[ -n "${_SYSLOG_NS:-}" ] ||
+		skip_env "capturing syslog needs root and unshare (set SYSLOG_CAPTURE=yes)"
+	require python3
+	mkdir "$T/dev-up" "$T/dev-work"
+	mount -t overlay fuse-iosched-test -o "lowerdir=/dev,upperdir=$T/dev-up,workdir=$T/dev-work" /dev ||
+		skip_env "cannot overlay /dev in a private mount namespace"
+	cleanup_push "umount -l /dev"
+	rm -f /dev/log
+	: >"$SYSLOG"
+	python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("/dev/log")
+out = open(sys.argv[1], "ab", buffering=0)
+while True:
+    out.write(s.recv(65536).rstrip(b"\0\n") + b"\n")
+' "$SYSLOG" &
+	_syslog_pid=$!
+	cleanup_push "kill $_syslog_pid 2>/dev/null"
+	wait_for "the syslog socket" test -S /dev/log
+}
+
+# syslog_wait PATTERN: wait until a line matching PATTERN (grep -E) has
+# reached $SYSLOG.
+syslog_wait() { wait_for "'$1' in syslog" grep -Eq -- "$1" "$SYSLOG"; }
+
+# syslog_exited PID: the daemonized PID logged its mount, then its exit
+# with status 0, and nothing at error severity or worse.
+syslog_exited() {
+	syslog_wait "fuse-iosched\[$1\]: unmounting .*, exit status"
+	grep -q "fuse-iosched\[$1\]: mounted " "$SYSLOG" ||
+		fail "daemon $1 logged no mount to syslog: $(cat "$SYSLOG")"
+	grep -q "fuse-iosched\[$1\]: unmounting .*, exit status 0\$" "$SYSLOG" ||
+		fail "daemon $1: $(grep "fuse-iosched\[$1\]: unmounting" "$SYSLOG")"
+	# <PRI> is facility * 8 + severity; 0 to 3 are emerg to err.
+	if awk -F'[<>]' '$2 % 8 <= 3' "$SYSLOG" | grep . >&2; then
+		fail "errors in the daemon's syslog"
+	fi
+	check_log '' "$SYSLOG"
+}
+
 # The daemon's log must not contain errors the test did not provoke.
+# check_log [IGNORE [FILE]]: FILE defaults to $LOG.
 check_log() {
-	if grep -Ei 'error|assert|sanitizer|leak' "$LOG" | grep -Ev "${1:-^$}" >&2; then
+	if grep -Ei 'error|assert|sanitizer|leak' "${2:-$LOG}" | grep -Ev "${1:-^$}" >&2; then
 		fail "unexpected errors in the daemon log"
 	fi
 	return 0
