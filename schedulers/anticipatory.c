@@ -165,7 +165,7 @@ struct as_data {
 	 * reach from there (NULL only when nothing of dir is queued).
 	 */
 	uint64_t head[2];
-	struct request *next_rq[2];
+	struct elv_request *next_rq[2];
 
 	/* The running batch, and when it stops being allowed to run. */
 	enum elv_dir batch_dir;
@@ -198,14 +198,14 @@ static struct as_data *as_data(struct elevator_queue *eq)
 	return eq->elevator_data;
 }
 
-static struct request *as_sort_entry(struct elv_list *l)
+static struct elv_request *as_sort_entry(struct elv_list *l)
 {
-	return elv_list_entry(l, struct request, elv_sort);
+	return elv_list_entry(l, struct elv_request, elv_sort);
 }
 
-static struct request *as_fifo_entry(struct elv_list *l)
+static struct elv_request *as_fifo_entry(struct elv_list *l)
 {
-	return elv_list_entry(l, struct request, elv_fifo);
+	return elv_list_entry(l, struct elv_request, elv_fifo);
 }
 
 static enum elv_dir as_other(enum elv_dir dir)
@@ -340,7 +340,7 @@ static struct as_proc *as_proc_get(struct as_data *ad, pid_t pid,
 
 /* A read of p arrives: take think time and seek samples. */
 static void as_proc_arrival(struct as_data *ad, struct as_proc *p,
-			    const struct request *rq, uint64_t now_ns)
+			    const struct elv_request *rq, uint64_t now_ns)
 {
 	uint64_t t, d;
 
@@ -377,7 +377,7 @@ static void as_proc_arrival(struct as_data *ad, struct as_proc *p,
  * forward, or twice the distance back.  False when rq lies further back
  * than a backward seek may go: it waits for the sweep to wrap.
  */
-static bool as_cost(const struct as_data *ad, const struct request *rq,
+static bool as_cost(const struct as_data *ad, const struct elv_request *rq,
 		    uint64_t *cost)
 {
 	uint64_t head = ad->head[rq->dir];
@@ -394,8 +394,8 @@ static bool as_cost(const struct as_data *ad, const struct request *rq,
 }
 
 /* The better of two candidates (either may be NULL) to serve next. */
-static struct request *as_choose(const struct as_data *ad, struct request *a,
-				 struct request *b)
+static struct elv_request *as_choose(const struct as_data *ad, struct elv_request *a,
+				 struct elv_request *b)
 {
 	uint64_t ca = 0, cb = 0;
 	bool ra, rb;
@@ -419,10 +419,10 @@ static struct request *as_choose(const struct as_data *ad, struct request *a,
  * The request to serve after rq, rq excluded: its neighbour ahead (the
  * lowest one when rq is the last, wrapping round) or its neighbour behind.
  */
-static struct request *as_find_next(struct as_data *ad, struct request *rq)
+static struct elv_request *as_find_next(struct as_data *ad, struct elv_request *rq)
 {
 	struct elv_list *head = &ad->sort_list[rq->dir];
-	struct request *ahead = NULL, *behind = NULL;
+	struct elv_request *ahead = NULL, *behind = NULL;
 
 	if (rq->elv_sort.next != head)
 		ahead = as_sort_entry(rq->elv_sort.next);
@@ -434,7 +434,7 @@ static struct request *as_find_next(struct as_data *ad, struct request *rq)
 }
 
 /* Insert rq in sector order; equal sectors keep arrival order. */
-static void as_sort_add(struct as_data *ad, struct request *rq)
+static void as_sort_add(struct as_data *ad, struct elv_request *rq)
 {
 	struct elv_list *head = &ad->sort_list[rq->dir];
 	struct elv_list *pos;
@@ -446,7 +446,7 @@ static void as_sort_add(struct as_data *ad, struct request *rq)
 	ad->next_rq[rq->dir] = as_choose(ad, rq, ad->next_rq[rq->dir]);
 }
 
-static void as_sort_del(struct as_data *ad, struct request *rq)
+static void as_sort_del(struct as_data *ad, struct elv_request *rq)
 {
 	if (ad->next_rq[rq->dir] == rq)
 		ad->next_rq[rq->dir] = as_find_next(ad, rq);
@@ -454,7 +454,7 @@ static void as_sort_del(struct as_data *ad, struct request *rq)
 }
 
 /* rq leaves the scheduler, dispatched or merged into another. */
-static void as_remove(struct as_data *ad, struct request *rq)
+static void as_remove(struct as_data *ad, struct elv_request *rq)
 {
 	struct as_proc *p = rq->elv_priv[0];
 
@@ -474,7 +474,7 @@ static bool as_fifo_expired(const struct as_data *ad, enum elv_dir dir,
 	return now_ns >= as_fifo_entry(ad->fifo_list[dir].next)->elv_deadline_ns;
 }
 
-static struct request *as_fifo_first(struct as_data *ad, enum elv_dir dir)
+static struct elv_request *as_fifo_first(struct as_data *ad, enum elv_dir dir)
 {
 	return as_fifo_entry(ad->fifo_list[dir].next);
 }
@@ -503,7 +503,7 @@ static uint64_t as_antic_end_ns(const struct as_data *ad)
  * a copy writes between its reads) says it is busy, not that its next
  * read is there, and others' can wait for their batch.
  */
-static bool as_can_break(const struct as_data *ad, const struct request *rq)
+static bool as_can_break(const struct as_data *ad, const struct elv_request *rq)
 {
 	const struct as_proc *p = ad->antic_proc;
 	uint64_t close = AS_CLOSE_SECTORS;
@@ -525,7 +525,7 @@ static bool as_can_break(const struct as_data *ad, const struct request *rq)
  * read batch may run, which bounds the wait by read_batch_expire.
  */
 static bool as_can_anticipate(const struct as_data *ad,
-			      const struct request *rq, uint64_t now_ns)
+			      const struct elv_request *rq, uint64_t now_ns)
 {
 	const struct as_proc *p = ad->antic_proc;
 	uint64_t antic_ns = as_ms(ad->antic_expire);
@@ -613,8 +613,8 @@ static bool as_antic_hold(struct elevator_queue *eq, struct as_data *ad,
 /* ------------------------------------------------------------------ */
 /* Dispatch.                                                           */
 
-static struct request *as_move_to_dispatch(struct as_data *ad,
-					   struct request *rq)
+static struct elv_request *as_move_to_dispatch(struct as_data *ad,
+					   struct elv_request *rq)
 {
 	enum elv_dir dir = rq->dir;
 	struct as_proc *p = rq->elv_priv[0];
@@ -634,12 +634,12 @@ static struct request *as_move_to_dispatch(struct as_data *ad,
 	return rq;
 }
 
-static struct request *as_dispatch(struct elevator_queue *eq, uint64_t now_ns,
+static struct elv_request *as_dispatch(struct elevator_queue *eq, uint64_t now_ns,
 				   bool force)
 {
 	struct as_data *ad = as_data(eq);
 	enum elv_dir dir = ad->batch_dir, other = as_other(dir);
-	struct request *rq;
+	struct elv_request *rq;
 
 	if (ad->nr_queued[ELV_READ] == 0 && ad->nr_queued[ELV_WRITE] == 0)
 		return NULL;
@@ -728,12 +728,12 @@ static void as_exit_queue(struct elevator_queue *eq)
  * merges are rare and queues short.
  */
 static enum elv_merge as_merge(struct elevator_queue *eq,
-			       struct request **found,
-			       const struct request *rq)
+			       struct elv_request **found,
+			       const struct elv_request *rq)
 {
 	struct as_data *ad = as_data(eq);
 	struct elv_list *pos;
-	struct request *cand;
+	struct elv_request *cand;
 
 	elv_list_for_each(pos, &ad->sort_list[rq->dir]) {
 		cand = as_sort_entry(pos);
@@ -750,7 +750,7 @@ static enum elv_merge as_merge(struct elevator_queue *eq,
 }
 
 /* A front merge moved rq's first sector down: put it back in order. */
-static void as_merged(struct elevator_queue *eq, struct request *rq,
+static void as_merged(struct elevator_queue *eq, struct elv_request *rq,
 		      enum elv_merge type)
 {
 	struct as_data *ad = as_data(eq);
@@ -766,12 +766,12 @@ static void as_merged(struct elevator_queue *eq, struct request *rq,
  * so the merged data is not served later than its oldest part; then next
  * is forgotten.
  */
-static void as_merged_requests(struct elevator_queue *eq, struct request *rq,
-			       struct request *next)
+static void as_merged_requests(struct elevator_queue *eq, struct elv_request *rq,
+			       struct elv_request *next)
 {
 	struct as_data *ad = as_data(eq);
 	struct elv_list *head = &ad->sort_list[rq->dir];
-	struct request *before, *after;
+	struct elv_request *before, *after;
 
 	if (next->elv_deadline_ns < rq->elv_deadline_ns) {
 		elv_list_del(&rq->elv_fifo);
@@ -791,7 +791,7 @@ static void as_merged_requests(struct elevator_queue *eq, struct request *rq,
 	}
 }
 
-static void as_add_request(struct elevator_queue *eq, struct request *rq,
+static void as_add_request(struct elevator_queue *eq, struct elv_request *rq,
 			   uint64_t now_ns)
 {
 	struct as_data *ad = as_data(eq);
@@ -815,7 +815,7 @@ static void as_add_request(struct elevator_queue *eq, struct request *rq,
 		as_antic_stop(ad, false);
 }
 
-static void as_completed(struct elevator_queue *eq, struct request *rq,
+static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
 			 uint64_t now_ns)
 {
 	struct as_data *ad = as_data(eq);

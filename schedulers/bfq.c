@@ -228,7 +228,7 @@ static struct bfq_queue *bfq_queue(struct pidq *q)
 	return elv_container_of(q, struct bfq_queue, q);
 }
 
-static struct bfq_queue *bfq_rq_queue(const struct request *rq)
+static struct bfq_queue *bfq_rq_queue(const struct elv_request *rq)
 {
 	return bfq_queue(rq->elv_priv[0]);
 }
@@ -258,7 +258,7 @@ static uint64_t bfq_min_budget(const struct bfq_data *bd)
 }
 
 /* What a request costs a queue's budget, in sectors. */
-static uint64_t bfq_charge(const struct request *rq)
+static uint64_t bfq_charge(const struct elv_request *rq)
 {
 	return rq->sync ? rq->nr_sectors : rq->nr_sectors * BFQ_ASYNC_CHARGE;
 }
@@ -707,7 +707,7 @@ static void bfq_expire_stale(struct bfq_data *bd, uint64_t now_ns)
 
 /* rq leaves its queue (dispatched or merged away). */
 static void bfq_remove_rq(struct bfq_data *bd, struct bfq_queue *bfqq,
-			  struct request *rq)
+			  struct elv_request *rq)
 {
 	if (!pidq_remove_rq(&bd->pq, &bfqq->q, rq))
 		return;
@@ -717,8 +717,8 @@ static void bfq_remove_rq(struct bfq_data *bd, struct bfq_queue *bfqq,
 }
 
 /* Hand rq of the queue in service over to the host, and charge it. */
-static struct request *bfq_take(struct bfq_data *bd, struct bfq_queue *bfqq,
-				struct request *rq, uint64_t now_ns)
+static struct elv_request *bfq_take(struct bfq_data *bd, struct bfq_queue *bfqq,
+				struct elv_request *rq, uint64_t now_ns)
 {
 	struct bfq_sched *st = &bd->sched[bfqq->cls];
 	uint64_t charge = bfq_charge(rq);
@@ -742,7 +742,7 @@ static struct request *bfq_take(struct bfq_data *bd, struct bfq_queue *bfqq,
  * Draining: no idling, no budgets, no class delays.  Whatever is queued
  * goes out, the queue in service first.
  */
-static struct request *bfq_dispatch_forced(struct bfq_data *bd,
+static struct elv_request *bfq_dispatch_forced(struct bfq_data *bd,
 					   uint64_t now_ns)
 {
 	struct bfq_queue *bfqq = bd->active;
@@ -783,8 +783,8 @@ static int bfq_init_queue(struct elevator_queue *eq)
 }
 
 /* next was merged into rq: it leaves its queue, which may go too. */
-static void bfq_merged_requests(struct elevator_queue *eq, struct request *rq,
-				struct request *next)
+static void bfq_merged_requests(struct elevator_queue *eq, struct elv_request *rq,
+				struct elv_request *next)
 {
 	struct bfq_data *bd = bfq_data(eq);
 	struct bfq_queue *next_q = bfq_rq_queue(next);
@@ -811,7 +811,7 @@ static bool bfq_should_preempt(const struct bfq_data *bd,
 	return bfqq->p.wr_coeff > 1 && active->p.wr_coeff == 1;
 }
 
-static void bfq_add_request(struct elevator_queue *eq, struct request *rq,
+static void bfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 			    uint64_t now_ns)
 {
 	struct bfq_data *bd = bfq_data(eq);
@@ -860,12 +860,12 @@ static void bfq_add_request(struct elevator_queue *eq, struct request *rq,
 		bfq_expire(bd, now_ns, BFQ_EXP_PREEMPTED);
 }
 
-static struct request *bfq_dispatch(struct elevator_queue *eq, uint64_t now_ns,
+static struct elv_request *bfq_dispatch(struct elevator_queue *eq, uint64_t now_ns,
 				    bool force)
 {
 	struct bfq_data *bd = bfq_data(eq);
 	struct bfq_queue *bfqq;
-	struct request *rq;
+	struct elv_request *rq;
 
 	bd->now = now_ns;
 	if (bd->pq.queued == 0)
@@ -908,7 +908,7 @@ static struct request *bfq_dispatch(struct elevator_queue *eq, uint64_t now_ns,
  * slice_idle, wait for it (but not past its budget timeout); otherwise let
  * the next queue have the device at once.
  */
-static void bfq_completed(struct elevator_queue *eq, struct request *rq,
+static void bfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 			  uint64_t now_ns)
 {
 	struct bfq_data *bd = bfq_data(eq);

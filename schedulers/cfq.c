@@ -136,7 +136,7 @@ static struct cfq_queue *cfq_queue(struct pidq *q)
 	return elv_container_of(q, struct cfq_queue, q);
 }
 
-static struct cfq_queue *cfq_rq_queue(const struct request *rq)
+static struct cfq_queue *cfq_rq_queue(const struct elv_request *rq)
 {
 	return cfq_queue(rq->elv_priv[0]);
 }
@@ -220,7 +220,7 @@ static void cfq_rq_added(struct cfq_data *cd, struct cfq_queue *cfqq,
 
 /* rq leaves its queue (dispatched or merged away). */
 static void cfq_remove_rq(struct cfq_data *cd, struct cfq_queue *cfqq,
-			  struct request *rq)
+			  struct elv_request *rq)
 {
 	if (!pidq_remove_rq(&cd->pq, &cfqq->q, rq))
 		return;
@@ -354,8 +354,8 @@ new_queue:
 }
 
 /* Hand rq of the active queue over to the host. */
-static struct request *cfq_take(struct cfq_data *cd, struct cfq_queue *cfqq,
-				struct request *rq, uint64_t now_ns)
+static struct elv_request *cfq_take(struct cfq_data *cd, struct cfq_queue *cfqq,
+				struct elv_request *rq, uint64_t now_ns)
 {
 	uintptr_t flags = 0;
 
@@ -381,7 +381,7 @@ static struct request *cfq_take(struct cfq_data *cd, struct cfq_queue *cfqq,
  * Draining: no idling, no quantum, no class delays.  Whatever is queued
  * goes out, the active queue first.
  */
-static struct request *cfq_dispatch_forced(struct cfq_data *cd,
+static struct elv_request *cfq_dispatch_forced(struct cfq_data *cd,
 					   uint64_t now_ns)
 {
 	struct cfq_queue *cfqq = cd->active;
@@ -422,8 +422,8 @@ static int cfq_init_queue(struct elevator_queue *eq)
 }
 
 /* next was merged into rq: it leaves its queue, which may go too. */
-static void cfq_merged_requests(struct elevator_queue *eq, struct request *rq,
-				struct request *next)
+static void cfq_merged_requests(struct elevator_queue *eq, struct elv_request *rq,
+				struct elv_request *next)
 {
 	struct cfq_data *cd = cfq_data(eq);
 	struct cfq_queue *next_q = cfq_rq_queue(next);
@@ -450,7 +450,7 @@ static bool cfq_should_preempt(const struct cfq_data *cd,
 	return cfqq->per_process && !active->per_process;
 }
 
-static void cfq_add_request(struct elevator_queue *eq, struct request *rq,
+static void cfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 			    uint64_t now_ns)
 {
 	struct cfq_data *cd = cfq_data(eq);
@@ -491,12 +491,12 @@ static void cfq_add_request(struct elevator_queue *eq, struct request *rq,
 	}
 }
 
-static struct request *cfq_dispatch(struct elevator_queue *eq, uint64_t now_ns,
+static struct elv_request *cfq_dispatch(struct elevator_queue *eq, uint64_t now_ns,
 				    bool force)
 {
 	struct cfq_data *cd = cfq_data(eq);
 	struct cfq_queue *cfqq;
-	struct request *rq = NULL;
+	struct elv_request *rq = NULL;
 	unsigned max;
 	bool others;
 
@@ -559,7 +559,7 @@ static struct request *cfq_dispatch(struct elevator_queue *eq, uint64_t now_ns,
  * its last request is done and its process usually returns within
  * slice_idle, wait for it (but not past the slice).
  */
-static void cfq_completed(struct elevator_queue *eq, struct request *rq,
+static void cfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 			  uint64_t now_ns)
 {
 	struct cfq_data *cd = cfq_data(eq);

@@ -68,7 +68,7 @@ struct deadline_data {
 	 * where the sweep has got to, so that a request arriving just ahead
 	 * of it joins the sweep instead of waiting for the next one.
 	 */
-	struct request *next_rq[2];
+	struct elv_request *next_rq[2];
 	uint64_t head[2];		/* end sector of the last dispatch */
 	bool head_valid[2];
 
@@ -84,14 +84,14 @@ static struct deadline_data *dl_data(struct elevator_queue *eq)
 	return eq->elevator_data;
 }
 
-static struct request *dl_sort_entry(struct elv_list *l)
+static struct elv_request *dl_sort_entry(struct elv_list *l)
 {
-	return elv_list_entry(l, struct request, elv_sort);
+	return elv_list_entry(l, struct elv_request, elv_sort);
 }
 
-static struct request *dl_fifo_entry(struct elv_list *l)
+static struct elv_request *dl_fifo_entry(struct elv_list *l)
 {
-	return elv_list_entry(l, struct request, elv_fifo);
+	return elv_list_entry(l, struct elv_request, elv_fifo);
 }
 
 static uint64_t dl_expire_ns(const struct deadline_data *dd, enum elv_dir dir)
@@ -102,7 +102,7 @@ static uint64_t dl_expire_ns(const struct deadline_data *dd, enum elv_dir dir)
 }
 
 /* The request after rq in sector order, or NULL at the end of the list. */
-static struct request *dl_latter(struct deadline_data *dd, struct request *rq)
+static struct elv_request *dl_latter(struct deadline_data *dd, struct elv_request *rq)
 {
 	struct elv_list *n = rq->elv_sort.next;
 
@@ -115,11 +115,11 @@ static struct request *dl_latter(struct deadline_data *dd, struct request *rq)
  * Insert rq in sector order.  Walking back from the tail is short for the
  * common case of a sequential stream; equal sectors keep arrival order.
  */
-static void dl_sort_add(struct deadline_data *dd, struct request *rq)
+static void dl_sort_add(struct deadline_data *dd, struct elv_request *rq)
 {
 	struct elv_list *head = &dd->sort_list[rq->dir];
 	struct elv_list *pos;
-	struct request *next;
+	struct elv_request *next;
 
 	for (pos = head->prev; pos != head; pos = pos->prev) {
 		if (dl_sort_entry(pos)->sector <= rq->sector)
@@ -135,7 +135,7 @@ static void dl_sort_add(struct deadline_data *dd, struct request *rq)
 	}
 }
 
-static void dl_sort_del(struct deadline_data *dd, struct request *rq)
+static void dl_sort_del(struct deadline_data *dd, struct elv_request *rq)
 {
 	if (dd->next_rq[rq->dir] == rq)
 		dd->next_rq[rq->dir] = dl_latter(dd, rq);
@@ -143,7 +143,7 @@ static void dl_sort_del(struct deadline_data *dd, struct request *rq)
 }
 
 /* rq leaves the scheduler: off both lists. */
-static void dl_remove(struct deadline_data *dd, struct request *rq)
+static void dl_remove(struct deadline_data *dd, struct elv_request *rq)
 {
 	dl_sort_del(dd, rq);
 	elv_list_del(&rq->elv_fifo);
@@ -154,7 +154,7 @@ static void dl_remove(struct deadline_data *dd, struct request *rq)
 static bool dl_fifo_expired(struct deadline_data *dd, enum elv_dir dir,
 			    uint64_t now_ns)
 {
-	struct request *rq;
+	struct elv_request *rq;
 
 	if (elv_list_empty(&dd->fifo_list[dir]))
 		return false;
@@ -173,15 +173,15 @@ static bool dl_fifo_expired(struct deadline_data *dd, enum elv_dir dir,
  * counts once per 128 KiB: otherwise one batch of merged writes would
  * hold the disk for fifo_batch MiB while a synchronous reader waits.
  */
-static unsigned dl_batch_cost(const struct request *rq)
+static unsigned dl_batch_cost(const struct elv_request *rq)
 {
 	uint64_t units = rq->nr_sectors / DL_BATCH_UNIT_SECTORS;
 
 	return units > 1 ? (unsigned)units : 1;
 }
 
-static struct request *dl_move_to_dispatch(struct deadline_data *dd,
-					   struct request *rq)
+static struct elv_request *dl_move_to_dispatch(struct deadline_data *dd,
+					   struct elv_request *rq)
 {
 	enum elv_dir dir = rq->dir;
 	enum elv_dir other = dir == ELV_READ ? ELV_WRITE : ELV_READ;
@@ -230,12 +230,12 @@ static void dl_exit_queue(struct elevator_queue *eq)
  * process reading a file backwards) and the scan stops at the first hit.
  */
 static enum elv_merge dl_merge(struct elevator_queue *eq,
-			       struct request **found,
-			       const struct request *rq)
+			       struct elv_request **found,
+			       const struct elv_request *rq)
 {
 	struct deadline_data *dd = dl_data(eq);
 	struct elv_list *pos;
-	struct request *cand;
+	struct elv_request *cand;
 
 	if (!dd->front_merges)
 		return ELV_NO_MERGE;
@@ -253,7 +253,7 @@ static enum elv_merge dl_merge(struct elevator_queue *eq,
 }
 
 /* A front merge moved rq's first sector down: put it back in order. */
-static void dl_merged(struct elevator_queue *eq, struct request *rq,
+static void dl_merged(struct elevator_queue *eq, struct elv_request *rq,
 		      enum elv_merge type)
 {
 	struct deadline_data *dd = dl_data(eq);
@@ -269,11 +269,11 @@ static void dl_merged(struct elevator_queue *eq, struct request *rq,
  * was older, so that the merged request is not served later than the
  * oldest data it carries; then next is forgotten.
  */
-static void dl_merged_requests(struct elevator_queue *eq, struct request *rq,
-			       struct request *next)
+static void dl_merged_requests(struct elevator_queue *eq, struct elv_request *rq,
+			       struct elv_request *next)
 {
 	struct deadline_data *dd = dl_data(eq);
-	struct request *prev, *after;
+	struct elv_request *prev, *after;
 
 	if (next->elv_deadline_ns < rq->elv_deadline_ns) {
 		elv_list_del(&rq->elv_fifo);
@@ -293,7 +293,7 @@ static void dl_merged_requests(struct elevator_queue *eq, struct request *rq,
 	}
 }
 
-static void dl_add_request(struct elevator_queue *eq, struct request *rq,
+static void dl_add_request(struct elevator_queue *eq, struct elv_request *rq,
 			   uint64_t now_ns)
 {
 	struct deadline_data *dd = dl_data(eq);
@@ -312,13 +312,13 @@ static void dl_add_request(struct elevator_queue *eq, struct request *rq,
  * Pick the next request.  Deadline never idles, so force makes no
  * difference: whenever something is queued, something is returned.
  */
-static struct request *dl_dispatch(struct elevator_queue *eq, uint64_t now_ns,
+static struct elv_request *dl_dispatch(struct elevator_queue *eq, uint64_t now_ns,
 				   bool force)
 {
 	struct deadline_data *dd = dl_data(eq);
 	bool reads = !elv_list_empty(&dd->fifo_list[ELV_READ]);
 	bool writes = !elv_list_empty(&dd->fifo_list[ELV_WRITE]);
-	struct request *rq;
+	struct elv_request *rq;
 	enum elv_dir dir;
 
 	(void)force;

@@ -20,15 +20,15 @@ static int noop_init_queue(struct elevator_queue *eq)
 }
 
 static enum elv_merge noop_merge(struct elevator_queue *eq,
-				 struct request **found,
-				 const struct request *rq)
+				 struct elv_request **found,
+				 const struct elv_request *rq)
 {
 	struct noop_data *nd = eq->elevator_data;
 	struct elv_list *pos;
 
 	/* Newest first: a stream's next request is usually at the tail. */
 	for (pos = nd->fifo.prev; pos != &nd->fifo; pos = pos->prev) {
-		struct request *q = elv_list_entry(pos, struct request, elv_fifo);
+		struct elv_request *q = elv_list_entry(pos, struct elv_request, elv_fifo);
 
 		if (q->file == rq->file && q->dir == rq->dir &&
 		    rq->offset + rq->bytes == q->offset) {
@@ -40,12 +40,12 @@ static enum elv_merge noop_merge(struct elevator_queue *eq,
 }
 
 static void noop_merged_requests(struct elevator_queue *eq,
-				 struct request *rq, struct request *next)
+				 struct elv_request *rq, struct elv_request *next)
 {
 	elv_list_del(&next->elv_fifo);
 }
 
-static void noop_add_request(struct elevator_queue *eq, struct request *rq,
+static void noop_add_request(struct elevator_queue *eq, struct elv_request *rq,
 			     uint64_t now_ns)
 {
 	struct noop_data *nd = eq->elevator_data;
@@ -53,15 +53,15 @@ static void noop_add_request(struct elevator_queue *eq, struct request *rq,
 	elv_list_add_tail(&rq->elv_fifo, &nd->fifo);
 }
 
-static struct request *noop_dispatch(struct elevator_queue *eq,
+static struct elv_request *noop_dispatch(struct elevator_queue *eq,
 				     uint64_t now_ns, bool force)
 {
 	struct noop_data *nd = eq->elevator_data;
-	struct request *rq;
+	struct elv_request *rq;
 
 	if (elv_list_empty(&nd->fifo))
 		return NULL;
-	rq = elv_list_first(&nd->fifo, struct request, elv_fifo);
+	rq = elv_list_first(&nd->fifo, struct elv_request, elv_fifo);
 	elv_list_del(&rq->elv_fifo);
 	return rq;
 }

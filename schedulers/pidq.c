@@ -18,17 +18,17 @@ static struct pidq_data *pidq_data(struct elevator_queue *eq)
 	return eq->elevator_data;
 }
 
-static struct request *pidq_sort_entry(struct elv_list *l)
+static struct elv_request *pidq_sort_entry(struct elv_list *l)
 {
-	return elv_list_entry(l, struct request, elv_sort);
+	return elv_list_entry(l, struct elv_request, elv_sort);
 }
 
-static struct request *pidq_fifo_entry(struct elv_list *l)
+static struct elv_request *pidq_fifo_entry(struct elv_list *l)
 {
-	return elv_list_entry(l, struct request, elv_fifo);
+	return elv_list_entry(l, struct elv_request, elv_fifo);
 }
 
-static struct pidq *pidq_rq_queue(const struct request *rq)
+static struct pidq *pidq_rq_queue(const struct elv_request *rq)
 {
 	return rq->elv_priv[0];
 }
@@ -44,13 +44,13 @@ void pidq_prio(int ioprio, enum pidq_class *cls, int *level)
 	int c = IOSCHED_IOPRIO_CLASS(ioprio), l = IOSCHED_IOPRIO_LEVEL(ioprio);
 
 	switch (c) {
-	case IOPRIO_CLASS_RT:
+	case ELV_IOPRIO_CLASS_RT:
 		*cls = PIDQ_RT;
 		break;
-	case IOPRIO_CLASS_IDLE:
+	case ELV_IOPRIO_CLASS_IDLE:
 		*cls = PIDQ_IDLE;
 		break;
-	case IOPRIO_CLASS_BE:
+	case ELV_IOPRIO_CLASS_BE:
 		*cls = PIDQ_BE;
 		break;
 	default:
@@ -164,8 +164,8 @@ void pidq_think_time(const struct pidq_data *pd, struct pidq_ttime *t,
  * wrap around: it loses to any other, and of two such, the one furthest
  * back goes first (one long backward seek, then forward again).
  */
-static struct request *pidq_choose_req(const struct pidq_data *pd,
-				       struct request *a, struct request *b)
+static struct elv_request *pidq_choose_req(const struct pidq_data *pd,
+				       struct elv_request *a, struct elv_request *b)
 {
 	uint64_t last = pd->last_position, back_max, da = 0, db = 0;
 	bool wrap_a = false, wrap_b = false;
@@ -211,10 +211,10 @@ static struct request *pidq_choose_req(const struct pidq_data *pd,
  * The next stop once rq is gone: its neighbours in sector order (the
  * first request when rq is the last), the better one by pidq_choose_req.
  */
-static struct request *pidq_find_next_rq(const struct pidq_data *pd,
-					 struct pidq *q, struct request *rq)
+static struct elv_request *pidq_find_next_rq(const struct pidq_data *pd,
+					 struct pidq *q, struct elv_request *rq)
 {
-	struct request *prev = NULL, *next = NULL;
+	struct elv_request *prev = NULL, *next = NULL;
 
 	if (rq->elv_sort.prev != &q->sort)
 		prev = pidq_sort_entry(rq->elv_sort.prev);
@@ -226,7 +226,7 @@ static struct request *pidq_find_next_rq(const struct pidq_data *pd,
 }
 
 /* Insert rq in sector order, walking back from the tail (streams). */
-static void pidq_sort_add(struct pidq *q, struct request *rq)
+static void pidq_sort_add(struct pidq *q, struct elv_request *rq)
 {
 	struct elv_list *pos;
 
@@ -239,7 +239,7 @@ static void pidq_sort_add(struct pidq *q, struct request *rq)
 /* ------------------------------------------------------------------ */
 /* Requests entering and leaving a queue.                              */
 
-void pidq_add_rq(struct pidq_data *pd, struct pidq *q, struct request *rq)
+void pidq_add_rq(struct pidq_data *pd, struct pidq *q, struct elv_request *rq)
 {
 	rq->elv_priv[0] = q;
 	rq->elv_priv[1] = NULL;
@@ -251,7 +251,7 @@ void pidq_add_rq(struct pidq_data *pd, struct pidq *q, struct request *rq)
 }
 
 /* rq leaves q (dispatched or merged away); true when q is empty now. */
-bool pidq_remove_rq(struct pidq_data *pd, struct pidq *q, struct request *rq)
+bool pidq_remove_rq(struct pidq_data *pd, struct pidq *q, struct elv_request *rq)
 {
 	if (q->next_rq == rq)
 		q->next_rq = pidq_find_next_rq(pd, q, rq);
@@ -265,10 +265,10 @@ bool pidq_remove_rq(struct pidq_data *pd, struct pidq *q, struct request *rq)
 }
 
 /* The oldest request of q if it has waited past its FIFO expiry. */
-struct request *pidq_fifo_expired(const struct pidq_data *pd,
+struct elv_request *pidq_fifo_expired(const struct pidq_data *pd,
 				  const struct pidq *q, uint64_t now_ns)
 {
-	struct request *head = pidq_fifo_entry(q->fifo.next);
+	struct elv_request *head = pidq_fifo_entry(q->fifo.next);
 
 	if (now_ns >= head->arrival_ns +
 	    pidq_ms(head->sync ? pd->fifo_expire_sync : pd->fifo_expire_async))
@@ -282,7 +282,7 @@ struct request *pidq_fifo_expired(const struct pidq_data *pd,
  * carries.  The host merges by file offset, so the two may sit on
  * different queues.
  */
-void pidq_merged_fifo(struct request *rq, struct request *next)
+void pidq_merged_fifo(struct elv_request *rq, struct elv_request *next)
 {
 	struct pidq *rq_q = pidq_rq_queue(rq), *next_q = pidq_rq_queue(next);
 	struct elv_list *pos;
@@ -323,13 +323,13 @@ void pidq_exit_queue(struct elevator_queue *eq)
  * the same file.  The host finds back merges itself.  A process's queue is
  * short, so a linear scan is cheap.
  */
-enum elv_merge pidq_merge(struct elevator_queue *eq, struct request **found,
-			  const struct request *rq)
+enum elv_merge pidq_merge(struct elevator_queue *eq, struct elv_request **found,
+			  const struct elv_request *rq)
 {
 	struct pidq_data *pd = pidq_data(eq);
 	struct pidq *q;
 	struct elv_list *pos;
-	struct request *cand;
+	struct elv_request *cand;
 	enum pidq_class cls;
 	int level;
 
@@ -355,7 +355,7 @@ enum elv_merge pidq_merge(struct elevator_queue *eq, struct request **found,
 }
 
 /* A front merge moved rq's first sector: put it back in order. */
-void pidq_merged(struct elevator_queue *eq, struct request *rq,
+void pidq_merged(struct elevator_queue *eq, struct elv_request *rq,
 		 enum elv_merge type)
 {
 	struct pidq *q = pidq_rq_queue(rq);

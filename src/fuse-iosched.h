@@ -314,7 +314,7 @@ struct io_part {
 };
 
 struct io {
-	struct request rq;	/* the scheduler's view */
+	struct elv_request rq;	/* the scheduler's view */
 	struct inode *inode;	/* NULL in unit tests */
 	int fd;			/* backing fd (not owned) */
 	struct io_part *parts, *parts_tail;
@@ -453,9 +453,9 @@ void diskmodel_free(struct diskmodel *dm);
 uint64_t diskmodel_seek_ns(const struct diskmodel *dm, uint64_t distance);
 /* The service time of rq with the head at sector head. */
 uint64_t diskmodel_cost_ns(const struct diskmodel *dm, uint64_t head,
-			   const struct request *rq);
+			   const struct elv_request *rq);
 /* Book the head for rq from now_ns, or when it frees: its slot's end. */
-uint64_t diskmodel_book(struct diskmodel *dm, const struct request *rq,
+uint64_t diskmodel_book(struct diskmodel *dm, const struct elv_request *rq,
 			uint64_t now_ns);
 /* For workers: queue_next once the head is free, then sleep through the
  * io's service time; NULL once the queue is stopped. */

@@ -95,10 +95,10 @@ static inline void elv_list_del(struct elv_list *n)
 /* I/O priorities, as ionice(1) and ioprio_set(2) define them.         */
 
 enum {
-	IOPRIO_CLASS_NONE = 0,
-	IOPRIO_CLASS_RT = 1,
-	IOPRIO_CLASS_BE = 2,
-	IOPRIO_CLASS_IDLE = 3,
+	ELV_IOPRIO_CLASS_NONE = 0,
+	ELV_IOPRIO_CLASS_RT = 1,
+	ELV_IOPRIO_CLASS_BE = 2,
+	ELV_IOPRIO_CLASS_IDLE = 3,
 };
 
 #define IOSCHED_IOPRIO_CLASS_SHIFT 13
@@ -122,7 +122,7 @@ enum elv_dir {
  * and are read-only for the scheduler (the host updates sector, nr_sectors
  * and bytes when it merges).
  */
-struct request {
+struct elv_request {
 	enum elv_dir dir;
 	bool sync;		/* a process waits for it (reads, O_SYNC writes) */
 	uint64_t file;		/* identifies the backing file: merges stay in one */
@@ -141,7 +141,7 @@ struct request {
 	void *elv_priv[2];		/* e.g. a per-process queue */
 };
 
-static inline uint64_t elv_rq_end_sector(const struct request *rq)
+static inline uint64_t elv_rq_end_sector(const struct elv_request *rq)
 {
 	return rq->sector + rq->nr_sectors;
 }
@@ -202,31 +202,31 @@ struct elevator_ops {
 	 * ELV_NO_MERGE.
 	 */
 	enum elv_merge (*merge)(struct elevator_queue *eq,
-				struct request **found,
-				const struct request *rq);
+				struct elv_request **found,
+				const struct elv_request *rq);
 	/* Optional.  rq grew by a merge of the given type; re-sort it. */
-	void (*merged)(struct elevator_queue *eq, struct request *rq,
+	void (*merged)(struct elevator_queue *eq, struct elv_request *rq,
 		       enum elv_merge type);
 	/*
 	 * Optional.  next, a queued request, was merged into rq, also queued;
 	 * forget next (it leaves the scheduler now).  rq keeps the earlier
 	 * of the two deadlines.
 	 */
-	void (*merged_requests)(struct elevator_queue *eq, struct request *rq,
-				struct request *next);
+	void (*merged_requests)(struct elevator_queue *eq, struct elv_request *rq,
+				struct elv_request *next);
 
 	/* Required.  Take ownership of rq. */
-	void (*add_request)(struct elevator_queue *eq, struct request *rq,
+	void (*add_request)(struct elevator_queue *eq, struct elv_request *rq,
 			    uint64_t now_ns);
 	/*
 	 * Required.  Hand over the next request to perform, or NULL.  With
 	 * force true (the queue is draining for a switch or for shutdown) a
 	 * scheduler must not idle: if it holds a request, it returns one.
 	 */
-	struct request *(*dispatch)(struct elevator_queue *eq, uint64_t now_ns,
+	struct elv_request *(*dispatch)(struct elevator_queue *eq, uint64_t now_ns,
 				    bool force);
 	/* Optional.  A dispatched request finished. */
-	void (*completed)(struct elevator_queue *eq, struct request *rq,
+	void (*completed)(struct elevator_queue *eq, struct elv_request *rq,
 			  uint64_t now_ns);
 	/* Required.  True while the scheduler holds requests. */
 	bool (*has_work)(struct elevator_queue *eq);

@@ -4,12 +4,12 @@
  */
 #include "fuse-iosched/elevator.h"
 
-static void badabi_add_request(struct elevator_queue *eq, struct request *rq,
+static void badabi_add_request(struct elevator_queue *eq, struct elv_request *rq,
 			       uint64_t now_ns)
 {
 }
 
-static struct request *badabi_dispatch(struct elevator_queue *eq,
+static struct elv_request *badabi_dispatch(struct elevator_queue *eq,
 				       uint64_t now_ns, bool force)
 {
 	return NULL;

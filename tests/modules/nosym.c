@@ -7,12 +7,12 @@
 /* Visible, but under the wrong name: only iosched_elevator counts. */
 extern const struct elevator_type nosym_type;
 
-static void nosym_add_request(struct elevator_queue *eq, struct request *rq,
+static void nosym_add_request(struct elevator_queue *eq, struct elv_request *rq,
 			      uint64_t now_ns)
 {
 }
 
-static struct request *nosym_dispatch(struct elevator_queue *eq,
+static struct elv_request *nosym_dispatch(struct elevator_queue *eq,
 				      uint64_t now_ns, bool force)
 {
 	return NULL;
