@@ -102,7 +102,6 @@
  */
 #define AS_AVG_ONE		256
 
-#define AS_NS_PER_MS		1000000ULL
 
 enum as_antic_status {
 	ANTIC_OFF,
@@ -213,19 +212,14 @@ static enum elv_dir as_other(enum elv_dir dir)
 	return dir == ELV_READ ? ELV_WRITE : ELV_READ;
 }
 
-static uint64_t as_ms(int64_t ms)
-{
-	return (uint64_t)(ms < 0 ? 0 : ms) * AS_NS_PER_MS;
-}
-
 static uint64_t as_expire_ns(const struct as_data *ad, enum elv_dir dir)
 {
-	return as_ms(dir == ELV_READ ? ad->read_expire : ad->write_expire);
+	return elv_ms_to_ns(dir == ELV_READ ? ad->read_expire : ad->write_expire);
 }
 
 static uint64_t as_batch_ns(const struct as_data *ad, enum elv_dir dir)
 {
-	return as_ms(dir == ELV_READ ? ad->read_batch_expire :
+	return elv_ms_to_ns(dir == ELV_READ ? ad->read_batch_expire :
 		     ad->write_batch_expire);
 }
 
@@ -422,27 +416,18 @@ static struct elv_request *as_choose(const struct as_data *ad, struct elv_reques
 static struct elv_request *as_find_next(struct as_data *ad, struct elv_request *rq)
 {
 	struct elv_list *head = &ad->sort_list[rq->dir];
-	struct elv_request *ahead = NULL, *behind = NULL;
+	struct elv_request *ahead = elv_rq_sort_next(head, rq);
+	struct elv_request *behind = elv_rq_sort_prev(head, rq);
 
-	if (rq->elv_sort.next != head)
-		ahead = as_sort_entry(rq->elv_sort.next);
-	else if (head->next != &rq->elv_sort)
-		ahead = as_sort_entry(head->next);
-	if (rq->elv_sort.prev != head)
-		behind = as_sort_entry(rq->elv_sort.prev);
+	if (ahead == NULL && head->next != &rq->elv_sort)
+		ahead = elv_rq_sort_entry(head->next);
 	return as_choose(ad, ahead, behind);
 }
 
 /* Insert rq in sector order; equal sectors keep arrival order. */
 static void as_sort_add(struct as_data *ad, struct elv_request *rq)
 {
-	struct elv_list *head = &ad->sort_list[rq->dir];
-	struct elv_list *pos;
-
-	for (pos = head->prev; pos != head; pos = pos->prev)
-		if (as_sort_entry(pos)->sector <= rq->sector)
-			break;
-	elv_list_add(&rq->elv_sort, pos);
+	elv_rq_sort_add(&ad->sort_list[rq->dir], rq);
 	ad->next_rq[rq->dir] = as_choose(ad, rq, ad->next_rq[rq->dir]);
 }
 
@@ -491,7 +476,7 @@ static bool as_antic_waiting(const struct as_data *ad)
 /* When waiting gives up; meaningful once no read is in flight. */
 static uint64_t as_antic_end_ns(const struct as_data *ad)
 {
-	return ad->reads_done_ns + as_ms(ad->antic_expire);
+	return ad->reads_done_ns + elv_ms_to_ns(ad->antic_expire);
 }
 
 /*
@@ -528,7 +513,7 @@ static bool as_can_anticipate(const struct as_data *ad,
 			      const struct elv_request *rq, uint64_t now_ns)
 {
 	const struct as_proc *p = ad->antic_proc;
-	uint64_t antic_ns = as_ms(ad->antic_expire);
+	uint64_t antic_ns = elv_ms_to_ns(ad->antic_expire);
 	uint64_t think;
 
 	if (antic_ns == 0 || p == NULL || ad->antic_status == ANTIC_FINISHED)
@@ -559,7 +544,7 @@ static void as_antic_stop(struct as_data *ad, bool timed_out)
 	 * once and exiting stops being waited for.
 	 */
 	if (timed_out && p != NULL && p->ttime.samples == 0)
-		as_avg_add(&ad->new_ttime, 2 * as_ms(ad->antic_expire));
+		as_avg_add(&ad->new_ttime, 2 * elv_ms_to_ns(ad->antic_expire));
 	ad->antic_status = ANTIC_FINISHED;
 }
 
@@ -740,8 +725,7 @@ static enum elv_merge as_merge(struct elevator_queue *eq,
 		if (cand->file != rq->file ||
 		    rq->offset + rq->bytes != cand->offset)
 			continue;
-		/* The host's limit on a merged request (1 MiB). */
-		if (cand->nr_sectors + rq->nr_sectors > 2048)
+		if (cand->nr_sectors + rq->nr_sectors > IOSCHED_MAX_SECTORS)
 			continue;
 		*found = cand;
 		return ELV_FRONT_MERGE;
@@ -770,8 +754,6 @@ static void as_merged_requests(struct elevator_queue *eq, struct elv_request *rq
 			       struct elv_request *next)
 {
 	struct as_data *ad = as_data(eq);
-	struct elv_list *head = &ad->sort_list[rq->dir];
-	struct elv_request *before, *after;
 
 	if (next->elv_deadline_ns < rq->elv_deadline_ns) {
 		elv_list_del(&rq->elv_fifo);
@@ -780,12 +762,7 @@ static void as_merged_requests(struct elevator_queue *eq, struct elv_request *rq
 	}
 	as_remove(ad, next);
 
-	before = rq->elv_sort.prev == head ? NULL :
-		as_sort_entry(rq->elv_sort.prev);
-	after = rq->elv_sort.next == head ? NULL :
-		as_sort_entry(rq->elv_sort.next);
-	if ((before != NULL && before->sector > rq->sector) ||
-	    (after != NULL && after->sector < rq->sector)) {
+	if (elv_rq_sort_misplaced(&ad->sort_list[rq->dir], rq)) {
 		as_sort_del(ad, rq);
 		as_sort_add(ad, rq);
 	}
@@ -880,9 +857,7 @@ static const struct elv_tunable as_tunables[] = {
 /* ------------------------------------------------------------------ */
 /* The scheduler and its registration.                                 */
 
-static const struct elevator_type anticipatory_type = {
-	.abi_version = IOSCHED_ABI_VERSION,
-	.struct_size = sizeof(struct elevator_type),
+static struct elevator_type anticipatory_type = {
 	.name = "anticipatory",
 	.description = "deadline with idling for a process's next nearby read",
 	.data_size = sizeof(struct as_data),

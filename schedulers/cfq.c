@@ -152,7 +152,7 @@ static uint64_t cfq_slice_ns(const struct cfq_data *cd,
 	int64_t ms = base + base / CFQ_SLICE_SCALE *
 		(PIDQ_DEFAULT_LEVEL - cfqq->level);
 
-	return pidq_ms(ms < 1 ? 1 : ms);
+	return elv_ms_to_ns(ms < 1 ? 1 : ms);
 }
 
 /* Requests an async slice may dispatch: more for higher levels. */
@@ -269,7 +269,7 @@ static void cfq_expire(struct cfq_data *cd, uint64_t now_ns, bool preempted)
 static bool cfq_idle_starved(const struct cfq_data *cd, uint64_t now_ns)
 {
 	return cd->busy_class[PIDQ_IDLE] != 0 &&
-		now_ns >= cd->idle_stamp + pidq_ms(CFQ_IDLE_STARVE_MS);
+		now_ns >= cd->idle_stamp + elv_ms_to_ns(CFQ_IDLE_STARVE_MS);
 }
 
 static struct cfq_queue *cfq_rr_first(struct cfq_data *cd, enum pidq_class c)
@@ -301,11 +301,11 @@ static struct cfq_queue *cfq_next_queue(struct elevator_queue *eq,
 	/* An RT or BE completion will call dispatch again. */
 	if (cd->nonidle_flight != 0)
 		return NULL;
-	at = cd->last_nonidle_end + pidq_ms(CFQ_IDLE_DELAY_MS);
+	at = cd->last_nonidle_end + elv_ms_to_ns(CFQ_IDLE_DELAY_MS);
 	if (!cd->nonidle_seen || now_ns >= at)
 		return cfqq;
-	if (at > cd->idle_stamp + pidq_ms(CFQ_IDLE_STARVE_MS))
-		at = cd->idle_stamp + pidq_ms(CFQ_IDLE_STARVE_MS);
+	if (at > cd->idle_stamp + elv_ms_to_ns(CFQ_IDLE_STARVE_MS))
+		at = cd->idle_stamp + elv_ms_to_ns(CFQ_IDLE_STARVE_MS);
 	elv_wakeup_at(eq, at);
 	return NULL;
 }
@@ -591,7 +591,7 @@ static void cfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 	if (cfqq->q.queued == 0 && cfqq->dispatched == 0 && cfqq->per_process &&
 	    cfqq->ttime.idle_window && cd->pq.slice_idle > 0) {
 		cd->idling = true;
-		cd->idle_until = now_ns + pidq_ms(cd->pq.slice_idle);
+		cd->idle_until = now_ns + elv_ms_to_ns(cd->pq.slice_idle);
 		if (cfqq->slice_end != 0 && cd->idle_until > cfqq->slice_end)
 			cd->idle_until = cfqq->slice_end;
 		elv_wakeup_at(eq, cd->idle_until);
@@ -631,9 +631,7 @@ static const struct elv_tunable cfq_tunables[] = {
 /* ------------------------------------------------------------------ */
 /* The scheduler and its registration.                                 */
 
-static const struct elevator_type cfq_type = {
-	.abi_version = IOSCHED_ABI_VERSION,
-	.struct_size = sizeof(struct elevator_type),
+static struct elevator_type cfq_type = {
 	.name = "cfq",
 	.description = "per-process queues in fair time slices, by priority",
 	.data_size = sizeof(struct cfq_data),

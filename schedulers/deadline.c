@@ -40,9 +40,7 @@
  * its own limit as well; this keeps the module from offering candidates that
  * could never be accepted.
  */
-#define DL_MAX_MERGE_SECTORS	2048
 
-#define DL_NS_PER_MS		1000000ULL
 
 struct deadline_data {
 	/*
@@ -98,34 +96,21 @@ static uint64_t dl_expire_ns(const struct deadline_data *dd, enum elv_dir dir)
 {
 	int64_t ms = dir == ELV_READ ? dd->read_expire : dd->write_expire;
 
-	return (uint64_t)(ms < 0 ? 0 : ms) * DL_NS_PER_MS;
+	return elv_ms_to_ns(ms);
 }
 
 /* The request after rq in sector order, or NULL at the end of the list. */
 static struct elv_request *dl_latter(struct deadline_data *dd, struct elv_request *rq)
 {
-	struct elv_list *n = rq->elv_sort.next;
-
-	if (n == &dd->sort_list[rq->dir])
-		return NULL;
-	return dl_sort_entry(n);
+	return elv_rq_sort_next(&dd->sort_list[rq->dir], rq);
 }
 
-/*
- * Insert rq in sector order.  Walking back from the tail is short for the
- * common case of a sequential stream; equal sectors keep arrival order.
- */
+/* Insert rq in sector order. */
 static void dl_sort_add(struct deadline_data *dd, struct elv_request *rq)
 {
-	struct elv_list *head = &dd->sort_list[rq->dir];
-	struct elv_list *pos;
 	struct elv_request *next;
 
-	for (pos = head->prev; pos != head; pos = pos->prev) {
-		if (dl_sort_entry(pos)->sector <= rq->sector)
-			break;
-	}
-	elv_list_add(&rq->elv_sort, pos);
+	elv_rq_sort_add(&dd->sort_list[rq->dir], rq);
 
 	/* A request just ahead of the sweep is the sweep's next stop. */
 	if (dd->head_valid[rq->dir] && rq->sector >= dd->head[rq->dir]) {
@@ -168,8 +153,9 @@ static bool dl_fifo_expired(struct deadline_data *dd, enum elv_dir dir,
  * comes again, its batch starts from its oldest request.
  */
 /*
- * What rq takes out of a batch.  The host merges up to 1 MiB where the
- * kernel's requests were mostly 128 KiB or less, so a big merged request
+ * What rq takes out of a batch.  The host merges up to IOSCHED_MAX_SECTORS
+ * (1 MiB) where the kernel's requests were mostly 128 KiB or less, so a
+ * big merged request
  * counts once per 128 KiB: otherwise one batch of merged writes would
  * hold the disk for fifo_batch MiB while a synchronous reader waits.
  */
@@ -244,7 +230,7 @@ static enum elv_merge dl_merge(struct elevator_queue *eq,
 		if (cand->file != rq->file ||
 		    rq->offset + rq->bytes != cand->offset)
 			continue;
-		if (cand->nr_sectors + rq->nr_sectors > DL_MAX_MERGE_SECTORS)
+		if (cand->nr_sectors + rq->nr_sectors > IOSCHED_MAX_SECTORS)
 			continue;
 		*found = cand;
 		return ELV_FRONT_MERGE;
@@ -273,7 +259,6 @@ static void dl_merged_requests(struct elevator_queue *eq, struct elv_request *rq
 			       struct elv_request *next)
 {
 	struct deadline_data *dd = dl_data(eq);
-	struct elv_request *prev, *after;
 
 	if (next->elv_deadline_ns < rq->elv_deadline_ns) {
 		elv_list_del(&rq->elv_fifo);
@@ -283,11 +268,7 @@ static void dl_merged_requests(struct elevator_queue *eq, struct elv_request *rq
 	dl_remove(dd, next);
 
 	/* If the merge moved rq's first sector, keep the sort order. */
-	prev = rq->elv_sort.prev == &dd->sort_list[rq->dir] ?
-		NULL : dl_sort_entry(rq->elv_sort.prev);
-	after = dl_latter(dd, rq);
-	if ((prev != NULL && prev->sector > rq->sector) ||
-	    (after != NULL && after->sector < rq->sector)) {
+	if (elv_rq_sort_misplaced(&dd->sort_list[rq->dir], rq)) {
 		dl_sort_del(dd, rq);
 		dl_sort_add(dd, rq);
 	}
@@ -387,9 +368,7 @@ static const struct elv_tunable dl_tunables[] = {
 /* ------------------------------------------------------------------ */
 /* The scheduler and its registration.                                 */
 
-static const struct elevator_type deadline_type = {
-	.abi_version = IOSCHED_ABI_VERSION,
-	.struct_size = sizeof(struct elevator_type),
+static struct elevator_type deadline_type = {
 	.name = "deadline",
 	.description = "sector-sorted batches with read and write expiry",
 	.data_size = sizeof(struct deadline_data),

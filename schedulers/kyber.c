@@ -118,8 +118,6 @@ enum ky_lat_type {
  * their pieces one after another, so the tail is where a partner is.
  */
 #define KY_MERGE_SCAN		8
-/* The largest request a front merge may build (the host's own limit). */
-#define KY_MAX_MERGE_SECTORS	2048
 
 struct kyber_data {
 	/*
@@ -431,7 +429,7 @@ static enum elv_merge ky_merge(struct elevator_queue *eq,
 		    cand->dir != rq->dir ||
 		    rq->offset + rq->bytes != cand->offset)
 			continue;
-		if (cand->nr_sectors + rq->nr_sectors > KY_MAX_MERGE_SECTORS)
+		if (cand->nr_sectors + rq->nr_sectors > IOSCHED_MAX_SECTORS)
 			continue;
 		*found = cand;
 		return ELV_FRONT_MERGE;
@@ -573,9 +571,7 @@ static const struct elv_tunable ky_tunables[] = {
 /* ------------------------------------------------------------------ */
 /* The scheduler and its registration.                                 */
 
-static const struct elevator_type kyber_type = {
-	.abi_version = IOSCHED_ABI_VERSION,
-	.struct_size = sizeof(struct elevator_type),
+static struct elevator_type kyber_type = {
 	.name = "kyber",
 	.description = "per-domain depth limits tuned to latency targets",
 	.data_size = sizeof(struct kyber_data),

@@ -8,19 +8,9 @@
 /* A think-time mean counts once it has this many samples. */
 #define PIDQ_TTIME_MIN_SAMPLES	3
 
-/* The host's limit on a merged request, not offered beyond it. */
-#define PIDQ_MAX_MERGE_SECTORS	2048
-
-#define PIDQ_NS_PER_MS		1000000ULL
-
 static struct pidq_data *pidq_data(struct elevator_queue *eq)
 {
 	return eq->elevator_data;
-}
-
-static struct elv_request *pidq_sort_entry(struct elv_list *l)
-{
-	return elv_list_entry(l, struct elv_request, elv_sort);
 }
 
 static struct elv_request *pidq_fifo_entry(struct elv_list *l)
@@ -31,11 +21,6 @@ static struct elv_request *pidq_fifo_entry(struct elv_list *l)
 static struct pidq *pidq_rq_queue(const struct elv_request *rq)
 {
 	return rq->elv_priv[0];
-}
-
-uint64_t pidq_ms(int64_t ms)
-{
-	return (uint64_t)(ms < 0 ? 0 : ms) * PIDQ_NS_PER_MS;
 }
 
 /* Class NONE (never set with ionice) is best-effort, level 4. */
@@ -136,7 +121,7 @@ void pidq_free_process(struct pidq *q)
 void pidq_think_time(const struct pidq_data *pd, struct pidq_ttime *t,
 		     uint64_t now_ns)
 {
-	uint64_t idle = pidq_ms(pd->slice_idle), d;
+	uint64_t idle = elv_ms_to_ns(pd->slice_idle), d;
 
 	if (!t->has_end)
 		return;
@@ -214,26 +199,12 @@ static struct elv_request *pidq_choose_req(const struct pidq_data *pd,
 static struct elv_request *pidq_find_next_rq(const struct pidq_data *pd,
 					 struct pidq *q, struct elv_request *rq)
 {
-	struct elv_request *prev = NULL, *next = NULL;
+	struct elv_request *prev = elv_rq_sort_prev(&q->sort, rq);
+	struct elv_request *next = elv_rq_sort_next(&q->sort, rq);
 
-	if (rq->elv_sort.prev != &q->sort)
-		prev = pidq_sort_entry(rq->elv_sort.prev);
-	if (rq->elv_sort.next != &q->sort)
-		next = pidq_sort_entry(rq->elv_sort.next);
-	else if (q->sort.next != &rq->elv_sort)
-		next = pidq_sort_entry(q->sort.next);
+	if (next == NULL && q->sort.next != &rq->elv_sort)
+		next = elv_rq_sort_entry(q->sort.next);
 	return pidq_choose_req(pd, prev, next);
-}
-
-/* Insert rq in sector order, walking back from the tail (streams). */
-static void pidq_sort_add(struct pidq *q, struct elv_request *rq)
-{
-	struct elv_list *pos;
-
-	for (pos = q->sort.prev; pos != &q->sort; pos = pos->prev)
-		if (pidq_sort_entry(pos)->sector <= rq->sector)
-			break;
-	elv_list_add(&rq->elv_sort, pos);
 }
 
 /* ------------------------------------------------------------------ */
@@ -243,7 +214,7 @@ void pidq_add_rq(struct pidq_data *pd, struct pidq *q, struct elv_request *rq)
 {
 	rq->elv_priv[0] = q;
 	rq->elv_priv[1] = NULL;
-	pidq_sort_add(q, rq);
+	elv_rq_sort_add(&q->sort, rq);
 	elv_list_add_tail(&rq->elv_fifo, &q->fifo);
 	q->next_rq = pidq_choose_req(pd, q->next_rq, rq);
 	pd->queued++;
@@ -271,7 +242,7 @@ struct elv_request *pidq_fifo_expired(const struct pidq_data *pd,
 	struct elv_request *head = pidq_fifo_entry(q->fifo.next);
 
 	if (now_ns >= head->arrival_ns +
-	    pidq_ms(head->sync ? pd->fifo_expire_sync : pd->fifo_expire_async))
+	    elv_ms_to_ns(head->sync ? pd->fifo_expire_sync : pd->fifo_expire_async))
 		return head;
 	return NULL;
 }
@@ -342,11 +313,11 @@ enum elv_merge pidq_merge(struct elevator_queue *eq, struct elv_request **found,
 	if (q == NULL)
 		return ELV_NO_MERGE;
 	elv_list_for_each(pos, &q->sort) {
-		cand = pidq_sort_entry(pos);
+		cand = elv_rq_sort_entry(pos);
 		if (cand == rq || cand->file != rq->file ||
 		    cand->dir != rq->dir ||
 		    rq->offset + rq->bytes != cand->offset ||
-		    cand->nr_sectors + rq->nr_sectors > PIDQ_MAX_MERGE_SECTORS)
+		    cand->nr_sectors + rq->nr_sectors > IOSCHED_MAX_SECTORS)
 			continue;
 		*found = cand;
 		return ELV_FRONT_MERGE;
@@ -363,7 +334,7 @@ void pidq_merged(struct elevator_queue *eq, struct elv_request *rq,
 	if (type != ELV_FRONT_MERGE)
 		return;
 	elv_list_del(&rq->elv_sort);
-	pidq_sort_add(q, rq);
+	elv_rq_sort_add(&q->sort, rq);
 	q->next_rq = pidq_choose_req(pidq_data(eq), q->next_rq, rq);
 }
 

@@ -96,7 +96,6 @@ struct pidq_data {
 	{ #field, offsetof(type, pq.field), (def), (min), (max), (unit), \
 	  (desc) }
 
-uint64_t pidq_ms(int64_t ms);
 void pidq_prio(int ioprio, enum pidq_class *cls, int *level);
 
 void pidq_data_init(struct pidq_data *pd);

@@ -349,7 +349,6 @@ struct queue_params {
 	void (*wakeup_at)(void *arg, uint64_t at_ns);
 	void *wakeup_arg;
 };
-#define QUEUE_MAX_SECTORS 2048	/* a merged io stays within 1 MiB */
 #define NR_REQUESTS_MIN 1
 #define NR_REQUESTS_MAX 65536
 
@@ -424,7 +423,9 @@ int elv_tunable_set(struct elevator_queue *eq, const char *name,
 int elv_tunable_default_set(const struct elevator_type *type,
 			    const char *name, int64_t value);
 void elv_tunable_defaults_clear(void);
-extern const struct elevator_type elv_noop;
+
+/* noop.c: the built-in scheduler, written against the public header only */
+const struct elevator_type *elv_noop(void);
 
 /* module.c: scheduler modules */
 void module_set_dir(const char *dir);

@@ -145,7 +145,7 @@ static bool queue_can_merge(const struct io *a, const struct io *b)
 {
 	return a != b && a->rq.file == b->rq.file && a->rq.dir == b->rq.dir &&
 	       a->fd == b->fd && a->rq.offset + a->rq.bytes == b->rq.offset &&
-	       a->rq.nr_sectors + b->rq.nr_sectors <= QUEUE_MAX_SECTORS;
+	       a->rq.nr_sectors + b->rq.nr_sectors <= IOSCHED_MAX_SECTORS;
 }
 
 /*

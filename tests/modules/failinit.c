@@ -44,9 +44,7 @@ static bool failinit_has_work(struct elevator_queue *eq)
 	return !elv_list_empty(&fd->fifo);
 }
 
-static const struct elevator_type failinit_type = {
-	.abi_version = IOSCHED_ABI_VERSION,
-	.struct_size = sizeof(struct elevator_type),
+static struct elevator_type failinit_type = {
 	.name = "failinit",
 	.description = "test: init_queue fails",
 	.data_size = sizeof(struct failinit_data),

@@ -24,8 +24,6 @@ static bool nosym_has_work(struct elevator_queue *eq)
 }
 
 const struct elevator_type nosym_type = {
-	.abi_version = IOSCHED_ABI_VERSION,
-	.struct_size = sizeof(struct elevator_type),
 	.name = "nosym",
 	.description = "test: no entry symbol",
 	.ops = {

@@ -50,9 +50,7 @@ static void oot_merged_requests(struct elevator_queue *eq,
 	elv_list_del(&next->elv_fifo);
 }
 
-static const struct elevator_type oot_type = {
-	.abi_version = IOSCHED_ABI_VERSION,
-	.struct_size = sizeof(struct elevator_type),
+static struct elevator_type oot_type = {
 	.name = "oot",
 	.description = "test: FIFO built out of tree",
 	.data_size = sizeof(struct oot_data),

@@ -213,7 +213,7 @@ static void *worker_run(void *arg)
 static void test_next(void)
 {
 	struct diskmodel *dm = model(5, 7200, 100);
-	struct queue *q = h_queue(&elv_noop, 16);
+	struct queue *q = h_queue(elv_noop(), 16);
 	struct worker w[2];
 	uint64_t start, last = 0, want;
 	int got = 0;
