@@ -13,12 +13,12 @@ struct badtype_data {
 	int64_t other;
 };
 
-static void badtype_add_request(struct elevator_queue *eq, struct request *rq,
+static void badtype_add_request(struct elevator_queue *eq, struct elv_request *rq,
 				uint64_t now_ns)
 {
 }
 
-static struct request *badtype_dispatch(struct elevator_queue *eq,
+static struct elv_request *badtype_dispatch(struct elevator_queue *eq,
 					uint64_t now_ns, bool force)
 {
 	return NULL;
@@ -42,14 +42,7 @@ static const struct elv_tunable badtype_tunables[] = {
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
-static const struct elevator_type badtype_type = {
-	.abi_version = IOSCHED_ABI_VERSION,
-#ifdef BADTYPE_SMALL
-	/* A struct from an older, shorter ABI. */
-	.struct_size = offsetof(struct elevator_type, tunables),
-#else
-	.struct_size = sizeof(struct elevator_type),
-#endif
+static struct elevator_type badtype_type = {
 	.name = BADTYPE_NAME,
 	.description = "test: a defect the loader must refuse",
 	.data_size = sizeof(struct badtype_data),
@@ -65,4 +58,20 @@ static const struct elevator_type badtype_type = {
 	.tunables = badtype_tunables,
 };
 
+#ifdef BADTYPE_SMALL
+/*
+ * A struct elevator_type shorter than ABI 2.0's, as a module built before
+ * tunables existed would give: exported by hand, since IOSCHED_ELEVATOR()
+ * fills in the full size.
+ */
+__attribute__((visibility("default")))
+const struct elevator_type *iosched_elevator(void);
+const struct elevator_type *iosched_elevator(void)
+{
+	badtype_type.abi_version = IOSCHED_ABI_VERSION;
+	badtype_type.struct_size = offsetof(struct elevator_type, tunables);
+	return &badtype_type;
+}
+#else
 IOSCHED_ELEVATOR(badtype_type);
+#endif
