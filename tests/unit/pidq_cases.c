@@ -158,40 +158,36 @@ void pq_test_switch(const struct elevator_type *type)
 	queue_free(q);
 }
 
-void pq_test_back_seek_penalty(const struct elevator_type *type)
+/* The order of a backward seek of 40 and a forward one of 60 after 1. */
+static const char *pq_back_or_forward(struct queue *q)
 {
-	struct queue *q = pq_queue(type);
-
+	h_now += 100 * H_MS;
 	/* The head at 1000 after 1. */
 	pq_rd(q, 1, 1001, BE(4), 992);
 	CHECK_STR(h_order(q, 0), "1");
 	pq_rd(q, 2, 1001, BE(4), 960);
 	pq_rd(q, 3, 1001, BE(4), 1060);
-	CHECK_STR(h_order(q, 0), "3 2");
-	CHECK_DONE(3);
+	return h_order(q, 0);
+}
 
+void pq_test_back_seek_penalty(const struct elevator_type *type)
+{
+	struct queue *q = pq_queue(type);
+
+	CHECK_STR(pq_back_or_forward(q), "3 2");
+	CHECK_DONE(3);
 	h_set_tunable(q, "back_seek_penalty", 1);
-	h_now += 100 * H_MS;
-	pq_rd(q, 1, 1001, BE(4), 992);
-	CHECK_STR(h_order(q, 0), "1");
-	pq_rd(q, 2, 1001, BE(4), 960);
-	pq_rd(q, 3, 1001, BE(4), 1060);
-	CHECK_STR(h_order(q, 0), "2 3");
+	CHECK_STR(pq_back_or_forward(q), "2 3");
 	CHECK_DONE(3);
 	queue_free(q);
 }
 
-/* When (ms) request 2, far behind 400 others of one process, is served. */
-static uint64_t pq_fifo_served_ms(const struct elevator_type *type,
-				  enum elv_dir dir, int64_t expire_ms)
+uint64_t pq_fifo_served_ms(struct queue *q, enum elv_dir dir)
 {
-	struct queue *q = pq_queue(type);
 	uint64_t served_at = 0;
 	struct io *io;
 	int i;
 
-	h_set_tunable(q, dir == ELV_READ ? "fifo_expire_sync" :
-		      "fifo_expire_async", expire_ms);
 	queue_submit(q, pq_io(1, 1001, BE(4), dir, 100000));
 	CHECK_STR(h_order(q, 0), "1");
 	queue_submit(q, pq_io(2, 1001, BE(4), dir, 0));
@@ -212,14 +208,25 @@ static uint64_t pq_fifo_served_ms(const struct elevator_type *type,
 	return served_at / H_MS;
 }
 
+/* fifo_served_ms under a fifo expiry of expire_ms for dir. */
+static uint64_t pq_fifo_case(const struct elevator_type *type,
+			     enum elv_dir dir, int64_t expire_ms)
+{
+	struct queue *q = pq_queue(type);
+
+	h_set_tunable(q, dir == ELV_READ ? "fifo_expire_sync" :
+		      "fifo_expire_async", expire_ms);
+	return pq_fifo_served_ms(q, dir);
+}
+
 void pq_test_fifo_expiry(const struct elevator_type *type)
 {
 	uint64_t at;
 
-	at = pq_fifo_served_ms(type, ELV_READ, 50);
+	at = pq_fifo_case(type, ELV_READ, 50);
 	CHECK(at >= 50 && at < 300);
-	at = pq_fifo_served_ms(type, ELV_READ, 150);
+	at = pq_fifo_case(type, ELV_READ, 150);
 	CHECK(at >= 150 && at < 350);
-	at = pq_fifo_served_ms(type, ELV_WRITE, 100);
+	at = pq_fifo_case(type, ELV_WRITE, 100);
 	CHECK(at >= 100 && at < 350);
 }

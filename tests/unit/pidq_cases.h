@@ -42,5 +42,11 @@ void pq_test_back_seek_penalty(const struct elevator_type *type);
  * fifo_expire_sync (or fifo_expire_async for writes), not at the end.
  */
 void pq_test_fifo_expiry(const struct elevator_type *type);
+/*
+ * On q, prepared by the caller: request 2, queued at 0 far behind the
+ * sweep of 400 requests of one process in direction dir, each served in
+ * 1 ms; the time (ms) it is served.  Frees q.
+ */
+uint64_t pq_fifo_served_ms(struct queue *q, enum elv_dir dir);
 
 #endif

@@ -483,31 +483,11 @@ static void test_quantum(void)
 static void fifo_expiry(enum elv_dir dir, uint64_t at_ms)
 {
 	struct queue *q = cfq_queue();
-	uint64_t served_at = 0;
-	struct io *io;
-	int i;
 
 	/* The async pool's slice is 40 ms: use the sync one for both. */
 	h_set_tunable(q, "slice_async", 100);
 	h_set_tunable(q, "slice_async_rq", 1000);
-	queue_submit(q, pq_io(1, 1001, BE(4), dir, 100000));
-	CHECK_STR(h_order(q, 0), "1");
-	queue_submit(q, pq_io(2, 1001, BE(4), dir, 0));
-	for (i = 3; i <= 400; i++)
-		queue_submit(q, pq_io(i, 1001, BE(4), dir,
-				   100000 + (uint64_t)i * 8));
-	while (served_at == 0 && (io = queue_try_next(q)) != NULL) {
-		if (h_part_id(io, 0) == 2)
-			served_at = h_now;
-		h_now += H_MS;
-		h_complete(q, io);
-	}
-	CHECK_EQ(served_at, at_ms * H_MS);
-	queue_stop(q);
-	while (h_next_id(q) > 0)
-		;
-	CHECK_DONE(400);
-	queue_free(q);
+	CHECK_EQ(pq_fifo_served_ms(q, dir), at_ms);
 }
 
 static void test_fifo_expire(void)

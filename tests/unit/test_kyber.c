@@ -323,38 +323,36 @@ static void test_write_latency_throttles_reads(void)
 	queue_free(q);
 }
 
-/* A higher write target: writes at 15 ms no longer throttle reads. */
-static void test_write_target_tunable(void)
+/*
+ * A higher target turns the same latencies into no congestion at all:
+ * reads and writes taking rd_ns and wr_ns, against a target (name) of
+ * high, then low; the depth of dir is full, then cut to low_depth.
+ */
+static void target_case(const char *name, int64_t high, int64_t low,
+			uint64_t rd_ns, uint64_t wr_ns, enum elv_dir dir,
+			unsigned full, unsigned low_depth)
 {
 	struct queue *q = ky_queue();
 
 	next_id = 1;
-	h_set_tunable(q, "write_lat_nsec", 20 * H_MS);
-	stretch(q, 400 * H_US, 15 * H_MS);
-	CHECK_EQ(probe(q, ELV_READ), READ_DEPTH);
-	h_set_tunable(q, "write_lat_nsec", 10 * H_MS);
-	stretch(q, 400 * H_US, 15 * H_MS);
-	CHECK_EQ(probe(q, ELV_READ), READ_DEPTH / 4);
+	h_set_tunable(q, name, high);
+	stretch(q, rd_ns, wr_ns);
+	CHECK_EQ(probe(q, dir), full);
+	h_set_tunable(q, name, low);
+	stretch(q, rd_ns, wr_ns);
+	CHECK_EQ(probe(q, dir), low_depth);
 	while (h_next_id(q) >= 0)
 		;
 	CHECK_DONE(next_id - 1);
 	queue_free(q);
 }
 
-/* A higher target turns the same latencies into no congestion at all. */
 static void test_target_tunable(void)
 {
-	struct queue *q = ky_queue();
-
-	next_id = 1;
-	h_set_tunable(q, "read_lat_nsec", 8 * H_MS);
-	stretch(q, 5 * H_MS, 5 * H_MS);
-	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH);
-	h_set_tunable(q, "read_lat_nsec", 2 * H_MS);
-	stretch(q, 5 * H_MS, 5 * H_MS);
-	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH / 2);
-	CHECK_DONE(next_id - 1);
-	queue_free(q);
+	target_case("read_lat_nsec", 8 * H_MS, 2 * H_MS, 5 * H_MS, 5 * H_MS,
+		    ELV_WRITE, WRITE_DEPTH, WRITE_DEPTH / 2);
+	target_case("write_lat_nsec", 20 * H_MS, 10 * H_MS, 400 * H_US,
+		    15 * H_MS, ELV_READ, READ_DEPTH, READ_DEPTH / 4);
 }
 
 /*
@@ -511,7 +509,6 @@ int main(void)
 	test_read_latency_throttles_writes();
 	test_write_latency_throttles_reads();
 	test_target_tunable();
-	test_write_target_tunable();
 	test_sparse_window();
 	test_merges();
 	test_switch_away();
