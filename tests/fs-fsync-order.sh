@@ -22,55 +22,64 @@ mount_fs -o "config=$T/empty.conf,disk_model=hdd,mb_per_s=1"
 size=2M
 [ -z "${TEST_QUICK:-}" ] || size=1M
 
-# order OP: with writes pending, OP (fsync or close) of another descriptor
-# of the file; when it returns, the writes received before it are done.
-pending() {
-	kill -0 "$fio_pid" 2>/dev/null || { wait "$fio_pid" || true
-		fail "fio ended before writes were pending: $(cat "$T/fio.out")"; }
-	[ "$(held write)" -ge 2 ]
-}
+# order OP: once writes are pending, OP of another descriptor of the file:
+# fsync, close (a flush), or fsync while a switch to cfq drains the queue;
+# when it returns, the writes received before it must be done.  It waits
+# for the writes itself, so that the call follows at once.
 order() {
-	python3 - "$MNT/f" "$MNT/.control/stats" "$1" <<'PY'
-import os, sys
+	python3 - "$MNT/f" "$MNT/.control" "$1" <<'PY'
+import os, sys, threading, time
 
 def write_stat(field):
-    for line in open(sys.argv[2]):
+    for line in open(os.path.join(sys.argv[2], "stats")):
         w = line.split()
         if w and w[0] == "write":
             return int(w[w.index(field) + 1])
 
+def switch():
+    with open(os.path.join(sys.argv[2], "scheduler"), "w") as f:
+        f.write("cfq\n")
+
+op = sys.argv[3]
 fd = os.open(sys.argv[1], os.O_RDONLY)
-received = write_stat("requests")
-if sys.argv[3] == "fsync":
-    os.fsync(fd)
+for i in range(3000):
+    received = write_stat("requests")
+    if received - write_stat("completed") >= 2:
+        break
+    time.sleep(0.01)
 else:
+    sys.exit("no writes pending after 30 s")
+if op == "switch":
+    t = threading.Thread(target=switch)
+    t.start()
+if op == "close":
     os.close(fd)
+else:
+    os.fsync(fd)
 done = write_stat("completed")
+if op == "switch":
+    t.join()
 print("%s: %d write requests received before, %d completed after" %
-      (sys.argv[3], received, done))
+      (op, received, done))
 if done < received:
-    sys.exit("%s returned before earlier writes completed" % sys.argv[3])
+    sys.exit("%s returned before earlier writes completed" % op)
 PY
 }
 
+: >"$MNT/f"
 for op in fsync close switch; do
+	order "$op" >"$T/order.out" 2>&1 &
+	order_pid=$!
 	(cd "$T" && fio --name=w --filename="$MNT/f" --rw=write --bs=128k \
 		--size="$size" --ioengine=libaio --direct=1 --iodepth=8 \
 		--output="$T/fio.out") &
 	fio_pid=$!
-	wait_for "writes pending" pending
-	case $op in
-	switch)
-		# The switch drains the queue while fsync waits.
-		echo cfq >"$MNT/.control/scheduler" &
-		sw_pid=$!
-		order fsync || fail "fsync during a switch"
-		wait "$sw_pid" || fail "the switch to cfq failed"
-		;;
-	*)	order "$op" || fail "$op" ;;
-	esac
+	st=0; wait "$order_pid" || st=$?
+	cat "$T/order.out"
+	[ "$st" -eq 0 ] || fail "$op: $(cat "$T/order.out")"
 	wait "$fio_pid" || fail "fio failed: $(cat "$T/fio.out")"
 done
+grep -q '\[cfq\]' "$MNT/.control/scheduler" || fail "the switch to cfq failed"
 
 # The backing fsync: a marker written through the mount is on the device
 # (the image file) once fsync returns, not only in the page cache.
