@@ -167,14 +167,18 @@ void fs_file_write_buf(fuse_req_t req, fuse_ino_t ino,
 
 void fs_file_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	int fd;
+	int fd, err;
 
 	/* close(2) of a control file must not fail: nothing to flush. */
 	if (control_is_ino(ino)) {
 		fuse_reply_err(req, 0);
 		return;
 	}
-	fs_inode_wait_writes(fs_inode(req, ino));
+	err = fs_inode_wait_writes_err(fs_of(req), fs_inode(req, ino));
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
+	}
 	/*
 	 * Closing a duplicate reports the backing fs's close errors (NFS
 	 * write-back, quotas) without giving up our descriptor.  Without a
@@ -207,19 +211,21 @@ void fs_file_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		   struct fuse_file_info *fi)
 {
 	struct inode *inode;
-	int res;
+	int res, err;
 
 	if (control_is_ino(ino)) {
 		fuse_reply_err(req, 0);
 		return;
 	}
 	inode = fs_inode(req, ino);
-	fs_inode_wait_writes(inode);
+	err = fs_inode_wait_writes_err(fs_of(req), inode);
 	res = datasync ? fdatasync(fi->fh) : fsync(fi->fh);
 	/* Delayed allocation has just placed the data: look it up anew. */
 	if (res == 0)
 		sectormap_invalidate(inode->smap, 0, 0);
-	fuse_reply_err(req, res == -1 ? errno : 0);
+	else if (!err)
+		err = errno;
+	fuse_reply_err(req, err);
 }
 
 void fs_file_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,

@@ -45,6 +45,11 @@ static int fs_inode_cmp(const void *a, const void *b)
 	return 0;
 }
 
+static fuse_ino_t fs_inode_id(const struct fs *fs, const struct inode *inode)
+{
+	return inode == &fs->root ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)inode;
+}
+
 struct inode *fs_inode(fuse_req_t req, fuse_ino_t ino)
 {
 	if (ino == FUSE_ROOT_ID)
@@ -63,6 +68,7 @@ static void fs_inode_setup(struct inode *inode, int fd, const struct stat *st)
 	pthread_cond_init(&inode->writes_done, NULL);
 	inode->writes_pending[0] = inode->writes_pending[1] = 0;
 	inode->write_epoch = 0;
+	inode->write_err = 0;
 	pthread_mutex_init(&inode->fsync_lock, NULL);
 }
 
@@ -354,6 +360,74 @@ void fs_inode_write_end(struct inode *inode, unsigned epoch)
 	if (--inode->writes_pending[epoch] == 0)
 		pthread_cond_broadcast(&inode->writes_done);
 	pthread_mutex_unlock(&inode->lock);
+}
+
+/*
+ * A write the kernel made from its page cache failed.  The kernel may keep
+ * the error for fsync and close itself, but the writer must learn of it
+ * even when it does not: keep it here for the next fsync or flush of the
+ * file (reported at least once, as the kernel's AS_EIO).
+ *
+ * The size: under the writeback cache the kernel trusts its own file size
+ * and never takes ours, so a file cut short by the error would stay
+ * longer on the mount than in BACKING.  The backing file is extended to
+ * the end of the failed write instead (a hole, which costs no space): the
+ * two agree, and the lost range reads as zeros once the pages are dropped
+ * (fs_inode_write_err_report).  The attributes are invalidated so that
+ * times and blocks are fetched again; only the attributes (offset -1),
+ * since dropping pages here would wait for the writeback being answered.
+ */
+void fs_inode_write_failed(struct fs *fs, struct inode *inode, int fd,
+			   uint64_t end, int err)
+{
+	struct stat st;
+	int res;
+
+	pthread_mutex_lock(&inode->lock);
+	inode->write_err = err;
+	pthread_mutex_unlock(&inode->lock);
+	log_warn("writeback to inode %llu failed: %s",
+		 (unsigned long long)inode->ino, strerror(err));
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size < end &&
+	    ftruncate(fd, (off_t)end) == -1)
+		log_warn("inode %llu: cannot keep size %llu: %s",
+			 (unsigned long long)inode->ino,
+			 (unsigned long long)end, strerror(errno));
+	res = fuse_lowlevel_notify_inval_inode(fs->se, fs_inode_id(fs, inode),
+					       -1, 0);
+	if (res < 0 && res != -ENOENT)
+		log_debug("inode %llu: attribute invalidation: %s",
+			  (unsigned long long)inode->ino, strerror(-res));
+}
+
+/*
+ * Report a kept write error to fsync or flush: the kernel's cached pages
+ * of the file still hold what never reached BACKING; drop them, so that
+ * reads show what the file holds.  The writeback has ended by now.
+ */
+static void fs_inode_write_err_report(struct fs *fs, struct inode *inode)
+{
+	int res;
+
+	res = fuse_lowlevel_notify_inval_inode(fs->se, fs_inode_id(fs, inode),
+					       0, 0);
+	if (res < 0 && res != -ENOENT)
+		log_debug("inode %llu: page invalidation: %s",
+			  (unsigned long long)inode->ino, strerror(-res));
+}
+
+int fs_inode_wait_writes_err(struct fs *fs, struct inode *inode)
+{
+	int err;
+
+	fs_inode_wait_writes(inode);
+	pthread_mutex_lock(&inode->lock);
+	err = inode->write_err;
+	inode->write_err = 0;
+	pthread_mutex_unlock(&inode->lock);
+	if (err)
+		fs_inode_write_err_report(fs, inode);
+	return err;
 }
 
 void fs_inode_wait_writes(struct inode *inode)

@@ -158,6 +158,8 @@ struct inode {
 	unsigned writes_pending[2];	/* per epoch; see fs_inode_wait_writes */
 	unsigned write_epoch;
 	pthread_mutex_t fsync_lock;	/* serializes write waits */
+	int write_err;		/* inode lock: a writeback write's errno,
+				 * for the next fsync or flush to report */
 };
 
 /* struct fs is the FUSE userdata; fuse_req_userdata(req) returns it. */
@@ -188,6 +190,12 @@ unsigned fs_inode_write_begin(struct inode *inode);
 void fs_inode_write_end(struct inode *inode, unsigned epoch);
 /* Wait until every write begun before this call has ended. */
 void fs_inode_wait_writes(struct inode *inode);
+/* A writeback write of the backing fd up to byte end failed with err:
+ * keep err for fsync and flush, and keep the size the kernel counts. */
+void fs_inode_write_failed(struct fs *fs, struct inode *inode, int fd,
+			   uint64_t end, int err);
+/* fs_inode_wait_writes, then take the kept error: 0 or an errno. */
+int fs_inode_wait_writes_err(struct fs *fs, struct inode *inode);
 
 /* fs_*.c: shared by the filesystem files */
 #define FS_PROC_PATH_MAX 32	/* "/proc/self/fd/" and an int */
@@ -310,6 +318,8 @@ struct io_part {
 	sem_t *lender;		/* non-NULL: buf is lent; post when done */
 	size_t len;
 	ssize_t result;		/* bytes done, or -errno, set at completion */
+	bool whole;		/* a write whose writer cannot see a short
+				 * count (writeback): cut short, it fails */
 	unsigned write_epoch;	/* from fs_inode_write_begin, for writes */
 };
 
