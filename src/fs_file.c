@@ -76,24 +76,31 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct fuse_entry_param e;
 	struct fs_cred cred;
 	struct inode *dir, *inode;
-	int fd, err;
+	int fd, dfd, err;
 
 	if (control_is_ino(parent) || fs_inode_is_control_name(parent, name)) {
 		fuse_reply_err(req, CONTROL_EPERM);
 		return;
 	}
 	dir = fs_inode(req, parent);
+	dfd = fs_fd_get(dir);
+	if (dfd < 0) {
+		fuse_reply_err(req, -dfd);
+		return;
+	}
 	err = fs_inode_cred_enter(req, &cred);
 	if (err) {
+		fs_fd_put(dir);
 		fuse_reply_err(req, err);
 		return;
 	}
 	/* O_NOFOLLOW: a symlink put there behind the kernel's back must not
 	 * make us create its target, which may lie outside BACKING. */
-	fd = openat(dir->fd, name,
+	fd = openat(dfd, name,
 		    fs_file_flags(req, fi->flags) | O_CREAT | O_NOFOLLOW, mode);
 	err = fd == -1 ? errno : 0;
 	fs_inode_cred_leave(&cred);
+	fs_fd_put(dir);
 	if (err) {
 		fuse_reply_err(req, err);
 		return;
