@@ -23,6 +23,7 @@
 #include <fuse_lowlevel.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,8 +40,11 @@ void log_open(bool to_syslog, int max_level);
 void log_set_level(int max_level);
 /* "error", "warning", "info", "debug"...: a syslog level, or -1. */
 int log_level_parse(const char *name);
+/* Any int is a level: below LOG_EMERG counts as it, above as LOG_DEBUG. */
 void log_msg(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void log_vmsg(int level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 #define log_err(...) log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARNING, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
