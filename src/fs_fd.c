@@ -37,6 +37,7 @@ static unsigned fd_max;		/* set once by fs_fd_init */
 static int fd_mount_fd = -1;	/* BACKING's descriptor: handles open here */
 static int fd_mount_id;		/* handles only for inodes of this mount */
 static bool fd_handles;		/* open_by_handle_at works for us */
+static rlim_t fd_limit[3];	/* soft limit before, after; hard limit */
 
 /* Raise the soft descriptor limit to the hard one; the limit in force. */
 static rlim_t fs_fd_raise_limit(void)
@@ -52,9 +53,9 @@ static rlim_t fs_fd_raise_limit(void)
 		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
 			rl.rlim_cur = was;
 	}
-	log_info("descriptor limit %llu (soft limit was %llu, hard %llu)",
-		 (unsigned long long)rl.rlim_cur, (unsigned long long)was,
-		 (unsigned long long)rl.rlim_max);
+	fd_limit[0] = was;
+	fd_limit[1] = rl.rlim_cur;
+	fd_limit[2] = rl.rlim_max;
 	return rl.rlim_cur;
 }
 
@@ -116,6 +117,14 @@ void fs_fd_init(struct fs *fs)
 		close(fd_mount_fd);
 		fd_mount_fd = -1;
 	}
+}
+
+/* After mounting, once the log is open: a usage error stays one line. */
+void fs_fd_report(void)
+{
+	log_info("descriptor limit %llu (soft limit was %llu, hard %llu)",
+		 (unsigned long long)fd_limit[1], (unsigned long long)fd_limit[0],
+		 (unsigned long long)fd_limit[2]);
 	log_info("up to %u inode descriptors; others reopened by %s", fd_max,
 		 fd_handles ? "file handle" : "parent and name");
 }

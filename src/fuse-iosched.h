@@ -213,6 +213,8 @@ int fs_inode_wait_writes_err(struct fs *fs, struct inode *inode);
 /* fs_fd.c: inode descriptors, at most a number the limit allows */
 /* Raise RLIMIT_NOFILE and size the set; after fs->root_fd is open. */
 void fs_fd_init(struct fs *fs);
+/* Log the limits and how inodes are reached again. */
+void fs_fd_report(void);
 void fs_fd_exit(void);
 /* inode's descriptor, pinned until fs_fd_put; or -errno (ESTALE: gone). */
 int fs_fd_get(struct inode *inode);

@@ -502,6 +502,7 @@ int main(int argc, char *argv[])
 	if (fuse_daemonize(cfg.foreground) != 0)
 		goto out_unmount;
 	log_open(!cfg.foreground, cfg.log_level);
+	fs_fd_report();
 
 	/*
 	 * libfuse returns the signal's number when SIGTERM, SIGINT (or its
