@@ -35,15 +35,8 @@ refused() {
 	chmod 755 "$mods/deadline.so"
 	eval "$1"; eval "$2"
 	: >"$LOG"
-	"$FUSE_IOSCHED" -f -o "module_dir=$mods,scheduler=noop" "$BACKING" \
-		"$MNT" >>"$LOG" 2>&1 &
-	DAEMON_PID=$!
-	i=0
-	until mountpoint -q "$MNT"; do
-		kill -0 $DAEMON_PID 2>/dev/null || fail "daemon died: $(cat "$LOG")"
-		i=$((i + 1)); [ $i -lt 200 ] || fail "no mount"
-		sleep 0.05
-	done
+	# The last module_dir given wins over lib.sh's.
+	mount_fs -o "module_dir=$mods,scheduler=noop"
 	listed deadline && fail "$3: deadline was loaded"
 	switch_fails deadline || fail "$3"
 	grep -q "refused: .*$3" "$LOG" || fail "$3: no log line: $(cat "$LOG")"
@@ -61,16 +54,7 @@ refused : 'chown nobody "$mods/deadline.so"' 'owned by uid'
 # (the test suite depends on it: check their modes here).
 chown root "$T/mods" "$T/mods/deadline.so"
 chmod 755 "$T/mods" "$T/mods/deadline.so"
-: >"$LOG"
-"$FUSE_IOSCHED" -f -o "module_dir=$T/mods,scheduler=deadline" "$BACKING" \
-	"$MNT" >>"$LOG" 2>&1 &
-DAEMON_PID=$!
-i=0
-until mountpoint -q "$MNT"; do
-	kill -0 $DAEMON_PID 2>/dev/null || fail "trusted module: $(cat "$LOG")"
-	i=$((i + 1)); [ $i -lt 200 ] || fail "no mount"
-	sleep 0.05
-done
+mount_fs -o "module_dir=$T/mods,scheduler=deadline"
 unmount_fs
 mount_fs
 for m in deadline anticipatory cfq bfq kyber; do
