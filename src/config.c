@@ -45,7 +45,7 @@
 #define MAX_BACKGROUND_MAX 65535
 
 enum config_type {
-	CONFIG_PATH,		/* a file or directory */
+	CONFIG_PATH,		/* a directory: made absolute at start */
 	CONFIG_NAME,		/* a scheduler name */
 	CONFIG_UINT,		/* [min, max] */
 	CONFIG_BOOL,		/* yes/no, true/false, on/off, 1/0 */
@@ -348,6 +348,23 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 	return 0;
 }
 
+/*
+ * A relative path given on the command line, made absolute against the
+ * directory the command runs in: the daemon moves to / when it detaches,
+ * and reads the path again later (module_dir when a switch loads a
+ * module, config= on SIGHUP).  It must exist.  Returns a new string.
+ */
+static char *config_absolute(const char *name, const char *path, char *err,
+			     size_t size)
+{
+	char *abs;
+
+	abs = path[0] == '/' ? strdup(path) : realpath(path, NULL);
+	if (abs == NULL)
+		snprintf(err, size, "%s=%s: %s", name, path, strerror(errno));
+	return abs;
+}
+
 int config_log_level(const struct config *cfg)
 {
 	/* -d means "log everything" unless -o log= says otherwise. */
@@ -388,6 +405,7 @@ int config_option(struct config *cfg, const char *opt, char *err,
 	const char *eq = strchr(opt, '=');
 	size_t len = eq != NULL ? (size_t)(eq - opt) : strlen(opt);
 	const char *value = eq != NULL ? eq + 1 : "yes";
+	char *abs = NULL;
 	int ret;
 
 	if (config_is_ignored(opt)) {
@@ -399,9 +417,12 @@ int config_option(struct config *cfg, const char *opt, char *err,
 			snprintf(err, size, "-o config=: empty path");
 			return -1;
 		}
+		abs = config_absolute("config", opt + 7, err, size);
+		if (abs == NULL)
+			return -1;
 		free(cfg->config_file);
-		cfg->config_file = strdup(opt + 7);
-		return cfg->config_file != NULL ? 0 : -1;
+		cfg->config_file = abs;
+		return 0;
 	}
 	s = config_find(opt, len);
 	if (s == NULL)
@@ -411,6 +432,11 @@ int config_option(struct config *cfg, const char *opt, char *err,
 		snprintf(err, size, "-o %s: needs a value (%s=...)", opt, opt);
 		return -1;
 	}
+	if (s->type == CONFIG_PATH && *value != '\0') {
+		value = abs = config_absolute(s->name, value, err, size);
+		if (abs == NULL)
+			return -1;
+	}
 	ret = config_set(cfg, s, value, err, size);
 	if (ret == 0) {
 		cfg->given |= CONFIG_BIT(s);
@@ -419,6 +445,7 @@ int config_option(struct config *cfg, const char *opt, char *err,
 		if (ret != 0)
 			snprintf(err, size, "out of memory");
 	}
+	free(abs);
 	return ret;
 }
 
@@ -568,7 +595,17 @@ static int config_setting_cb(cfg_t *c, cfg_opt_t *opt)
 		memset(&scratch, 0, sizeof scratch);
 		dst = &scratch;
 	}
-	ret = config_set(dst, s, value, why, sizeof why);
+	/*
+	 * Relative to what?  The daemon's directory changes when it
+	 * detaches, and the file is read again then.
+	 */
+	if (s->type == CONFIG_PATH && value[0] != '/') {
+		snprintf(why, sizeof why, "%s=%s: not an absolute path",
+			 s->name, value);
+		ret = -1;
+	} else {
+		ret = config_set(dst, s, value, why, sizeof why);
+	}
 	if (dst == &scratch)
 		config_free_values(&scratch);
 	else if (ret == 0)
