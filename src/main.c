@@ -317,11 +317,39 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts)
 	return ret;
 }
 
-/* --print-config: what a mount with these options would use. */
-static int main_print_config(struct config *cfg)
+/*
+ * --print-config: what a mount with these options would use, checked as
+ * a mount checks them, without mounting: BACKING and MOUNTPOINT if given,
+ * the file, the scheduler (the default's fallback shown), libfuse's own
+ * options.
+ */
+static int main_print_config(struct config *cfg, struct fuse_args *args)
 {
+	const struct elevator_type *type;
+	struct fuse_session *se;
+	int root_fd = -1;
+	char *name;
+
+	if (cfg->backing != NULL || cfg->mountpoint != NULL) {
+		if (main_check(cfg, &root_fd) != 0)
+			return 1;
+		close(root_fd);
+	}
 	if (main_config(cfg) != 0)
 		return 1;
+	type = main_scheduler(cfg);
+	if (type == NULL)
+		return 1;
+	/* It reports an unknown option itself; it does not mount. */
+	se = fuse_session_new(args, &fs_ops, sizeof fs_ops, NULL);
+	if (se == NULL)
+		return 1;
+	fuse_session_destroy(se);
+	name = strdup(type->name);
+	if (name == NULL)
+		return 1;
+	free(cfg->scheduler);
+	cfg->scheduler = name;
 	config_print(cfg, stdout);
 	return fflush(stdout) == 0 ? 0 : 1;
 }
@@ -360,7 +388,7 @@ int main(int argc, char *argv[])
 	cfg.foreground = opts.foreground;
 	cfg.debug = opts.debug;
 	if (ma.print_config) {
-		status = main_print_config(&cfg);
+		status = main_print_config(&cfg, &args);
 		goto out;
 	}
 	if (main_check(&cfg, &fs.root_fd) != 0 || main_config(&cfg) != 0)
