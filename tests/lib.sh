@@ -99,3 +99,19 @@ check_log() {
 compare_trees() {
 	diff -r --no-dereference "$BACKING" "$MNT" || fail "mount and backing differ"
 }
+
+# SIGHUP the daemon of mount_fs and wait (10 s at most) until it logged
+# the end of that reload: "configuration reloaded" or "reload failed",
+# or, with PATTERN, a new line matching PATTERN (for a reload that logs
+# at a level the others are dropped at).
+reload_fs() {
+	_re=${1:-configuration reload(ed from| failed)}
+	_n=$(grep -cE "$_re" "$LOG" || true)
+	kill -HUP "$DAEMON_PID" || fail "SIGHUP: no daemon"
+	i=0
+	while [ "$(grep -cE "$_re" "$LOG" || true)" -le "$_n" ]; do
+		i=$((i + 1))
+		[ $i -lt 200 ] || fail "no '$_re' in the log within 10 s of SIGHUP"
+		sleep 0.05
+	done
+}
