@@ -44,12 +44,7 @@ done
 
 # SIGTERM: the daemon unmounts "mnt", which must mean $MNT.
 kill -TERM "$DAEMON_PID"
-i=0
-while kill -0 "$DAEMON_PID" 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -lt 200 ] || fail "daemon did not exit within 10 s of SIGTERM"
-	sleep 0.05
-done
+wait_daemon_exit SIGTERM
 DAEMON_PID=
 ! mountpoint -q "$MNT" || fail "still mounted after SIGTERM"
 exit 0

@@ -73,15 +73,20 @@ mount_fs() {
 	done
 }
 
-# Unmount and check that the daemon exits on its own, with status 0.
-unmount_fs() {
-	fusermount3 -u "$MNT" || fail "fusermount3 -u failed"
+# Wait (10 s at most) until DAEMON_PID has exited, after WHAT.
+wait_daemon_exit() {
 	i=0
 	while kill -0 "$DAEMON_PID" 2>/dev/null; do
 		i=$((i + 1))
-		[ $i -lt 200 ] || fail "daemon did not exit within 10 s of unmount"
+		[ $i -lt 200 ] || fail "daemon did not exit within 10 s of $1"
 		sleep 0.05
 	done
+}
+
+# Unmount and check that the daemon exits on its own, with status 0.
+unmount_fs() {
+	fusermount3 -u "$MNT" || fail "fusermount3 -u failed"
+	wait_daemon_exit unmount
 	st=0; wait "$DAEMON_PID" || st=$?
 	DAEMON_PID=
 	[ "$st" -eq 0 ] || fail "daemon exited with status $st"
