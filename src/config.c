@@ -50,7 +50,7 @@ enum config_type {
 	CONFIG_UINT,		/* [min, max] */
 	CONFIG_BOOL,		/* yes/no, true/false, on/off, 1/0 */
 	CONFIG_LEVEL,		/* a log level name (log.c) */
-	CONFIG_CHOICE,		/* one of choices */
+	CONFIG_STR,		/* a non-empty string that valid accepts */
 };
 
 /*
@@ -67,7 +67,8 @@ struct config_setting {
 	enum config_type type;
 	size_t offset;		/* of the field in struct config */
 	unsigned min, max;	/* CONFIG_UINT */
-	const char *const *choices;	/* CONFIG_CHOICE, NULL-terminated */
+	bool (*valid)(const char *value);	/* CONFIG_STR, if set */
+	const char *expect;	/* what valid accepts, for the message */
 	const char *def;	/* built-in default as the file says it;
 				 * NULL: computed by config_init */
 	const char *def_doc;	/* the default as --help states it, if
@@ -82,8 +83,6 @@ static void config_apply_nr_requests(struct queue *q,
 				     const struct config *next);
 static void config_apply_log(struct queue *q, const struct config *next);
 
-static const char *const config_disk_models[] = { "none", "hdd", NULL };
-
 #define CONFIG_FIELD(f) .offset = offsetof(struct config, f)
 
 /*
@@ -91,6 +90,10 @@ static const char *const config_disk_models[] = { "none", "hdd", NULL };
  * show them.  Adding one: a row here, a field in struct config, and its
  * entries in fuse-iosched(8), fuse-iosched.conf(5), etc/fuse-iosched.conf
  * and the README (tests/man-coverage.sh checks them against --help).
+ * A string whose values another file knows names that file's checker:
+ *
+ *	{ .name = "disk_model", .type = CONFIG_STR, CONFIG_FIELD(disk_model),
+ *	  .valid = diskmodel_name_valid, .expect = "none or hdd", ...
  */
 static const struct config_setting config_settings[] = {
 	{ .name = "scheduler", .type = CONFIG_NAME, CONFIG_FIELD(scheduler),
@@ -129,8 +132,8 @@ static const struct config_setting config_settings[] = {
 	  .def = "info", .apply = config_apply_log,
 	  .arg = "LEVEL", .help = "log level: emerg, alert, crit, error, "
 	  "warning, notice, info or debug" },
-	{ .name = "disk_model", .type = CONFIG_CHOICE, CONFIG_FIELD(disk_model),
-	  .choices = config_disk_models, .def = "none",
+	{ .name = "disk_model", .type = CONFIG_STR, CONFIG_FIELD(disk_model),
+	  .valid = diskmodel_name_valid, .expect = "none or hdd", .def = "none",
 	  .arg = "MODEL", .help = "none, or hdd: charge each request the "
 	  "service time of a single-spindle disk" },
 	{ .name = "seek_ms", .type = CONFIG_UINT, CONFIG_FIELD(seek_ms),
@@ -242,7 +245,7 @@ static int config_bool(const char *value)
 	return -1;
 }
 
-/* "a, b or c" from a NULL-terminated list, for error messages. */
+/* "a, b or c" from n names, for error messages. */
 static void config_join(char *buf, size_t size, const char *const *names,
 			size_t n)
 {
@@ -264,15 +267,6 @@ static void config_level_names(char *buf, size_t size)
 		if (log_level_name(l) != NULL)
 			names[n++] = log_level_name(l);
 	config_join(buf, size, names, n);
-}
-
-static bool config_choice_valid(const struct config_setting *s,
-				const char *value)
-{
-	for (const char *const *c = s->choices; *c != NULL; c++)
-		if (strcmp(*c, value) == 0)
-			return true;
-	return false;
 }
 
 /* Check value for s and store it in cfg; on failure say why in err. */
@@ -321,16 +315,13 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 			return -1;
 		}
 		break;
-	case CONFIG_CHOICE:
-		if (!config_choice_valid(s, value)) {
-			for (n = 0; s->choices[n] != NULL; n++)
-				;
-			config_join(names, sizeof names, s->choices, n);
+	case CONFIG_STR:
+		if (s->valid != NULL && !s->valid(value)) {
 			snprintf(err, size, "%s=%s: not %s", s->name, value,
-				 names);
+				 s->expect);
 			return -1;
 		}
-		break;
+		/* fall through */
 	case CONFIG_PATH:
 		if (*value == '\0') {
 			snprintf(err, size, "%s: empty", s->name);
