@@ -164,8 +164,6 @@ static void *dispatch_worker(void *arg)
 	struct dispatch *d = arg;
 	struct io *io;
 
-	/* So that ps -L and /proc/PID/task tell the workers apart. */
-	pthread_setname_np(pthread_self(), "iosched-worker");
 	while ((io = dispatch_next(d)) != NULL)
 		dispatch_one(d, io);
 	return NULL;
@@ -193,6 +191,9 @@ struct dispatch *dispatch_start(struct queue *q, unsigned threads,
 			dispatch_stop(d);
 			return NULL;
 		}
+		/* So that ps -L and /proc/PID/task tell the workers apart;
+		 * named here, so that they are when the mount appears. */
+		pthread_setname_np(d->threads[d->nr_threads], "iosched-worker");
 	}
 	log_debug("%u dispatch workers started", threads);
 	return d;

@@ -53,7 +53,6 @@ static void *timer_loop(void *arg)
 {
 	struct timer *t = arg;
 
-	pthread_setname_np(pthread_self(), "iosched-timer");
 	event_base_loop(t->base, EVLOOP_NO_EXIT_ON_EMPTY);
 	return NULL;
 }
@@ -82,6 +81,7 @@ struct timer *timer_start(timer_fn fn, void *arg)
 		log_err("cannot start the timer thread: %s", strerror(err));
 		goto fail_ev;
 	}
+	pthread_setname_np(t->thread, "iosched-timer");
 	return t;
 
 fail_ev:
