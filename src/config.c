@@ -55,6 +55,7 @@ enum config_type {
 	CONFIG_BOOL,		/* yes/no, true/false, on/off, 1/0 */
 	CONFIG_LEVEL,		/* a log level name */
 	CONFIG_MODEL,		/* a disk model name */
+	CONFIG_ADDR,		/* "off" or HOST:PORT (metrics.c) */
 };
 
 struct config_setting {
@@ -83,6 +84,7 @@ static const struct config_setting config_settings[] = {
 	  DISKMODEL_RPM_MIN, DISKMODEL_RPM_MAX },
 	{ "mb_per_s", CONFIG_UINT, CONFIG_FIELD(mb_per_s),
 	  1, DISKMODEL_MB_PER_S_MAX },
+	{ "metrics", CONFIG_ADDR, CONFIG_FIELD(metrics), 0, 0 },
 };
 
 /*
@@ -136,8 +138,10 @@ int config_init(struct config *cfg)
 	cfg->module_dir = strdup(MODULE_DIR);
 	cfg->log = strdup("info");
 	cfg->disk_model = strdup("none");
+	cfg->metrics = strdup("off");
 	if (cfg->scheduler == NULL || cfg->module_dir == NULL ||
-	    cfg->log == NULL || cfg->disk_model == NULL)
+	    cfg->log == NULL || cfg->disk_model == NULL ||
+	    cfg->metrics == NULL)
 		return -ENOMEM;
 	return 0;
 }
@@ -216,6 +220,14 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 		if (!diskmodel_name_valid(value)) {
 			snprintf(err, size, "%s=%s: not none or hdd", s->name,
 				 value);
+			return -1;
+		}
+		break;
+	case CONFIG_ADDR:
+		if (!metrics_addr_valid(value)) {
+			snprintf(err, size, "%s=%s: not off, HOST:PORT, "
+				 "[HOST]:PORT or :PORT (port 1 to 65535)",
+				 s->name, value);
 			return -1;
 		}
 		break;
@@ -433,6 +445,7 @@ static int config_setting_cb(cfg_t *c, cfg_opt_t *opt)
 		free(scratch.module_dir);
 		free(scratch.log);
 		free(scratch.disk_model);
+		free(scratch.metrics);
 	}
 	if (ret == 0 && s->type == CONFIG_NAME && elv_find(value) == NULL) {
 		char names[512];
@@ -799,6 +812,7 @@ void config_print(const struct config *cfg, FILE *fp)
 	fprintf(fp, "seek_ms = %u\n", cfg->seek_ms);
 	fprintf(fp, "rpm = %u\n", cfg->rpm);
 	fprintf(fp, "mb_per_s = %u\n", cfg->mb_per_s);
+	config_print_str(fp, "metrics", cfg->metrics);
 	for (unsigned i = 0; i < nr_types; i++) {
 		const struct elv_tunable *t = types[i]->tunables;
 
@@ -825,6 +839,7 @@ void config_free(struct config *cfg)
 	free(cfg->module_dir);
 	free(cfg->log);
 	free(cfg->disk_model);
+	free(cfg->metrics);
 	free(cfg->config_file);
 	free(cfg->config_read);
 	for (unsigned i = 0; i < cfg->nr_opts; i++)

@@ -65,6 +65,7 @@ struct config {
 	unsigned max_background; /* FUSE background requests */
 	bool writeback_cache;	/* FUSE writeback cache: batching vs pid */
 	char *disk_model;	/* "none" or "hdd" (diskmodel.c) */
+	char *metrics;		/* "off" or the address of /metrics */
 	unsigned seek_ms;	/* hdd: average seek */
 	unsigned rpm;		/* hdd: spindle speed */
 	unsigned mb_per_s;	/* hdd: transfer rate, 10^6 bytes/s */
@@ -115,6 +116,19 @@ void timer_arm(struct timer *t, uint64_t at_ns);
 void timer_stop(struct timer *t);
 /* Run fn(arg) on the loop thread when signal signo arrives; -errno. */
 int timer_on_signal(struct timer *t, int signo, timer_fn fn, void *arg);
+/* The loop's libevent base, for what serves on it (metrics.c). */
+struct event_base *timer_base(struct timer *t);
+/* Run fn(arg) in timer_stop, after the loop ended, before the base goes. */
+void timer_on_stop(struct timer *t, timer_fn fn, void *arg);
+
+/* metrics.c: the Prometheus endpoint, on the timer's loop */
+struct queue;
+/* "off", or HOST:PORT, [HOST]:PORT, :PORT (loopback), port 1-65535. */
+bool metrics_addr_valid(const char *addr);
+/* Bind and listen, before mounting: the socket, or -1 and err set. */
+int metrics_listen(const char *addr, char *err, size_t size);
+/* Serve /metrics on fd (taken over, closed on failure); 0 or -errno. */
+int metrics_start(struct timer *t, int fd, struct queue *q);
 
 /* stats.c: per direction, updated under the queue lock */
 /*
