@@ -130,22 +130,44 @@ static void metrics_head(struct evbuffer *b, const char *name,
 			    name, help, name, type);
 }
 
-/* One counter or gauge per direction, from a field of struct stats_dir. */
+/* The counters and gauges per direction: fields of struct stats_dir. */
+static const struct metrics_dir_field {
+	const char *name, *type, *help;
+	size_t offset;
+} metrics_dir_fields[] = {
+#define METRICS_DIR_FIELD(f) offsetof(struct stats_dir, f)
+	{ "requests_total", "counter", "FUSE read or write requests received.",
+	  METRICS_DIR_FIELD(requests) },
+	{ "merges_total", "counter", "Requests merged into a queued I/O.",
+	  METRICS_DIR_FIELD(merges) },
+	{ "dispatched_total", "counter",
+	  "I/O operations performed, after merging.",
+	  METRICS_DIR_FIELD(dispatched) },
+	{ "completed_total", "counter", "FUSE requests answered.",
+	  METRICS_DIR_FIELD(completed) },
+	{ "sectors_total", "counter", "512-byte sectors completed.",
+	  METRICS_DIR_FIELD(sectors) },
+	{ "errors_total", "counter", "FUSE requests answered with an error.",
+	  METRICS_DIR_FIELD(errors) },
+	{ "queue_depth", "gauge", "I/Os waiting in the scheduler now.",
+	  METRICS_DIR_FIELD(queued) },
+	{ "in_flight", "gauge", "I/Os being performed now.",
+	  METRICS_DIR_FIELD(in_flight) },
+#undef METRICS_DIR_FIELD
+};
+
 static void metrics_per_dir(struct evbuffer *b, const struct stats *st,
-			    const char *name, const char *type,
-			    const char *help, size_t offset)
+			    const struct metrics_dir_field *f)
 {
 	unsigned d;
 
-	metrics_head(b, name, type, help);
+	metrics_head(b, f->name, f->type, f->help);
 	for (d = 0; d < 2; d++)
 		evbuffer_add_printf(b, "fuse_iosched_%s{direction=\"%s\"} "
-				    "%llu\n", name, metrics_dirs[d],
+				    "%llu\n", f->name, metrics_dirs[d],
 				    (unsigned long long)*(const uint64_t *)
-				    ((const char *)&st->dir[d] + offset));
+				    ((const char *)&st->dir[d] + f->offset));
 }
-
-#define METRICS_DIR_FIELD(f) offsetof(struct stats_dir, f)
 
 static void metrics_hist(struct evbuffer *b, const char *name,
 			 const char *dir, enum stats_class c,
@@ -196,32 +218,11 @@ static void metrics_hists(struct evbuffer *b, const struct stats *st,
 static void metrics_format(struct evbuffer *b, struct queue *q)
 {
 	struct stats st;
+	size_t i;
 
 	queue_get_stats(q, &st);
-	metrics_per_dir(b, &st, "requests_total", "counter",
-			"FUSE read or write requests received.",
-			METRICS_DIR_FIELD(requests));
-	metrics_per_dir(b, &st, "merges_total", "counter",
-			"Requests merged into a queued I/O.",
-			METRICS_DIR_FIELD(merges));
-	metrics_per_dir(b, &st, "dispatched_total", "counter",
-			"I/O operations performed, after merging.",
-			METRICS_DIR_FIELD(dispatched));
-	metrics_per_dir(b, &st, "completed_total", "counter",
-			"FUSE requests answered.",
-			METRICS_DIR_FIELD(completed));
-	metrics_per_dir(b, &st, "sectors_total", "counter",
-			"512-byte sectors completed.",
-			METRICS_DIR_FIELD(sectors));
-	metrics_per_dir(b, &st, "errors_total", "counter",
-			"FUSE requests answered with an error.",
-			METRICS_DIR_FIELD(errors));
-	metrics_per_dir(b, &st, "queue_depth", "gauge",
-			"I/Os waiting in the scheduler now.",
-			METRICS_DIR_FIELD(queued));
-	metrics_per_dir(b, &st, "in_flight", "gauge",
-			"I/Os being performed now.",
-			METRICS_DIR_FIELD(in_flight));
+	for (i = 0; i < ARRAY_SIZE(metrics_dir_fields); i++)
+		metrics_per_dir(b, &st, &metrics_dir_fields[i]);
 	metrics_hists(b, &st, false);
 	metrics_hists(b, &st, true);
 	metrics_head(b, "io_time_seconds_total", "counter",
