@@ -36,9 +36,9 @@ const char *const stats_class_names[STATS_CLASSES] = {
 enum stats_class stats_class_of(int ioprio)
 {
 	switch (IOSCHED_IOPRIO_CLASS(ioprio)) {
-	case IOPRIO_CLASS_RT:
+	case ELV_IOPRIO_CLASS_RT:
 		return STATS_CLASS_RT;
-	case IOPRIO_CLASS_IDLE:
+	case ELV_IOPRIO_CLASS_IDLE:
 		return STATS_CLASS_IDLE;
 	default:
 		return STATS_CLASS_BE;

@@ -52,13 +52,13 @@ static void test_histograms(void)
 	/* 100 best-effort reads: 90 wait 10 us, 9 wait 100 us, 1 waits 5 ms;
 	 * each is served in 3 us. */
 	for (i = 1; i <= 100; i++)
-		h_timed(q, i, ELV_READ, IOPRIO_CLASS_BE,
+		h_timed(q, i, ELV_READ, ELV_IOPRIO_CLASS_BE,
 			i <= 90 ? 10 * H_US : i <= 99 ? 100 * H_US : 5 * H_MS,
 			3 * H_US);
 	/* One idle write waiting 1 ms, served in 20 ms; one of class NONE,
 	 * which counts as best effort. */
-	h_timed(q, 101, ELV_WRITE, IOPRIO_CLASS_IDLE, H_MS, 20 * H_MS);
-	h_timed(q, 102, ELV_WRITE, IOPRIO_CLASS_NONE, 0, 1);
+	h_timed(q, 101, ELV_WRITE, ELV_IOPRIO_CLASS_IDLE, H_MS, 20 * H_MS);
+	h_timed(q, 102, ELV_WRITE, ELV_IOPRIO_CLASS_NONE, 0, 1);
 	CHECK_DONE(102);
 	queue_get_stats(q, &st);
 
@@ -130,7 +130,7 @@ static void test_format(void)
 	struct stats st;
 	int n;
 
-	h_timed(q, 1, ELV_WRITE, IOPRIO_CLASS_RT, 100 * H_US, 5 * H_US);
+	h_timed(q, 1, ELV_WRITE, ELV_IOPRIO_CLASS_RT, 100 * H_US, 5 * H_US);
 	CHECK_DONE(1);
 	queue_get_stats(q, &st);
 	n = stats_format(&st, buf, sizeof buf);
