@@ -44,7 +44,7 @@ static void h_timed(struct queue *q, int id, enum elv_dir dir, int class,
 
 static void test_histograms(void)
 {
-	struct queue *q = h_queue(&elv_noop, 128);
+	struct queue *q = h_queue(elv_noop(), 128);
 	const struct stats_hist *w, *s;
 	struct stats st;
 	int i;
@@ -96,7 +96,7 @@ static void test_histograms(void)
 /* Busy time and the depth integral, as io_ticks and time_in_queue. */
 static void test_busy_depth(void)
 {
-	struct queue *q = h_queue(&elv_noop, 128);
+	struct queue *q = h_queue(elv_noop(), 128);
 	struct io *a, *b;
 	struct stats st;
 
@@ -125,7 +125,7 @@ static void test_busy_depth(void)
 /* The stats text: old lines first and intact, then the new ones. */
 static void test_format(void)
 {
-	struct queue *q = h_queue(&elv_noop, 128);
+	struct queue *q = h_queue(elv_noop(), 128);
 	static char buf[16384];
 	struct stats st;
 	int n;
