@@ -25,6 +25,9 @@
 #include "fuse-iosched.h"
 
 #define METRICS_HOST_MAX 256
+#define METRICS_TIMEOUT_S 10		/* per connection, for reading or writing */
+#define METRICS_HEADERS_MAX 8192	/* bytes of request headers */
+#define METRICS_BODY_MAX 1024		/* a GET has none */
 
 struct metrics {
 	struct evhttp *http;	/* the timer thread's, after metrics_start */
@@ -290,6 +293,11 @@ int metrics_start(struct timer *t, int fd, struct queue *q)
 	if (m->http == NULL)
 		goto fail;
 	evhttp_set_allowed_methods(m->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD);
+	/* A scrape is one small request: a client that dawdles or sends
+	 * more holds a connection and memory on the loop for nothing. */
+	evhttp_set_timeout(m->http, METRICS_TIMEOUT_S);
+	evhttp_set_max_headers_size(m->http, METRICS_HEADERS_MAX);
+	evhttp_set_max_body_size(m->http, METRICS_BODY_MAX);
 	if (evhttp_set_cb(m->http, "/metrics", metrics_serve, m) != 0 ||
 	    evhttp_accept_socket_with_handle(m->http, fd) == NULL)
 		goto fail_http;

@@ -80,6 +80,12 @@ grep -q 'scheduler="deadline"' "$T/m2" && fail "the old scheduler still listed"
 assert_eq 64 "$(metric fuse_iosched_nr_requests "$T/m2")" "nr_requests after a write"
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P/other")
 assert_eq 404 "$code" "another path"
+# Oversized headers are refused, and the endpoint keeps serving.
+big=$(head -c 20000 /dev/zero | tr '\0' a)
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Big: $big" \
+	"http://127.0.0.1:$P/metrics")
+case $code in 4??) ;; *) fail "20 kB of headers: HTTP $code, want 4xx" ;; esac
+scrape "$P" >/dev/null || fail "scrape after oversized headers failed"
 unmount_fs
 # The port is free again once the daemon has gone.
 grep -q "^ *[0-9]*: 0100007F:$hex 00000000:0000 0A" /proc/net/tcp &&
