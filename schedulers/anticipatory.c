@@ -197,11 +197,6 @@ static struct as_data *as_data(struct elevator_queue *eq)
 	return eq->elevator_data;
 }
 
-static struct elv_request *as_sort_entry(struct elv_list *l)
-{
-	return elv_list_entry(l, struct elv_request, elv_sort);
-}
-
 static struct elv_request *as_fifo_entry(struct elv_list *l)
 {
 	return elv_list_entry(l, struct elv_request, elv_fifo);
@@ -707,32 +702,6 @@ static void as_exit_queue(struct elevator_queue *eq)
 	ad->antic_proc = NULL;
 }
 
-/*
- * Offer a queued request that rq directly precedes in the same file (the
- * host finds back merges itself).  A linear scan, as in deadline: front
- * merges are rare and queues short.
- */
-static enum elv_merge as_merge(struct elevator_queue *eq,
-			       struct elv_request **found,
-			       const struct elv_request *rq)
-{
-	struct as_data *ad = as_data(eq);
-	struct elv_list *pos;
-	struct elv_request *cand;
-
-	elv_list_for_each(pos, &ad->sort_list[rq->dir]) {
-		cand = as_sort_entry(pos);
-		if (cand->file != rq->file ||
-		    rq->offset + rq->bytes != cand->offset)
-			continue;
-		if (cand->nr_sectors + rq->nr_sectors > IOSCHED_MAX_SECTORS)
-			continue;
-		*found = cand;
-		return ELV_FRONT_MERGE;
-	}
-	return ELV_NO_MERGE;
-}
-
 /* A front merge moved rq's first sector down: put it back in order. */
 static void as_merged(struct elevator_queue *eq, struct elv_request *rq,
 		      enum elv_merge type)
@@ -864,7 +833,6 @@ static struct elevator_type anticipatory_type = {
 	.ops = {
 		.init_queue = as_init_queue,
 		.exit_queue = as_exit_queue,
-		.merge = as_merge,
 		.merged = as_merged,
 		.merged_requests = as_merged_requests,
 		.add_request = as_add_request,

@@ -30,16 +30,10 @@
 #define DL_WRITE_EXPIRE		5000
 /* Read batches that may pass over waiting writes before writes get one. */
 #define DL_WRITES_STARVED	2
-/* Offer front merges (1) or leave only the host's back merges (0). */
+/* Allow the host's front merges of new requests (1) or not (0). */
 #define DL_FRONT_MERGES		1
 /* Requests in one batch, in sector order, before expiry is checked again. */
 #define DL_FIFO_BATCH		16
-
-/*
- * The largest request a front merge may build, in sectors.  The host checks
- * its own limit as well; this keeps the module from offering candidates that
- * could never be accepted.
- */
 
 
 struct deadline_data {
@@ -80,11 +74,6 @@ struct deadline_data {
 static struct deadline_data *dl_data(struct elevator_queue *eq)
 {
 	return eq->elevator_data;
-}
-
-static struct elv_request *dl_sort_entry(struct elv_list *l)
-{
-	return elv_list_entry(l, struct elv_request, elv_sort);
 }
 
 static struct elv_request *dl_fifo_entry(struct elv_list *l)
@@ -209,33 +198,12 @@ static void dl_exit_queue(struct elevator_queue *eq)
 			dd->nr_queued[ELV_READ], dd->nr_queued[ELV_WRITE]);
 }
 
-/*
- * Offer a queued request that rq directly precedes in the same file.  The
- * host finds back merges itself.  The scan is linear, which is fine for a
- * queue of a few hundred requests at most; front merges are rare (a
- * process reading a file backwards) and the scan stops at the first hit.
- */
-static enum elv_merge dl_merge(struct elevator_queue *eq,
-			       struct elv_request **found,
-			       const struct elv_request *rq)
+/* front_merges 0 turns off front merges of new requests, as in the kernel. */
+static bool dl_allow_merge(struct elevator_queue *eq,
+			   const struct elv_request *rq,
+			   const struct elv_request *next, enum elv_merge type)
 {
-	struct deadline_data *dd = dl_data(eq);
-	struct elv_list *pos;
-	struct elv_request *cand;
-
-	if (!dd->front_merges)
-		return ELV_NO_MERGE;
-	elv_list_for_each(pos, &dd->sort_list[rq->dir]) {
-		cand = dl_sort_entry(pos);
-		if (cand->file != rq->file ||
-		    rq->offset + rq->bytes != cand->offset)
-			continue;
-		if (cand->nr_sectors + rq->nr_sectors > IOSCHED_MAX_SECTORS)
-			continue;
-		*found = cand;
-		return ELV_FRONT_MERGE;
-	}
-	return ELV_NO_MERGE;
+	return type != ELV_FRONT_MERGE || dl_data(eq)->front_merges != 0;
 }
 
 /* A front merge moved rq's first sector down: put it back in order. */
@@ -375,7 +343,7 @@ static struct elevator_type deadline_type = {
 	.ops = {
 		.init_queue = dl_init_queue,
 		.exit_queue = dl_exit_queue,
-		.merge = dl_merge,
+		.allow_merge = dl_allow_merge,
 		.merged = dl_merged,
 		.merged_requests = dl_merged_requests,
 		.add_request = dl_add_request,

@@ -3,9 +3,11 @@
  * submit them and the dispatch workers that perform them.
  *
  * Submission merges an io into a queued one of the same file, direction and
- * backing fd when they touch (back merges found here through a hash of
- * queued ios by end offset, front merges offered by the scheduler), and
- * otherwise hands it to the elevator, waiting while the queue is full
+ * backing fd when they touch, as block/elevator.c does: back merges found
+ * through a hash of queued ios by end offset, front merges through one by
+ * start offset, each allowed by the scheduler's allow_merge; a grown io may
+ * then absorb its queued neighbour.  Otherwise it hands the io to the
+ * elevator, waiting while the queue is full
  * (nr_requests) or frozen for a scheduler switch.  Workers take what the
  * elevator dispatches, and so may a submitter right after submitting
  * (queue_submit_dispatch); completion gives the slot back.
@@ -24,6 +26,13 @@
 #define QUEUE_HASH_BITS 8
 #define QUEUE_HASH_SIZE (1u << QUEUE_HASH_BITS)
 
+/* The two merge hashes of queued ios, by end and by start offset. */
+enum queue_hash {
+	QUEUE_BY_END = 0,
+	QUEUE_BY_START = 1,
+	QUEUE_NR_HASHES = 2,
+};
+
 struct queue {
 	pthread_mutex_t lock;
 	pthread_cond_t submit_cv;	/* submitters: full or frozen */
@@ -37,7 +46,7 @@ struct queue {
 	bool frozen;			/* a switch is draining the queue */
 	bool stopping;			/* shutting down: drain, then end */
 	uint64_t wakeup_ns;		/* earliest wake-up armed, 0 if none */
-	struct io *hash[QUEUE_HASH_SIZE];	/* queued ios by end offset */
+	struct io *hash[QUEUE_NR_HASHES][QUEUE_HASH_SIZE];	/* queued ios */
 	struct stats stats;
 
 	/* Set at creation, read-only after. */
@@ -95,57 +104,88 @@ struct elevator_queue *queue_alloc_elevator(struct queue *q,
 }
 
 /* ------------------------------------------------------------------ */
-/* The back-merge hash: queued ios keyed by (file, end offset).        */
+/* The merge hashes: queued ios keyed by (file, end offset), where a new  */
+/* io may follow, and by (file, start offset), where one may precede.     */
 
-static unsigned queue_hash_key(uint64_t file, uint64_t end)
+static uint64_t queue_hash_offset(const struct io *io, enum queue_hash which)
 {
-	uint64_t h = (file ^ end) * 0x9e3779b97f4a7c15ull;
+	return which == QUEUE_BY_END ? io->rq.offset + io->rq.bytes :
+		io->rq.offset;
+}
+
+static unsigned queue_hash_key(uint64_t file, uint64_t offset)
+{
+	uint64_t h = (file ^ offset) * 0x9e3779b97f4a7c15ull;
 
 	return (unsigned)(h >> (64 - QUEUE_HASH_BITS));
 }
 
 static void queue_hash_add(struct queue *q, struct io *io)
 {
-	unsigned k = queue_hash_key(io->rq.file, io->rq.offset + io->rq.bytes);
+	for (enum queue_hash w = 0; w < QUEUE_NR_HASHES; w++) {
+		unsigned k = queue_hash_key(io->rq.file,
+					    queue_hash_offset(io, w));
 
-	io->hash_next = q->hash[k];
-	q->hash[k] = io;
+		io->hash_next[w] = q->hash[w][k];
+		q->hash[w][k] = io;
+	}
 }
 
 static void queue_hash_del(struct queue *q, struct io *io)
 {
-	unsigned k = queue_hash_key(io->rq.file, io->rq.offset + io->rq.bytes);
-	struct io **pp;
+	for (enum queue_hash w = 0; w < QUEUE_NR_HASHES; w++) {
+		unsigned k = queue_hash_key(io->rq.file,
+					    queue_hash_offset(io, w));
+		struct io **pp;
 
-	for (pp = &q->hash[k]; *pp != NULL; pp = &(*pp)->hash_next) {
-		if (*pp == io) {
-			*pp = io->hash_next;
-			io->hash_next = NULL;
-			return;
-		}
+		for (pp = &q->hash[w][k]; *pp != io; pp = &(*pp)->hash_next[w])
+			;
+		*pp = io->hash_next[w];
+		io->hash_next[w] = NULL;
 	}
-}
-
-static struct io *queue_hash_find(struct queue *q, uint64_t file,
-				  uint64_t end)
-{
-	struct io *io;
-
-	for (io = q->hash[queue_hash_key(file, end)]; io; io = io->hash_next)
-		if (io->rq.file == file && io->rq.offset + io->rq.bytes == end)
-			return io;
-	return NULL;
 }
 
 /* ------------------------------------------------------------------ */
 /* Merging.                                                            */
 
-/* Can b follow a directly, as one vectored syscall? */
+/* Can b follow a directly, as one vectored syscall on one descriptor? */
 static bool queue_can_merge(const struct io *a, const struct io *b)
 {
 	return a != b && a->rq.file == b->rq.file && a->rq.dir == b->rq.dir &&
 	       a->fd == b->fd && a->rq.offset + a->rq.bytes == b->rq.offset &&
 	       a->rq.nr_sectors + b->rq.nr_sectors <= IOSCHED_MAX_SECTORS;
+}
+
+/*
+ * A queued io that io may join: one ending where io starts (which is
+ * QUEUE_BY_END: io would go after it) or one starting where io ends
+ * (QUEUE_BY_START).  type says whether io is new (ELV_BACK_MERGE,
+ * ELV_FRONT_MERGE) or queued too (ELV_REQUEST_MERGE).  Newest first; the
+ * scheduler's allow_merge has the last word, asked about the earlier of
+ * the two absorbing the later, except for a front merge, where the queued
+ * one absorbs the new one in front of it.
+ */
+static struct io *queue_find_merge(struct queue *q, struct io *io,
+				   enum queue_hash which, enum elv_merge type)
+{
+	const struct elevator_ops *ops = &q->eq->type->ops;
+	uint64_t at = which == QUEUE_BY_END ? io->rq.offset :
+		io->rq.offset + io->rq.bytes;
+	struct io *c, *first, *second;
+
+	for (c = q->hash[which][queue_hash_key(io->rq.file, at)]; c != NULL;
+	     c = c->hash_next[which]) {
+		first = which == QUEUE_BY_END ? c : io;
+		second = which == QUEUE_BY_END ? io : c;
+		if (!queue_can_merge(first, second))
+			continue;
+		if (type == ELV_FRONT_MERGE)
+			first = c, second = io;
+		if (ops->allow_merge == NULL ||
+		    ops->allow_merge(q->eq, &first->rq, &second->rq, type))
+			return c;
+	}
+	return NULL;
 }
 
 /*
@@ -192,8 +232,6 @@ static void do_queue_merge_requests(struct queue *q, struct io *a,
 {
 	const struct elevator_ops *ops = &q->eq->type->ops;
 
-	if (ops->merged_requests == NULL)
-		return;	/* the scheduler cannot forget b */
 	queue_hash_del(q, a);
 	queue_hash_del(q, b);
 	ops->merged_requests(q->eq, &a->rq, &b->rq);
@@ -206,50 +244,47 @@ static void do_queue_merge_requests(struct queue *q, struct io *a,
 }
 
 /*
- * Try to merge io into a queued io.  On success io is consumed and the
- * merged io may in turn absorb its new neighbour.
+ * Try to merge io into a queued io, after it (back) or else before it
+ * (front).  On success io is consumed and the grown io may in turn absorb
+ * its new neighbour.
  */
 static bool do_queue_try_merge(struct queue *q, struct io *io)
 {
 	const struct elevator_ops *ops = &q->eq->type->ops;
-	struct elv_request *found_rq = NULL;
-	struct io *found, *next;
+	struct io *found, *prev, *next;
+	enum elv_merge type = ELV_BACK_MERGE;
 
-	found = queue_hash_find(q, io->rq.file, io->rq.offset);
-	if (found != NULL && queue_can_merge(found, io)) {
-		queue_hash_del(q, found);
-		queue_join(found, io, false);
-		queue_hash_add(q, found);
-		if (ops->merged != NULL)
-			ops->merged(q->eq, &found->rq, ELV_BACK_MERGE);
-		q->stats.dir[found->rq.dir].merges++;
-		queue_free_shell(io);
-		/* found may now reach the start of another queued io. */
-		if (ops->merge != NULL &&
-		    ops->merge(q->eq, &found_rq, &found->rq) == ELV_FRONT_MERGE) {
-			next = elv_container_of(found_rq, struct io, rq);
-			if (queue_can_merge(found, next))
-				do_queue_merge_requests(q, found, next);
-		}
-		return true;
+	found = queue_find_merge(q, io, QUEUE_BY_END, ELV_BACK_MERGE);
+	if (found == NULL) {
+		type = ELV_FRONT_MERGE;
+		found = queue_find_merge(q, io, QUEUE_BY_START,
+					 ELV_FRONT_MERGE);
+		if (found == NULL)
+			return false;
 	}
-
-	if (ops->merge == NULL ||
-	    ops->merge(q->eq, &found_rq, &io->rq) != ELV_FRONT_MERGE)
-		return false;
-	found = elv_container_of(found_rq, struct io, rq);
-	if (!queue_can_merge(io, found))
-		return false;
-	/* io goes in front: found takes io's start and parts first. */
-	queue_join(found, io, true);
+	queue_hash_del(q, found);
+	queue_join(found, io, type == ELV_FRONT_MERGE);
+	queue_hash_add(q, found);
 	if (ops->merged != NULL)
-		ops->merged(q->eq, &found->rq, ELV_FRONT_MERGE);
+		ops->merged(q->eq, &found->rq, type);
 	q->stats.dir[found->rq.dir].merges++;
 	queue_free_shell(io);
-	/* A queued io may end exactly where found now starts. */
-	next = queue_hash_find(q, found->rq.file, found->rq.offset);
-	if (next != NULL && queue_can_merge(next, found))
-		do_queue_merge_requests(q, next, found);
+	/* Only a scheduler that can forget one of two queued ios. */
+	if (ops->merged_requests == NULL)
+		return true;
+	if (type == ELV_BACK_MERGE) {
+		/* found may now reach the start of another queued io. */
+		next = queue_find_merge(q, found, QUEUE_BY_START,
+					ELV_REQUEST_MERGE);
+		if (next != NULL)
+			do_queue_merge_requests(q, found, next);
+	} else {
+		/* A queued io may end exactly where found now starts. */
+		prev = queue_find_merge(q, found, QUEUE_BY_END,
+					ELV_REQUEST_MERGE);
+		if (prev != NULL)
+			do_queue_merge_requests(q, prev, found);
+	}
 	return true;
 }
 

@@ -258,10 +258,17 @@ static inline void elv_wakeup_at(struct elevator_queue *eq, uint64_t at_ns)
 /* ------------------------------------------------------------------ */
 /* Methods.                                                            */
 
+/*
+ * Merges, all found by the host (as block/elevator.c's hash does): a queued
+ * request rq and a request next of the same file, direction and backing
+ * descriptor that touch in file offsets, together at most
+ * IOSCHED_MAX_SECTORS.
+ */
 enum elv_merge {
 	ELV_NO_MERGE = 0,
-	ELV_FRONT_MERGE = 1,	/* rq goes in front of *found */
-	ELV_BACK_MERGE = 2,	/* rq goes after *found */
+	ELV_FRONT_MERGE = 1,	/* next, new, goes in front of rq */
+	ELV_BACK_MERGE = 2,	/* next, new, goes after rq */
+	ELV_REQUEST_MERGE = 3,	/* next, queued too, goes after rq */
 };
 
 struct elevator_ops {
@@ -271,22 +278,29 @@ struct elevator_ops {
 	void (*exit_queue)(struct elevator_queue *eq);
 
 	/*
-	 * Optional.  The host looks for back merges itself; a scheduler may
-	 * offer a front merge candidate: a queued request that rq would
-	 * directly precede (same file and direction, rq->offset + rq->bytes
-	 * == found->offset).  Return ELV_FRONT_MERGE and set *found, or
-	 * ELV_NO_MERGE.
+	 * Optional.  The host found a merge of the given type (see enum
+	 * elv_merge) and asks before it joins the two: return false to keep
+	 * them apart, e.g. when they belong to different per-process queues.
+	 * rq is queued.  For ELV_BACK_MERGE and ELV_FRONT_MERGE next is a new
+	 * request, never added, whose elv_* fields are not the scheduler's;
+	 * for ELV_REQUEST_MERGE next is queued too.  Without this hook every
+	 * merge the host finds is made.
 	 */
-	enum elv_merge (*merge)(struct elevator_queue *eq,
-				struct elv_request **found,
-				const struct elv_request *rq);
-	/* Optional.  rq grew by a merge of the given type; re-sort it. */
+	bool (*allow_merge)(struct elevator_queue *eq,
+			    const struct elv_request *rq,
+			    const struct elv_request *next,
+			    enum elv_merge type);
+	/*
+	 * Optional.  rq grew by a merge of a new request (ELV_BACK_MERGE or
+	 * ELV_FRONT_MERGE, when its sector moved down); re-sort it.
+	 */
 	void (*merged)(struct elevator_queue *eq, struct elv_request *rq,
 		       enum elv_merge type);
 	/*
-	 * Optional.  next, a queued request, was merged into rq, also queued;
-	 * forget next (it leaves the scheduler now).  rq keeps the earlier
-	 * of the two deadlines.
+	 * Optional.  next, a queued request, was merged into rq, also queued
+	 * (ELV_REQUEST_MERGE); forget next (it leaves the scheduler now).  rq
+	 * keeps the earlier of the two deadlines.  Without this hook the host
+	 * never merges two queued requests.
 	 */
 	void (*merged_requests)(struct elevator_queue *eq, struct elv_request *rq,
 				struct elv_request *next);

@@ -92,6 +92,40 @@ static void test_no_merge(void)
 	queue_free(q);
 }
 
+/* Merging needs the same backing descriptor, not only the same file. */
+static void test_no_merge_across_fds(void)
+{
+	struct queue *q = h_queue(elv_noop(), 128);
+	struct io *io;
+
+	queue_submit(q, h_io(1, ELV_READ, 1, 4096, 4096, 108));
+	io = h_io(2, ELV_READ, 1, 8192, 4096, 116);
+	io->fd = 5;
+	queue_submit(q, io);	/* would be a back merge */
+	io = h_io(3, ELV_READ, 1, 0, 4096, 100);
+	io->fd = 5;
+	queue_submit(q, io);	/* would be a front merge */
+	CHECK_STR(h_order(q, 0), "1 2 3");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/* A newer queued request that cannot merge does not hide one that can. */
+static void test_merge_past_unmergeable(void)
+{
+	struct queue *q = h_queue(elv_noop(), 128);
+
+	queue_submit(q, h_io(1, ELV_READ, 1, 0, 4096, 100));
+	queue_submit(q, h_io(2, ELV_WRITE, 1, 0, 4096, 100));
+	queue_submit(q, h_io(3, ELV_READ, 1, 4096, 4096, 108));
+	queue_submit(q, h_io(4, ELV_WRITE, 1, 12288, 4096, 124));
+	queue_submit(q, h_io(5, ELV_READ, 1, 12288, 4096, 124));
+	queue_submit(q, h_io(6, ELV_READ, 1, 8192, 4096, 116));
+	CHECK_STR(h_order(q, 0), "1+3+6+5 2 4");
+	CHECK_DONE(6);
+	queue_free(q);
+}
+
 /* A dispatched request is no merge target any more. */
 static void test_no_merge_in_flight(void)
 {
@@ -151,6 +185,8 @@ int main(void)
 	test_front_merge();
 	test_fill_gap();
 	test_no_merge();
+	test_no_merge_across_fds();
+	test_merge_past_unmergeable();
 	test_no_merge_in_flight();
 	test_submit_dispatch();
 	return h_exit("test_noop");
