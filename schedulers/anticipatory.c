@@ -794,6 +794,21 @@ static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
 	}
 }
 
+/*
+ * As as_may_queue: the process being anticipated is admitted over the
+ * limit, or the wait would end with its request stuck behind a full queue.
+ */
+static enum elv_may_queue as_may_queue(struct elevator_queue *eq,
+				       const struct elv_request *rq)
+{
+	struct as_data *ad = as_data(eq);
+
+	if (as_antic_waiting(ad) && ad->antic_proc != NULL &&
+	    ad->antic_proc->pid == rq->pid)
+		return ELV_MQUEUE_MUST;
+	return ELV_MQUEUE_MAY;
+}
+
 static bool as_has_work(struct elevator_queue *eq)
 {
 	struct as_data *ad = as_data(eq);
@@ -839,6 +854,7 @@ static struct elevator_type anticipatory_type = {
 		.dispatch = as_dispatch,
 		.completed = as_completed,
 		.has_work = as_has_work,
+		.may_queue = as_may_queue,
 	},
 	.tunables = as_tunables,
 };

@@ -601,6 +601,23 @@ static void cfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 /* ------------------------------------------------------------------ */
 /* Tunables, shown and set under .control/iosched/.                    */
 
+/*
+ * As cfq_may_queue: while cfq idles for the active queue's process, that
+ * process's next synchronous request is admitted over the limit, or the
+ * slice would run out with its request stuck behind a full queue.
+ */
+static enum elv_may_queue cfq_may_queue(struct elevator_queue *eq,
+					const struct elv_request *rq)
+{
+	const struct cfq_data *cd = cfq_data(eq);
+	const struct cfq_queue *active = cd->active;
+
+	if (cd->idling && active != NULL && active->per_process &&
+	    rq->sync && active->q.pid == rq->pid)
+		return ELV_MQUEUE_MUST;
+	return ELV_MQUEUE_MAY;
+}
+
 static const struct elv_tunable cfq_tunables[] = {
 	ELV_TUNABLE(struct cfq_data, quantum, CFQ_QUANTUM, 1, 1024, "",
 		    "requests a queue may have in flight in its slice"),
@@ -645,6 +662,7 @@ static struct elevator_type cfq_type = {
 		.dispatch = cfq_dispatch,
 		.completed = cfq_completed,
 		.has_work = pidq_has_work,
+		.may_queue = cfq_may_queue,
 	},
 	.tunables = cfq_tunables,
 };

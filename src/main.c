@@ -51,7 +51,7 @@ static void main_usage(const char *prog)
 "                           if it exists)\n"
 "    -o scheduler=NAME      scheduler at mount time (default: deadline)\n"
 "    -o threads=N           dispatch worker threads (default: 2 per core)\n"
-"    -o nr_requests=N       queue depth limit (default: 128)\n"
+"    -o nr_requests=N       queue depth limit per direction (default: 128)\n"
 "    -o module_dir=DIR      scheduler modules (default: " MODULE_DIR ")\n"
 "    -o max_background=N    FUSE background requests (default: 64)\n"
 "    -o writeback_cache     let the kernel batch writes (loses their pid)\n"

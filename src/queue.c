@@ -35,14 +35,16 @@ enum queue_hash {
 
 struct queue {
 	pthread_mutex_t lock;
-	pthread_cond_t submit_cv;	/* submitters: full or frozen */
+	pthread_cond_t submit_cv[2];	/* submitters, per direction: full
+					 * or frozen */
 	pthread_cond_t work_cv;		/* workers: maybe something to do */
 	pthread_cond_t idle_cv;		/* freezer: queue became empty */
 
 	struct elevator_queue *eq;	/* the active scheduler instance */
-	unsigned nr_requests;		/* limit on queued + in flight ios */
+	unsigned nr_requests;		/* limit on nr_held[dir], each dir */
 	unsigned nr_queued;		/* ios held by the elevator */
 	unsigned nr_in_flight;		/* ios dispatched, not done */
+	unsigned nr_held[2];		/* queued + in flight, per direction */
 	bool frozen;			/* a switch is draining the queue */
 	bool stopping;			/* shutting down: drain, then end */
 	uint64_t wakeup_ns;		/* earliest wake-up armed, 0 if none */
@@ -238,6 +240,7 @@ static void do_queue_merge_requests(struct queue *q, struct io *a,
 	queue_join(a, b, false);
 	queue_hash_add(q, a);
 	q->nr_queued--;
+	q->nr_held[a->rq.dir]--;
 	q->stats.dir[a->rq.dir].queued--;
 	q->stats.dir[a->rq.dir].merges++;
 	queue_free_shell(b);
@@ -291,8 +294,27 @@ static bool do_queue_try_merge(struct queue *q, struct io *io)
 /* ------------------------------------------------------------------ */
 /* Submission, dispatch and completion.                                */
 
-/* Merge io or hand it to the elevator, waiting while the queue is full
- * or frozen. */
+/*
+ * May io take a slot?  nr_requests applies to each direction apart, as the
+ * kernel's request list counts reads and writes apart.  When its direction
+ * is full the scheduler may still admit io (ELV_MQUEUE_MUST: the process
+ * it idles for must not wait behind the others' requests), up to half as
+ * much again, the kernel's hard limit.
+ */
+static bool do_queue_may_queue(struct queue *q, struct io *io)
+{
+	const struct elevator_ops *ops = &q->eq->type->ops;
+	unsigned held = q->nr_held[io->rq.dir];
+
+	if (held < q->nr_requests)
+		return true;
+	return ops->may_queue != NULL &&
+	       held < q->nr_requests + (q->nr_requests + 1) / 2 &&
+	       ops->may_queue(q->eq, &io->rq) == ELV_MQUEUE_MUST;
+}
+
+/* Merge io or hand it to the elevator, waiting while its direction is
+ * full or the queue frozen. */
 static void do_queue_submit(struct queue *q, struct io *io)
 {
 	q->stats.dir[io->rq.dir].requests += io->nr_parts;
@@ -302,14 +324,15 @@ static void do_queue_submit(struct queue *q, struct io *io)
 		if (!q->frozen) {
 			if (do_queue_try_merge(q, io))
 				return;
-			if (q->nr_queued + q->nr_in_flight < q->nr_requests)
+			if (do_queue_may_queue(q, io))
 				break;
 		}
-		pthread_cond_wait(&q->submit_cv, &q->lock);
+		pthread_cond_wait(&q->submit_cv[io->rq.dir], &q->lock);
 	}
 	q->eq->type->ops.add_request(q->eq, &io->rq, queue_now(q));
 	queue_hash_add(q, io);
 	q->nr_queued++;
+	q->nr_held[io->rq.dir]++;
 	q->stats.dir[io->rq.dir].queued++;
 }
 
@@ -401,7 +424,7 @@ bool queue_submit_idle(struct queue *q, struct io *io, struct io **next)
 
 	pthread_mutex_lock(&q->lock);
 	idle = !q->frozen && q->nr_queued == 0 &&
-	       q->nr_in_flight < q->nr_requests;
+	       q->nr_held[io->rq.dir] < q->nr_requests;
 	if (idle) {
 		do_queue_submit(q, io);
 		/* Nothing else is queued: io, or NULL while the scheduler
@@ -424,6 +447,7 @@ void queue_done(struct queue *q, struct io *io)
 	if (ops->completed != NULL)
 		ops->completed(q->eq, &io->rq, now);
 	q->nr_in_flight--;
+	q->nr_held[io->rq.dir]--;
 	sd->in_flight--;
 	sd->completed += io->nr_parts;
 	sd->sectors += io->rq.nr_sectors;
@@ -433,7 +457,15 @@ void queue_done(struct queue *q, struct io *io)
 			sd->errors++;
 	if (q->nr_queued == 0 && q->nr_in_flight == 0)
 		pthread_cond_broadcast(&q->idle_cv);
-	pthread_cond_signal(&q->submit_cv);
+	/*
+	 * A slot of this direction is free; with may_queue, the scheduler
+	 * may also have begun to idle for a waiting submitter of either
+	 * direction.  Every waiter checks again: one taken by a merge
+	 * leaves the slot to the next.
+	 */
+	pthread_cond_broadcast(&q->submit_cv[io->rq.dir]);
+	if (ops->may_queue != NULL)
+		pthread_cond_broadcast(&q->submit_cv[!io->rq.dir]);
 	/* A completion can make an idling scheduler dispatch. */
 	if (q->nr_queued > 0)
 		pthread_cond_signal(&q->work_cv);
@@ -477,7 +509,8 @@ void queue_unfreeze(struct queue *q)
 {
 	pthread_mutex_lock(&q->lock);
 	q->frozen = false;
-	pthread_cond_broadcast(&q->submit_cv);
+	pthread_cond_broadcast(&q->submit_cv[ELV_READ]);
+	pthread_cond_broadcast(&q->submit_cv[ELV_WRITE]);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -525,7 +558,8 @@ int queue_set_nr_requests(struct queue *q, unsigned nr)
 		return -EINVAL;
 	pthread_mutex_lock(&q->lock);
 	q->nr_requests = nr;
-	pthread_cond_broadcast(&q->submit_cv);
+	pthread_cond_broadcast(&q->submit_cv[ELV_READ]);
+	pthread_cond_broadcast(&q->submit_cv[ELV_WRITE]);
 	pthread_mutex_unlock(&q->lock);
 	return 0;
 }
@@ -567,7 +601,8 @@ struct queue *queue_new(const struct queue_params *p,
 		return NULL;
 	}
 	pthread_mutex_init(&q->lock, NULL);
-	pthread_cond_init(&q->submit_cv, NULL);
+	pthread_cond_init(&q->submit_cv[ELV_READ], NULL);
+	pthread_cond_init(&q->submit_cv[ELV_WRITE], NULL);
 	pthread_cond_init(&q->work_cv, NULL);
 	pthread_cond_init(&q->idle_cv, NULL);
 	q->eq = queue_alloc_elevator(q, type, &err);
@@ -586,7 +621,8 @@ void queue_free(struct queue *q)
 		elv_release(q->eq);
 	pthread_cond_destroy(&q->idle_cv);
 	pthread_cond_destroy(&q->work_cv);
-	pthread_cond_destroy(&q->submit_cv);
+	pthread_cond_destroy(&q->submit_cv[ELV_WRITE]);
+	pthread_cond_destroy(&q->submit_cv[ELV_READ]);
 	pthread_mutex_destroy(&q->lock);
 	free(q);
 }

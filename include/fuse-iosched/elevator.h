@@ -271,6 +271,12 @@ enum elv_merge {
 	ELV_REQUEST_MERGE = 3,	/* next, queued too, goes after rq */
 };
 
+/* may_queue's answer: wait for a slot like everyone, or be admitted now. */
+enum elv_may_queue {
+	ELV_MQUEUE_MAY = 0,
+	ELV_MQUEUE_MUST = 1,
+};
+
 struct elevator_ops {
 	/* Optional.  Set up elevator_data; tunables hold their values. */
 	int (*init_queue)(struct elevator_queue *eq);
@@ -320,6 +326,16 @@ struct elevator_ops {
 			  uint64_t now_ns);
 	/* Required.  True while the scheduler holds requests. */
 	bool (*has_work)(struct elevator_queue *eq);
+	/*
+	 * Optional.  rq's direction holds nr_requests requests (queued and
+	 * in flight; reads and writes count apart): return ELV_MQUEUE_MUST
+	 * to admit rq all the same, as the kernel's anticipatory and cfq do
+	 * for the process they idle for, or ELV_MQUEUE_MAY to let it wait.
+	 * The host admits at most half of nr_requests more.  rq is new: its
+	 * elv_* fields are not the scheduler's.
+	 */
+	enum elv_may_queue (*may_queue)(struct elevator_queue *eq,
+					const struct elv_request *rq);
 };
 
 /* ------------------------------------------------------------------ */
