@@ -819,6 +819,15 @@ static bool as_has_work(struct elevator_queue *eq)
 /* ------------------------------------------------------------------ */
 /* Tunables, shown and set under .control/iosched/.                    */
 
+/*
+ * est_time, read-only as in the kernel: the think time assumed for a
+ * process not seen before, in microseconds.
+ */
+static int64_t as_est_time_show(struct elevator_queue *eq)
+{
+	return (int64_t)(as_data(eq)->new_ttime.mean / 1000);
+}
+
 static const struct elv_tunable as_tunables[] = {
 	ELV_TUNABLE(struct as_data, read_expire, AS_READ_EXPIRE,
 		    0, 3600000, "ms",
@@ -835,6 +844,8 @@ static const struct elv_tunable as_tunables[] = {
 	ELV_TUNABLE(struct as_data, antic_expire, AS_ANTIC_EXPIRE,
 		    0, 1000, "ms",
 		    "longest idle wait for a process's next read (0: never)"),
+	ELV_TUNABLE_COMPUTED("est_time", as_est_time_show, "us",
+			     "think time assumed for a new process"),
 	{ .name = NULL },
 };
 

@@ -558,6 +558,9 @@ static cfg_opt_t *config_table(bool sections)
 		for (t = types[i]->tunables; t != NULL && t->name != NULL; t++) {
 			cfg_opt_t o = CFG_STR(t->name, NULL, CFGF_NODEFAULT);
 
+			/* Read-only values are not settings. */
+			if (t->flags & ELV_TUNABLE_READONLY)
+				continue;
 			o.validcb = config_tunable_cb;
 			sub[j++] = o;
 		}
@@ -805,12 +808,15 @@ void config_print(const struct config *cfg, FILE *fp)
 		fprintf(fp, "\n# %s: %s\n%s {\n", types[i]->name,
 			types[i]->description != NULL ?
 			types[i]->description : "", types[i]->name);
-		for (; t != NULL && t->name != NULL; t++)
+		for (; t != NULL && t->name != NULL; t++) {
+			if (t->flags & ELV_TUNABLE_READONLY)
+				continue;
 			fprintf(fp, "\t%s = %" PRId64 "\t# %s%s%s\n", t->name,
 				config_tunable_value(cfg, types[i], t),
 				t->unit != NULL ? t->unit : "",
 				t->unit != NULL && *t->unit != '\0' ? ": " : "",
 				t->description != NULL ? t->description : "");
+		}
 		fputs("}\n", fp);
 	}
 }

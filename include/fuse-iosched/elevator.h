@@ -342,21 +342,57 @@ struct elevator_ops {
 /* Tunables, shown and set as files under .control/iosched/.           */
 
 /*
- * Each tunable is an int64_t inside elevator_data at the given offset.  The
- * host sets it to def before init_queue and refuses writes outside
+ * A plain tunable is an int64_t inside elevator_data at the given offset.
+ * The host sets it to def before init_queue and refuses writes outside
  * [min, max] with EINVAL (it does not clamp); unit is for people ("ms",
- * "KiB", "" ...).
+ * "KiB", "" ...).  A table holds at most IOSCHED_TUNABLES_MAX entries
+ * before its NULL name (the loader refuses longer ones).
+ *
+ * Optional callbacks, called under the queue lock like methods:
+ *  - show computes the value shown instead of reading the field;
+ *  - store applies a value already checked against [min, max], with any
+ *    side effect it needs (another field recomputed, say), instead of the
+ *    host writing the field; 0 or -errno, passed on to the writer.
+ * ELV_TUNABLE_READONLY makes writes fail with EACCES (the file's mode is
+ * 0444) and keeps the tunable out of the configuration file.  A read-only
+ * tunable with a show callback has no field: offset and def are unused.
  */
+#define IOSCHED_TUNABLES_MAX 63
+
+enum elv_tunable_flags {
+	ELV_TUNABLE_READONLY = 1u << 0,
+};
+
 struct elv_tunable {
 	const char *name;
 	size_t offset;
 	int64_t def, min, max;
 	const char *unit;
 	const char *description;
+	unsigned flags;		/* enum elv_tunable_flags */
+	int64_t (*show)(struct elevator_queue *eq);
+	int (*store)(struct elevator_queue *eq, int64_t value);
 };
 
 #define ELV_TUNABLE(type, field, def, min, max, unit, desc) \
-	{ #field, offsetof(type, field), (def), (min), (max), (unit), (desc) }
+	{ #field, offsetof(type, field), (def), (min), (max), (unit), (desc), \
+	  0, NULL, NULL }
+
+/* A plain tunable whose writes go through store(eq, value). */
+#define ELV_TUNABLE_STORE(type, field, def, min, max, unit, desc, store) \
+	{ #field, offsetof(type, field), (def), (min), (max), (unit), (desc), \
+	  0, NULL, (store) }
+
+/* A read-only value computed by show(eq), e.g. an estimate. */
+#define ELV_TUNABLE_COMPUTED(name, show, unit, desc) \
+	{ (name), 0, 0, INT64_MIN, INT64_MAX, (unit), (desc), \
+	  ELV_TUNABLE_READONLY, (show), NULL }
+
+/* True when the tunable lives in a field of elevator_data. */
+static inline bool elv_tunable_has_field(const struct elv_tunable *t)
+{
+	return !(t->show != NULL && (t->flags & ELV_TUNABLE_READONLY));
+}
 
 /* ------------------------------------------------------------------ */
 /* The scheduler's description.                                        */
