@@ -85,11 +85,7 @@ static void sstf_merged_requests(struct elevator_queue *eq,
 {
 	struct sstf_data *sd = sstf_data(eq);
 
-	if (next->elv_deadline_ns < rq->elv_deadline_ns) {
-		rq->elv_deadline_ns = next->elv_deadline_ns;
-		elv_list_del(&rq->elv_fifo);
-		elv_list_add(&rq->elv_fifo, &next->elv_fifo);
-	}
+	elv_rq_merge_fifo(rq, next);
 	sstf_remove(sd, next);
 }
 

@@ -724,11 +724,7 @@ static void as_merged_requests(struct elevator_queue *eq, struct elv_request *rq
 {
 	struct as_data *ad = as_data(eq);
 
-	if (next->elv_deadline_ns < rq->elv_deadline_ns) {
-		elv_list_del(&rq->elv_fifo);
-		elv_list_add(&rq->elv_fifo, &next->elv_fifo);
-		rq->elv_deadline_ns = next->elv_deadline_ns;
-	}
+	elv_rq_merge_fifo(rq, next);
 	as_remove(ad, next);
 
 	if (elv_rq_sort_misplaced(&ad->sort_list[rq->dir], rq)) {

@@ -228,11 +228,7 @@ static void dl_merged_requests(struct elevator_queue *eq, struct elv_request *rq
 {
 	struct deadline_data *dd = dl_data(eq);
 
-	if (next->elv_deadline_ns < rq->elv_deadline_ns) {
-		elv_list_del(&rq->elv_fifo);
-		elv_list_add(&rq->elv_fifo, &next->elv_fifo);
-		rq->elv_deadline_ns = next->elv_deadline_ns;
-	}
+	elv_rq_merge_fifo(rq, next);
 	dl_remove(dd, next);
 
 	/* If the merge moved rq's first sector, keep the sort order. */

@@ -419,12 +419,8 @@ static void ky_merged_requests(struct elevator_queue *eq, struct elv_request *rq
 {
 	struct kyber_data *kd = ky_data(eq);
 
-	if (ky_rq_domain(next) == ky_rq_domain(rq) &&
-	    next->elv_deadline_ns < rq->elv_deadline_ns) {
-		elv_list_del(&rq->elv_fifo);
-		elv_list_add(&rq->elv_fifo, &next->elv_fifo);
-		rq->elv_deadline_ns = next->elv_deadline_ns;
-	}
+	if (ky_rq_domain(next) == ky_rq_domain(rq))
+		elv_rq_merge_fifo(rq, next);
 	ky_dequeue(kd, next);
 	ky_redomain(kd, rq, rq->sync || next->sync);
 }

@@ -211,6 +211,22 @@ static inline struct elv_request *elv_rq_sort_prev(struct elv_list *head,
 		elv_rq_sort_entry(rq->elv_sort.prev);
 }
 
+/*
+ * next, queued, is being merged into rq (merged_requests) and both are on
+ * one FIFO through elv_fifo ordered by elv_deadline_ns: rq takes next's
+ * place and deadline if next's is earlier, so that merged data is not
+ * served later than its oldest part.
+ */
+static inline void elv_rq_merge_fifo(struct elv_request *rq,
+				     struct elv_request *next)
+{
+	if (next->elv_deadline_ns < rq->elv_deadline_ns) {
+		elv_list_del(&rq->elv_fifo);
+		elv_list_add(&rq->elv_fifo, &next->elv_fifo);
+		rq->elv_deadline_ns = next->elv_deadline_ns;
+	}
+}
+
 /* True when rq is out of sector order with its neighbours on head. */
 static inline bool elv_rq_sort_misplaced(struct elv_list *head,
 					 struct elv_request *rq)
