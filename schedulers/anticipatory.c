@@ -209,13 +209,14 @@ static enum elv_dir as_other(enum elv_dir dir)
 
 static uint64_t as_expire_ns(const struct as_data *ad, enum elv_dir dir)
 {
-	return elv_ms_to_ns(dir == ELV_READ ? ad->read_expire : ad->write_expire);
+	return elv_ms_to_ns(dir == ELV_READ ? ad->read_expire :
+			    ad->write_expire);
 }
 
 static uint64_t as_batch_ns(const struct as_data *ad, enum elv_dir dir)
 {
 	return elv_ms_to_ns(dir == ELV_READ ? ad->read_batch_expire :
-		     ad->write_batch_expire);
+			    ad->write_batch_expire);
 }
 
 static uint64_t as_distance(uint64_t a, uint64_t b)
@@ -383,8 +384,9 @@ static bool as_cost(const struct as_data *ad, const struct elv_request *rq,
 }
 
 /* The better of two candidates (either may be NULL) to serve next. */
-static struct elv_request *as_choose(const struct as_data *ad, struct elv_request *a,
-				 struct elv_request *b)
+static struct elv_request *as_choose(const struct as_data *ad,
+				     struct elv_request *a,
+				     struct elv_request *b)
 {
 	uint64_t ca = 0, cb = 0;
 	bool ra, rb;
@@ -408,7 +410,8 @@ static struct elv_request *as_choose(const struct as_data *ad, struct elv_reques
  * The request to serve after rq, rq excluded: its neighbour ahead (the
  * lowest one when rq is the last, wrapping round) or its neighbour behind.
  */
-static struct elv_request *as_find_next(struct as_data *ad, struct elv_request *rq)
+static struct elv_request *as_find_next(struct as_data *ad,
+					struct elv_request *rq)
 {
 	struct elv_list *head = &ad->sort_list[rq->dir];
 	struct elv_request *ahead = elv_rq_sort_next(head, rq);
@@ -594,7 +597,7 @@ static bool as_antic_hold(struct elevator_queue *eq, struct as_data *ad,
 /* Dispatch.                                                           */
 
 static struct elv_request *as_move_to_dispatch(struct as_data *ad,
-					   struct elv_request *rq)
+					       struct elv_request *rq)
 {
 	enum elv_dir dir = rq->dir;
 	struct as_proc *p = rq->elv_priv[0];
@@ -614,8 +617,9 @@ static struct elv_request *as_move_to_dispatch(struct as_data *ad,
 	return rq;
 }
 
-static struct elv_request *as_dispatch(struct elevator_queue *eq, uint64_t now_ns,
-				   bool force)
+static struct elv_request *as_dispatch(struct elevator_queue *eq,
+				       uint64_t now_ns,
+				       bool force)
 {
 	struct as_data *ad = as_data(eq);
 	enum elv_dir dir = ad->batch_dir, other = as_other(dir);
@@ -719,7 +723,8 @@ static void as_merged(struct elevator_queue *eq, struct elv_request *rq,
  * so the merged data is not served later than its oldest part; then next
  * is forgotten.
  */
-static void as_merged_requests(struct elevator_queue *eq, struct elv_request *rq,
+static void as_merged_requests(struct elevator_queue *eq,
+			       struct elv_request *rq,
 			       struct elv_request *next)
 {
 	struct as_data *ad = as_data(eq);

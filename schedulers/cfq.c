@@ -355,7 +355,7 @@ new_queue:
 
 /* Hand rq of the active queue over to the host. */
 static struct elv_request *cfq_take(struct cfq_data *cd, struct cfq_queue *cfqq,
-				struct elv_request *rq, uint64_t now_ns)
+				    struct elv_request *rq, uint64_t now_ns)
 {
 	uintptr_t flags = 0;
 
@@ -382,7 +382,7 @@ static struct elv_request *cfq_take(struct cfq_data *cd, struct cfq_queue *cfqq,
  * goes out, the active queue first.
  */
 static struct elv_request *cfq_dispatch_forced(struct cfq_data *cd,
-					   uint64_t now_ns)
+					       uint64_t now_ns)
 {
 	struct cfq_queue *cfqq = cd->active;
 	int c;
@@ -422,7 +422,8 @@ static int cfq_init_queue(struct elevator_queue *eq)
 }
 
 /* next was merged into rq: it leaves its queue, which may go too. */
-static void cfq_merged_requests(struct elevator_queue *eq, struct elv_request *rq,
+static void cfq_merged_requests(struct elevator_queue *eq,
+				struct elv_request *rq,
 				struct elv_request *next)
 {
 	struct cfq_data *cd = cfq_data(eq);
@@ -491,8 +492,9 @@ static void cfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 	}
 }
 
-static struct elv_request *cfq_dispatch(struct elevator_queue *eq, uint64_t now_ns,
-				    bool force)
+static struct elv_request *cfq_dispatch(struct elevator_queue *eq,
+					uint64_t now_ns,
+					bool force)
 {
 	struct cfq_data *cd = cfq_data(eq);
 	struct cfq_queue *cfqq;

@@ -89,7 +89,8 @@ static uint64_t dl_expire_ns(const struct deadline_data *dd, enum elv_dir dir)
 }
 
 /* The request after rq in sector order, or NULL at the end of the list. */
-static struct elv_request *dl_latter(struct deadline_data *dd, struct elv_request *rq)
+static struct elv_request *dl_latter(struct deadline_data *dd,
+				     struct elv_request *rq)
 {
 	return elv_rq_sort_next(&dd->sort_list[rq->dir], rq);
 }
@@ -156,7 +157,7 @@ static unsigned dl_batch_cost(const struct elv_request *rq)
 }
 
 static struct elv_request *dl_move_to_dispatch(struct deadline_data *dd,
-					   struct elv_request *rq)
+					       struct elv_request *rq)
 {
 	enum elv_dir dir = rq->dir;
 	enum elv_dir other = dir == ELV_READ ? ELV_WRITE : ELV_READ;
@@ -223,7 +224,8 @@ static void dl_merged(struct elevator_queue *eq, struct elv_request *rq,
  * was older, so that the merged request is not served later than the
  * oldest data it carries; then next is forgotten.
  */
-static void dl_merged_requests(struct elevator_queue *eq, struct elv_request *rq,
+static void dl_merged_requests(struct elevator_queue *eq,
+			       struct elv_request *rq,
 			       struct elv_request *next)
 {
 	struct deadline_data *dd = dl_data(eq);
@@ -257,8 +259,9 @@ static void dl_add_request(struct elevator_queue *eq, struct elv_request *rq,
  * Pick the next request.  Deadline never idles, so force makes no
  * difference: whenever something is queued, something is returned.
  */
-static struct elv_request *dl_dispatch(struct elevator_queue *eq, uint64_t now_ns,
-				   bool force)
+static struct elv_request *dl_dispatch(struct elevator_queue *eq,
+				       uint64_t now_ns,
+				       bool force)
 {
 	struct deadline_data *dd = dl_data(eq);
 	bool reads = !elv_list_empty(&dd->fifo_list[ELV_READ]);

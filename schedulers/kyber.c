@@ -208,7 +208,8 @@ static void ky_dequeue(struct kyber_data *kd, struct elv_request *rq)
  * A merge made rq synchronous (a process now waits for part of it): move
  * it to the read domain's tail.  Rare, since the host marks reads sync.
  */
-static void ky_redomain(struct kyber_data *kd, struct elv_request *rq, bool sync)
+static void ky_redomain(struct kyber_data *kd, struct elv_request *rq,
+			bool sync)
 {
 	enum ky_domain d = ky_domain_of(rq->dir, sync);
 
@@ -414,7 +415,8 @@ static void ky_merged(struct elevator_queue *eq, struct elv_request *rq,
  * oldest part; then next is forgotten.  The host joins the two after this
  * call, so rq becomes synchronous if next was.
  */
-static void ky_merged_requests(struct elevator_queue *eq, struct elv_request *rq,
+static void ky_merged_requests(struct elevator_queue *eq,
+			       struct elv_request *rq,
 			       struct elv_request *next)
 {
 	struct kyber_data *kd = ky_data(eq);
@@ -437,8 +439,8 @@ static void ky_add_request(struct elevator_queue *eq, struct elv_request *rq,
 
 /* The head of domain d if it has one and a token for it (or force). */
 static struct elv_request *ky_dispatch_domain(struct kyber_data *kd,
-					  enum ky_domain d, uint64_t now_ns,
-					  bool force)
+					      enum ky_domain d, uint64_t now_ns,
+					      bool force)
 {
 	struct elv_request *rq;
 
@@ -460,8 +462,9 @@ static struct elv_request *ky_dispatch_domain(struct kyber_data *kd,
  * coming back to the current one last.  With force, depths do not count,
  * so a draining queue always empties.
  */
-static struct elv_request *ky_dispatch(struct elevator_queue *eq, uint64_t now_ns,
-				   bool force)
+static struct elv_request *ky_dispatch(struct elevator_queue *eq,
+				       uint64_t now_ns,
+				       bool force)
 {
 	struct kyber_data *kd = ky_data(eq);
 	struct elv_request *rq;

@@ -1,8 +1,9 @@
 /*
  * noop: the built-in scheduler.  Requests are served in the order they
  * arrive; the host still merges adjacent requests (back and front), since
- * a request that ends where a queued one begins costs nothing to join.  Suited to devices where
- * ordering buys nothing, and the fallback when no module loads.
+ * a request that ends where a queued one begins costs nothing to join.
+ * Suited to devices where ordering buys nothing, and the fallback when no
+ * module loads.
  *
  * Written against the public header only, like any module; the host links
  * it in and finds it through elv_noop() rather than a module's entry.

@@ -222,7 +222,8 @@ void pidq_add_rq(struct pidq_data *pd, struct pidq *q, struct elv_request *rq)
 }
 
 /* rq leaves q (dispatched or merged away); true when q is empty now. */
-bool pidq_remove_rq(struct pidq_data *pd, struct pidq *q, struct elv_request *rq)
+bool pidq_remove_rq(struct pidq_data *pd, struct pidq *q,
+		    struct elv_request *rq)
 {
 	if (q->next_rq == rq)
 		q->next_rq = pidq_find_next_rq(pd, q, rq);
@@ -237,7 +238,7 @@ bool pidq_remove_rq(struct pidq_data *pd, struct pidq *q, struct elv_request *rq
 
 /* The oldest request of q if it has waited past its FIFO expiry. */
 struct elv_request *pidq_fifo_expired(const struct pidq_data *pd,
-				  const struct pidq *q, uint64_t now_ns)
+				      const struct pidq *q, uint64_t now_ns)
 {
 	struct elv_request *head = pidq_fifo_entry(q->fifo.next);
 

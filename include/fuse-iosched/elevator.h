@@ -156,7 +156,9 @@ enum elv_dir {
 struct elv_request {
 	enum elv_dir dir;
 	bool sync;		/* a process waits for it (reads, O_SYNC writes) */
-	uint64_t file;		/* identifies the backing file: merges stay in one */
+	uint64_t file;		/* identifies the backing file; merges stay in
+				 * one, and in one descriptor of it (the
+				 * host's, not shown here) */
 	uint64_t offset;	/* byte offset in that file */
 	uint64_t bytes;		/* length in bytes */
 	uint64_t sector;	/* device sector of the first byte */
