@@ -156,9 +156,9 @@ enum elv_dir {
 struct elv_request {
 	enum elv_dir dir;
 	bool sync;		/* a process waits for it (reads, O_SYNC writes) */
-	uint64_t file;		/* identifies the backing file; merges stay in
-				 * one, and in one descriptor of it (the
-				 * host's, not shown here) */
+	uint64_t file;		/* identifies the backing file; merges
+				 * stay in one, and in one descriptor of
+				 * it (the host's, not shown here) */
 	uint64_t offset;	/* byte offset in that file */
 	uint64_t bytes;		/* length in bytes */
 	uint64_t sector;	/* device sector of the first byte */
@@ -326,7 +326,8 @@ struct elevator_ops {
 	 * keeps the earlier of the two deadlines.  Without this hook the host
 	 * never merges two queued requests.
 	 */
-	void (*merged_requests)(struct elevator_queue *eq, struct elv_request *rq,
+	void (*merged_requests)(struct elevator_queue *eq,
+				struct elv_request *rq,
 				struct elv_request *next);
 
 	/* Required.  Take ownership of rq. */
@@ -337,8 +338,8 @@ struct elevator_ops {
 	 * force true (the queue is draining for a switch or for shutdown) a
 	 * scheduler must not idle: if it holds a request, it returns one.
 	 */
-	struct elv_request *(*dispatch)(struct elevator_queue *eq, uint64_t now_ns,
-				    bool force);
+	struct elv_request *(*dispatch)(struct elevator_queue *eq,
+					uint64_t now_ns, bool force);
 	/* Optional.  A dispatched request finished. */
 	void (*completed)(struct elevator_queue *eq, struct elv_request *rq,
 			  uint64_t now_ns);
