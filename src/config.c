@@ -109,7 +109,7 @@ static const struct config_setting config_settings[] = {
 	{ .name = "nr_requests", .type = CONFIG_UINT, CONFIG_FIELD(nr_requests),
 	  .min = NR_REQUESTS_MIN, .max = NR_REQUESTS_MAX, .def = "128",
 	  .apply = config_apply_nr_requests,
-	  .arg = "N", .help = "requests queued or in flight" },
+	  .arg = "N", .help = "queue depth limit per direction" },
 	{ .name = "module_dir", .type = CONFIG_PATH, CONFIG_FIELD(module_dir),
 	  .def = MODULE_DIR,
 	  .arg = "DIR", .help = "where scheduler modules (NAME.so) are "
@@ -145,6 +145,12 @@ static const struct config_setting config_settings[] = {
 	{ .name = "mb_per_s", .type = CONFIG_UINT, CONFIG_FIELD(mb_per_s),
 	  .min = 1, .max = DISKMODEL_MB_PER_S_MAX, .def = "150",
 	  .arg = "N", .help = "hdd: transfer rate, 10^6 bytes/s" },
+	{ .name = "metrics", .type = CONFIG_STR, CONFIG_FIELD(metrics),
+	  .valid = metrics_addr_valid,
+	  .expect = "off, HOST:PORT, [HOST]:PORT or :PORT (port 1 to 65535)",
+	  .def = "off",
+	  .arg = "ADDR:PORT", .help = "serve Prometheus metrics at /metrics; "
+	  ":PORT binds the loopback only" },
 };
 
 /* One bit per setting in config.given and config.named. */
@@ -709,6 +715,9 @@ static cfg_opt_t *config_table(bool sections)
 		for (t = type->tunables; t != NULL && t->name != NULL; t++) {
 			cfg_opt_t o = CFG_STR(t->name, NULL, CFGF_NODEFAULT);
 
+			/* Read-only values are not settings. */
+			if (t->flags & ELV_TUNABLE_READONLY)
+				continue;
 			o.validcb = config_tunable_cb;
 			sub[j++] = o;
 		}
@@ -968,7 +977,9 @@ void config_print(const struct config *cfg, FILE *fp)
 		fprintf(fp, "\n# %s: %s\n%s {\n", type->name,
 			type->description != NULL ? type->description : "",
 			type->name);
-		for (; t != NULL && t->name != NULL; t++)
+		for (; t != NULL && t->name != NULL; t++) {
+			if (t->flags & ELV_TUNABLE_READONLY)
+				continue;
 			fprintf(fp, "\t%s = %" PRId64 "\t# %s%s(%" PRId64
 				" to %" PRId64 "): %s\n", t->name,
 				config_tunable_value(cfg, type, t),
@@ -976,6 +987,7 @@ void config_print(const struct config *cfg, FILE *fp)
 				t->unit != NULL && *t->unit != '\0' ? " " : "",
 				t->min, t->max,
 				t->description != NULL ? t->description : "");
+		}
 		fputs("}\n", fp);
 	}
 }
