@@ -155,3 +155,28 @@ describe_machine() {
 	echo "software:  $("$FUSE_IOSCHED" --version | head -n 1), fio $(fio --version)"
 	echo "runs:      $RUNTIME s each, $ROUNDS rounds alternating, median reported"
 }
+
+# evict FILE...: drop the page cache of these files only (POSIX_FADV_DONTNEED),
+# not the whole machine's: other people's benchmarks share it.  Dirty pages
+# are written first, since DONTNEED leaves them.  On a fuse-iosched mount
+# this drops the kernel's copy (the daemon keeps the cache on open), so
+# the next read reaches the scheduler.
+evict() {
+	python3 - "$@" <<'PY'
+import os, sys
+for path in sys.argv[1:]:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fdatasync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+PY
+}
+
+# resident FILE...: the percentage of these files' pages in the page cache,
+# to show which figures a cache could have served.
+resident() {
+	fincore -nbo RES,SIZE "$@" 2>/dev/null |
+		awk '{ r += $1; s += $2 } END { printf "%.0f\n", s ? 100 * r / s : 0 }'
+}
