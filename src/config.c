@@ -83,6 +83,16 @@ static const struct config_setting config_settings[] = {
 	  DISKMODEL_RPM_MIN, DISKMODEL_RPM_MAX },
 	{ "mb_per_s", CONFIG_UINT, CONFIG_FIELD(mb_per_s),
 	  1, DISKMODEL_MB_PER_S_MAX },
+	{ "ssd_channels", CONFIG_UINT, CONFIG_FIELD(ssd_channels),
+	  1, DISKMODEL_SSD_CHANNELS_MAX },
+	{ "ssd_read_us", CONFIG_UINT, CONFIG_FIELD(ssd_read_us),
+	  0, DISKMODEL_SSD_READ_US_MAX },
+	{ "ssd_mb_per_s", CONFIG_UINT, CONFIG_FIELD(ssd_mb_per_s),
+	  1, DISKMODEL_MB_PER_S_MAX },
+	{ "ssd_buffer_mib", CONFIG_UINT, CONFIG_FIELD(ssd_buffer_mib),
+	  1, DISKMODEL_SSD_BUFFER_MIB_MAX },
+	{ "ssd_drain_mb_per_s", CONFIG_UINT, CONFIG_FIELD(ssd_drain_mb_per_s),
+	  1, DISKMODEL_MB_PER_S_MAX },
 };
 
 /*
@@ -132,6 +142,11 @@ int config_init(struct config *cfg)
 	cfg->seek_ms = DISKMODEL_SEEK_MS;
 	cfg->rpm = DISKMODEL_RPM;
 	cfg->mb_per_s = DISKMODEL_MB_PER_S;
+	cfg->ssd_channels = DISKMODEL_SSD_CHANNELS;
+	cfg->ssd_read_us = DISKMODEL_SSD_READ_US;
+	cfg->ssd_mb_per_s = DISKMODEL_SSD_MB_PER_S;
+	cfg->ssd_buffer_mib = DISKMODEL_SSD_BUFFER_MIB;
+	cfg->ssd_drain_mb_per_s = DISKMODEL_SSD_DRAIN_MB_PER_S;
 	cfg->scheduler = strdup(DEFAULT_SCHEDULER);
 	cfg->module_dir = strdup(MODULE_DIR);
 	cfg->log = strdup("info");
@@ -214,7 +229,7 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 		break;
 	case CONFIG_MODEL:
 		if (!diskmodel_name_valid(value)) {
-			snprintf(err, size, "%s=%s: not none or hdd", s->name,
+			snprintf(err, size, "%s=%s: not none, hdd or ssd", s->name,
 				 value);
 			return -1;
 		}
@@ -799,6 +814,11 @@ void config_print(const struct config *cfg, FILE *fp)
 	fprintf(fp, "seek_ms = %u\n", cfg->seek_ms);
 	fprintf(fp, "rpm = %u\n", cfg->rpm);
 	fprintf(fp, "mb_per_s = %u\n", cfg->mb_per_s);
+	fprintf(fp, "ssd_channels = %u\n", cfg->ssd_channels);
+	fprintf(fp, "ssd_read_us = %u\n", cfg->ssd_read_us);
+	fprintf(fp, "ssd_mb_per_s = %u\n", cfg->ssd_mb_per_s);
+	fprintf(fp, "ssd_buffer_mib = %u\n", cfg->ssd_buffer_mib);
+	fprintf(fp, "ssd_drain_mb_per_s = %u\n", cfg->ssd_drain_mb_per_s);
 	for (unsigned i = 0; i < nr_types; i++) {
 		const struct elv_tunable *t = types[i]->tunables;
 

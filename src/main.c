@@ -56,11 +56,17 @@ static void main_usage(const char *prog)
 "    -o max_background=N    FUSE background requests (default: 64)\n"
 "    -o writeback_cache     let the kernel batch writes (loses their pid)\n"
 "    -o log=LEVEL           error, warning, info (default) or debug\n"
-"    -o disk_model=MODEL    none (default), or hdd: charge each request the\n"
-"                           service time of a single-spindle disk\n"
+"    -o disk_model=MODEL    none (default), hdd or ssd: charge each request the\n"
+"                           service time of a single-spindle disk or of a\n"
+"                           flash device\n"
 "    -o seek_ms=N           hdd: average seek, ms (default: 8)\n"
 "    -o rpm=N               hdd: spindle speed (default: 7200)\n"
 "    -o mb_per_s=N          hdd: transfer rate, MB/s (default: 150)\n"
+"    -o ssd_channels=N      ssd: channels serving in parallel (default: 4)\n"
+"    -o ssd_read_us=N       ssd: a read's access time, us (default: 80)\n"
+"    -o ssd_mb_per_s=N      ssd: each channel's transfer rate, MB/s (default: 500)\n"
+"    -o ssd_buffer_mib=N    ssd: write buffer, MiB (default: 32)\n"
+"    -o ssd_drain_mb_per_s=N ssd: the buffer's drain rate, MB/s (default: 300)\n"
 "Options mount(8) passes from fstab (defaults, nofail, noauto, _netdev,\n"
 "user, relatime, x-*, ...) are accepted and ignored.  SIGHUP re-reads\n"
 "the configuration file.\n\n");
@@ -290,7 +296,12 @@ static void main_reload(void *arg)
 			  strcmp(next.disk_model, cur->disk_model) != 0 ||
 			  next.seek_ms != cur->seek_ms ||
 			  next.rpm != cur->rpm ||
-			  next.mb_per_s != cur->mb_per_s);
+			  next.mb_per_s != cur->mb_per_s ||
+			  next.ssd_channels != cur->ssd_channels ||
+			  next.ssd_read_us != cur->ssd_read_us ||
+			  next.ssd_mb_per_s != cur->ssd_mb_per_s ||
+			  next.ssd_buffer_mib != cur->ssd_buffer_mib ||
+			  next.ssd_drain_mb_per_s != cur->ssd_drain_mb_per_s);
 
 	/*
 	 * Keep what was applied.  Other threads read only backing,
@@ -364,6 +375,29 @@ static int main_mount_opts(struct fuse_args *args, const struct config *cfg)
 	return ret;
 }
 
+/* The disk model the configuration names (not "none"), logged. */
+static struct diskmodel *main_diskmodel(const struct config *cfg)
+{
+	struct diskmodel_ssd ssd = {
+		.channels = cfg->ssd_channels,
+		.read_us = cfg->ssd_read_us,
+		.mb_per_s = cfg->ssd_mb_per_s,
+		.buffer_mib = cfg->ssd_buffer_mib,
+		.drain_mb_per_s = cfg->ssd_drain_mb_per_s,
+	};
+
+	if (strcmp(cfg->disk_model, "ssd") == 0) {
+		log_info("disk model ssd: %u channels, read %u us, %u MB/s "
+			 "per channel, buffer %u MiB draining at %u MB/s",
+			 ssd.channels, ssd.read_us, ssd.mb_per_s,
+			 ssd.buffer_mib, ssd.drain_mb_per_s);
+		return diskmodel_ssd_new(&ssd);
+	}
+	log_info("disk model %s: seek %u ms, %u rpm, %u MB/s",
+		 cfg->disk_model, cfg->seek_ms, cfg->rpm, cfg->mb_per_s);
+	return diskmodel_new(cfg->seek_ms, cfg->rpm, cfg->mb_per_s);
+}
+
 static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts)
 {
 	const struct config *cfg = fs->cfg;
@@ -375,14 +409,11 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts)
 	if (fs->timer == NULL)
 		return -1;
 	if (strcmp(cfg->disk_model, "none") != 0) {
-		dm = diskmodel_new(cfg->seek_ms, cfg->rpm, cfg->mb_per_s);
+		dm = main_diskmodel(cfg);
 		if (dm == NULL) {
 			log_err("disk model: %s", strerror(errno));
 			return -1;
 		}
-		log_info("disk model %s: seek %u ms, %u rpm, %u MB/s",
-			 cfg->disk_model, cfg->seek_ms, cfg->rpm,
-			 cfg->mb_per_s);
 	}
 	fs->dispatch = dispatch_start(fs->queue, cfg->threads, dm);
 	if (fs->dispatch == NULL)
