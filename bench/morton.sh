@@ -142,8 +142,8 @@ def fmt(x):
 
 print("cat of 150 x 32 KiB files; seconds (median of %d) and ratio to the"
       " idle disk of the same mount" % rounds)
-print("%-6s %-13s %9s %8s %7s" % ("mount", "scheduler", "seconds", "x idle",
-      "cache"))
+print("%-6s %-13s %9s %8s %7s  %s" % ("mount", "scheduler", "seconds",
+      "x idle", "cache", "rounds (s)"))
 for mode in modes:
     idle = [secs("%s-idle-r%d" % (mode, r)) for r in range(1, rounds + 1)]
     idle = [x for x in idle if x is not None]
@@ -151,8 +151,8 @@ for mode in modes:
         print("%-6s %-13s %9s" % (mode, "idle disk", "err"))
         continue
     i = statistics.median(idle)
-    print("%-6s %-13s %9s %8s %6s%%" % (mode, "idle disk", fmt(i), "1.00",
-          read("%s-idle-r1" % mode, "cache")))
+    print("%-6s %-13s %9s %8s %6s%%  %s" % (mode, "idle disk", fmt(i), "1.00",
+          read("%s-idle-r1" % mode, "cache"), " ".join(fmt(x) for x in idle)))
     for s in scheds:
         xs = [secs("%s-%s-r%d" % (mode, s, r)) for r in range(1, rounds + 1)]
         xs = [x for x in xs if x is not None]
@@ -160,9 +160,10 @@ for mode in modes:
             print("%-6s %-13s %9s" % (mode, s, "err"))
             continue
         m = statistics.median(xs)
-        print("%-6s %-13s %9s %8s %6s%%" % (mode, s, fmt(m),
+        print("%-6s %-13s %9s %8s %6s%%  %s" % (mode, s, fmt(m),
               fmt(m / i) if m != float("inf") else ">",
-              read("%s-%s-r1" % (mode, s), "cache")))
+              read("%s-%s-r1" % (mode, s), "cache"),
+              " ".join(fmt(x) for x in xs)))
 print()
 print("cache: share of the small files in the page cache when the cat started"
       " (round 1; evicted before each cat, so every read reaches the"

@@ -124,26 +124,30 @@ def secs(tag):
     t = read(tag, "time")
     return None if t is None else (float("inf") if t == "cap" else int(t) / 1e6)
 
-def med(kind, s):
+def runs(kind, s):
     xs = [secs("%s-%s-r%d" % (kind, s, r)) for r in range(1, rounds + 1)]
-    xs = [x for x in xs if x is not None]
+    return [x for x in xs if x is not None]
+
+def med(kind, s):
+    xs = runs(kind, s)
     return statistics.median(xs) if xs else None
 
 def fmt(x):
     return "err" if x is None else (">%.0f" % cap if x == float("inf") else "%.2f" % x)
 
 print("start-up: cat of 300 x 16 KiB files; seconds, median of %d" % rounds)
-print("%-10s %8s %12s %9s %7s" % ("scheduler", "alone", "under load",
-      "x alone", "cache"))
+print("%-10s %8s %12s %9s %7s  %s" % ("scheduler", "alone", "under load",
+      "x alone", "cache", "rounds under load (s)"))
 alone_all = [med("idle", s) for s in scheds]
 alone_all = [x for x in alone_all if x is not None]
 ref = statistics.median(alone_all) if alone_all else None
 for s in scheds:
     a, l = med("idle", s), med("load", s)
     ratio = None if a is None or l is None or ref is None else l / ref
-    print("%-10s %8s %12s %9s %6s%%" % (s, fmt(a), fmt(l),
+    print("%-10s %8s %12s %9s %6s%%  %s" % (s, fmt(a), fmt(l),
           ">" if ratio == float("inf") else fmt(ratio),
-          read("load-%s-r1" % s, "cache")))
+          read("load-%s-r1" % s, "cache"),
+          " ".join(fmt(x) for x in runs("load", s))))
 print()
 print("x alone: against the median of all schedulers' times alone (%s s)."
       "  Target (issue 16): bfq within 2 x." % fmt(ref))
