@@ -206,7 +206,7 @@ uint64_t diskmodel_seek_ns(const struct diskmodel *dm, uint64_t distance)
 }
 
 uint64_t diskmodel_cost_ns(const struct diskmodel *dm, uint64_t head,
-			   const struct request *rq)
+			   const struct elv_request *rq)
 {
 	uint64_t distance = rq->sector > head ? rq->sector - head :
 			    head - rq->sector;
@@ -219,7 +219,7 @@ uint64_t diskmodel_cost_ns(const struct diskmodel *dm, uint64_t head,
 
 /* Caller holds dm->lock. */
 static uint64_t do_diskmodel_hdd_book(struct diskmodel *dm,
-				      const struct request *rq,
+				      const struct elv_request *rq,
 				      uint64_t now_ns)
 {
 	uint64_t start = now_ns > dm->busy_until_ns ? now_ns :
@@ -252,7 +252,7 @@ static uint64_t diskmodel_ssd_room_ns(const struct diskmodel *dm,
 }
 
 uint64_t diskmodel_ssd_cost_ns(const struct diskmodel *dm,
-			       const struct request *rq, uint64_t start_ns)
+			       const struct elv_request *rq, uint64_t start_ns)
 {
 	uint64_t transfer = rq->bytes * 1000 / dm->mb_per_s;
 
@@ -263,7 +263,7 @@ uint64_t diskmodel_ssd_cost_ns(const struct diskmodel *dm,
 
 /* Caller holds dm->lock. */
 static uint64_t do_diskmodel_ssd_book(struct diskmodel *dm,
-				      const struct request *rq,
+				      const struct elv_request *rq,
 				      uint64_t now_ns)
 {
 	unsigned c, first = 0;
@@ -288,14 +288,14 @@ static uint64_t do_diskmodel_ssd_book(struct diskmodel *dm,
 
 /* Caller holds dm->lock. */
 static uint64_t do_diskmodel_book(struct diskmodel *dm,
-				  const struct request *rq, uint64_t now_ns)
+				  const struct elv_request *rq, uint64_t now_ns)
 {
 	if (dm->kind == DISKMODEL_SSD)
 		return do_diskmodel_ssd_book(dm, rq, now_ns);
 	return do_diskmodel_hdd_book(dm, rq, now_ns);
 }
 
-uint64_t diskmodel_book(struct diskmodel *dm, const struct request *rq,
+uint64_t diskmodel_book(struct diskmodel *dm, const struct elv_request *rq,
 			uint64_t now_ns)
 {
 	uint64_t end;

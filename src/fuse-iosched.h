@@ -319,7 +319,7 @@ struct io_part {
 };
 
 struct io {
-	struct request rq;	/* the scheduler's view */
+	struct elv_request rq;	/* the scheduler's view */
 	struct inode *inode;	/* NULL in unit tests */
 	int fd;			/* backing fd (not owned) */
 	struct io_part *parts, *parts_tail;
@@ -354,7 +354,6 @@ struct queue_params {
 	void (*wakeup_at)(void *arg, uint64_t at_ns);
 	void *wakeup_arg;
 };
-#define QUEUE_MAX_SECTORS 2048	/* a merged io stays within 1 MiB */
 #define NR_REQUESTS_MIN 1
 #define NR_REQUESTS_MAX 65536
 
@@ -429,7 +428,9 @@ int elv_tunable_set(struct elevator_queue *eq, const char *name,
 int elv_tunable_default_set(const struct elevator_type *type,
 			    const char *name, int64_t value);
 void elv_tunable_defaults_clear(void);
-extern const struct elevator_type elv_noop;
+
+/* noop.c: the built-in scheduler, written against the public header only */
+const struct elevator_type *elv_noop(void);
 
 /* module.c: scheduler modules */
 void module_set_dir(const char *dir);
@@ -478,15 +479,16 @@ void diskmodel_free(struct diskmodel *dm);
 uint64_t diskmodel_seek_ns(const struct diskmodel *dm, uint64_t distance);
 /* The service time of rq with the head at sector head. */
 uint64_t diskmodel_cost_ns(const struct diskmodel *dm, uint64_t head,
-			   const struct request *rq);
+			   const struct elv_request *rq);
 /* The ssd's service time of rq starting at start_ns: a read's access and
  * transfer; a write's transfer after it waits for room in the buffer. */
 uint64_t diskmodel_ssd_cost_ns(const struct diskmodel *dm,
-			       const struct request *rq, uint64_t start_ns);
+			       const struct elv_request *rq,
+			       uint64_t start_ns);
 /* Book the device for rq from now_ns, or when the head (hdd) or the first
  * channel (ssd) frees: its slot's end.  Never sleeps, so it works on any
  * clock, virtual or not. */
-uint64_t diskmodel_book(struct diskmodel *dm, const struct request *rq,
+uint64_t diskmodel_book(struct diskmodel *dm, const struct elv_request *rq,
 			uint64_t now_ns);
 /* For workers: queue_next (hdd: once the head is free), book, then sleep
  * through the io's service time; NULL once the queue is stopped. */

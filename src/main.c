@@ -56,17 +56,19 @@ static void main_usage(const char *prog)
 "    -o max_background=N    FUSE background requests (default: 64)\n"
 "    -o writeback_cache     let the kernel batch writes (loses their pid)\n"
 "    -o log=LEVEL           error, warning, info (default) or debug\n"
-"    -o disk_model=MODEL    none (default), hdd or ssd: charge each request the\n"
-"                           service time of a single-spindle disk or of a\n"
-"                           flash device\n"
+"    -o disk_model=MODEL    none (default), hdd or ssd: charge each request\n"
+"                           the service time of a single-spindle disk or\n"
+"                           of a flash device\n"
 "    -o seek_ms=N           hdd: average seek, ms (default: 8)\n"
 "    -o rpm=N               hdd: spindle speed (default: 7200)\n"
 "    -o mb_per_s=N          hdd: transfer rate, MB/s (default: 150)\n"
 "    -o ssd_channels=N      ssd: channels serving in parallel (default: 4)\n"
 "    -o ssd_read_us=N       ssd: a read's access time, us (default: 80)\n"
-"    -o ssd_mb_per_s=N      ssd: each channel's transfer rate, MB/s (default: 500)\n"
+"    -o ssd_mb_per_s=N      ssd: transfer rate per channel, MB/s\n"
+"                           (default: 500)\n"
 "    -o ssd_buffer_mib=N    ssd: write buffer, MiB (default: 32)\n"
-"    -o ssd_drain_mb_per_s=N ssd: the buffer's drain rate, MB/s (default: 300)\n"
+"    -o ssd_drain_mb_per_s=N\n"
+"                           ssd: the buffer's drain rate, MB/s (default: 300)\n"
 "Options mount(8) passes from fstab (defaults, nofail, noauto, _netdev,\n"
 "user, relatime, x-*, ...) are accepted and ignored.  SIGHUP re-reads\n"
 "the configuration file.\n\n");
@@ -156,7 +158,7 @@ static int main_config(struct config *cfg)
 	if (config_load_early(cfg, err, sizeof err) != 0)
 		goto fail;
 	/* noop first: the built-in one leads the list, as in the kernel. */
-	elv_register(&elv_noop, "built-in");
+	elv_register(elv_noop(), "built-in");
 	module_set_dir(cfg->module_dir);
 	module_load_all();
 	if (config_load(cfg, err, sizeof err) != 0 ||
@@ -192,7 +194,7 @@ static const struct elevator_type *main_scheduler(struct config *cfg)
 	}
 	log_warn("default scheduler %s not found in %s; using noop",
 		 cfg->scheduler, cfg->module_dir);
-	return &elv_noop;
+	return elv_noop();
 }
 
 /* ------------------------------------------------------------------ */

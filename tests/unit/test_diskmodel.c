@@ -17,9 +17,9 @@
 #define STROKE (1ULL << 31)	/* 1 TiB of sectors */
 
 /* A request for the cost function alone. */
-static struct request rq_at(uint64_t sector, uint64_t bytes)
+static struct elv_request rq_at(uint64_t sector, uint64_t bytes)
 {
-	struct request rq = {
+	struct elv_request rq = {
 		.dir = ELV_READ,
 		.sector = sector,
 		.bytes = bytes,
@@ -46,7 +46,7 @@ static struct diskmodel *model(unsigned seek_ms, unsigned rpm,
 static void test_contiguous(void)
 {
 	struct diskmodel *dm = model(8, 7200, 150);
-	struct request rq = rq_at(1000, 4096);
+	struct elv_request rq = rq_at(1000, 4096);
 
 	CHECK_EQ(diskmodel_cost_ns(dm, 1000, &rq), 4096 * 1000 / 150);
 	rq = rq_at(0, 1 << 20);
@@ -58,7 +58,7 @@ static void test_contiguous(void)
 static void test_rotation(void)
 {
 	struct diskmodel *dm = model(8, 7200, 150);
-	struct request rq = rq_at(1001, 4096);
+	struct elv_request rq = rq_at(1001, 4096);
 	uint64_t transfer = 4096 * 1000 / 150, cost;
 
 	cost = diskmodel_cost_ns(dm, 1000, &rq);
@@ -121,7 +121,7 @@ static void test_average_seek(void)
 static void test_parameters(void)
 {
 	struct diskmodel *dm;
-	struct request far = rq_at(STROKE, 1 << 20);
+	struct elv_request far = rq_at(STROKE, 1 << 20);
 
 	dm = model(5, 7200, 100);
 	CHECK_EQ(diskmodel_seek_ns(dm, STROKE), 500 * US + 4500 * US * 15 / 8);
@@ -164,8 +164,8 @@ static void test_parameters(void)
 static void test_book(void)
 {
 	struct diskmodel *dm = model(8, 7200, 100);
-	struct request a = rq_at(0, 4096), b = rq_at(8, 4096);
-	struct request c = rq_at(STROKE, 4096);
+	struct elv_request a = rq_at(0, 4096), b = rq_at(8, 4096);
+	struct elv_request c = rq_at(STROKE, 4096);
 	uint64_t t = 4096 * 1000 / 100, end;
 
 	/* The head starts at sector 0: a is contiguous, b follows a. */
@@ -206,9 +206,9 @@ static struct diskmodel *ssd(unsigned channels)
 	return dm;
 }
 
-static struct request wr_at(uint64_t sector, uint64_t bytes)
+static struct elv_request wr_at(uint64_t sector, uint64_t bytes)
 {
-	struct request rq = rq_at(sector, bytes);
+	struct elv_request rq = rq_at(sector, bytes);
 
 	rq.dir = ELV_WRITE;
 	return rq;
@@ -218,7 +218,7 @@ static struct request wr_at(uint64_t sector, uint64_t bytes)
 static void test_ssd_read(void)
 {
 	struct diskmodel *dm = ssd(1);
-	struct request near = rq_at(8, 4096), far = rq_at(STROKE, 4096);
+	struct elv_request near = rq_at(8, 4096), far = rq_at(STROKE, 4096);
 
 	CHECK_EQ(diskmodel_ssd_cost_ns(dm, &near, 0), 80 * US + 4096 * 1000 / 500);
 	CHECK_EQ(diskmodel_ssd_cost_ns(dm, &far, 0), 80 * US + 4096 * 1000 / 500);
@@ -229,7 +229,7 @@ static void test_ssd_read(void)
 static void test_ssd_write_buffered(void)
 {
 	struct diskmodel *dm = ssd(1);
-	struct request w = wr_at(0, 4096), r = rq_at(0, 4096);
+	struct elv_request w = wr_at(0, 4096), r = rq_at(0, 4096);
 
 	CHECK_EQ(diskmodel_ssd_cost_ns(dm, &w, 0), 4096 * 1000 / 500);
 	CHECK(diskmodel_ssd_cost_ns(dm, &w, 0) <
@@ -245,7 +245,7 @@ static void test_ssd_write_buffered(void)
 static void test_ssd_buffer_fills(void)
 {
 	struct diskmodel *dm = ssd(1);
-	struct request w = wr_at(0, MIB);
+	struct elv_request w = wr_at(0, MIB);
 	uint64_t t = MIB * 1000 / 500, drain = MIB * 1000 / 100, end, want;
 
 	for (int i = 0; i < 4; i++) {
@@ -268,7 +268,7 @@ static void test_ssd_buffer_fills(void)
 static void test_ssd_channels(void)
 {
 	struct diskmodel *dm = ssd(4);
-	struct request r = rq_at(0, 4096);
+	struct elv_request r = rq_at(0, 4096);
 	uint64_t c = diskmodel_ssd_cost_ns(dm, &r, 0);
 
 	for (int i = 0; i < 4; i++)
@@ -285,7 +285,7 @@ static void test_ssd_channels(void)
 static void test_ssd_read_behind_writes(void)
 {
 	struct diskmodel *dm = ssd(2);
-	struct request w = wr_at(0, MIB), r = rq_at(0, 4096);
+	struct elv_request w = wr_at(0, MIB), r = rq_at(0, 4096);
 	uint64_t alone = diskmodel_ssd_cost_ns(dm, &r, 0), end, few, many;
 
 	for (int i = 0; i < 6; i++)
@@ -355,7 +355,7 @@ static void *worker_run(void *arg)
 static void test_next(void)
 {
 	struct diskmodel *dm = model(5, 7200, 100);
-	struct queue *q = h_queue(&elv_noop, 16);
+	struct queue *q = h_queue(elv_noop(), 16);
 	struct worker w[2];
 	uint64_t start, last = 0, want;
 	int got = 0;
