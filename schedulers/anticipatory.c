@@ -23,8 +23,9 @@
  * Per-process statistics (think time, seek distance, keyed by the pid of
  * the request) decide whether waiting is likely to pay: a process that
  * thinks longer than antic_expire is not waited for.  Waiting ends early
- * when the process's read arrives, when another process's read close to
- * the head arrives (as cheap to serve as the one we wait for), when a read
+ * when any request of the process arrives, when another process's read
+ * close to the head arrives (as cheap to serve as the one we wait for,
+ * in a window that widens as the wait goes on), when a read
  * expires, when the batch is over with writes waiting, or when the host
  * drains the queue (force).
  *
@@ -59,24 +60,35 @@
 #define AS_ANTIC_EXPIRE		6
 
 /*
- * Backward seeks: up to 16 MiB behind the head, costed twice their length
- * (a disk head moves back about as fast, but the track read-ahead of the
- * drive is wasted).  Further back, the request waits for the next sweep.
+ * Backward seeks: up to 1 Mi sectors (512 MiB) behind the head, the
+ * kernel's MAXBACK, costed twice their length (a disk head moves back
+ * about as fast, but the track read-ahead of the drive is wasted).
+ * Further back, the request waits for the next sweep.
  */
-#define AS_BACK_SEEK_MAX	32768	/* sectors */
+#define AS_BACK_SEEK_MAX	(1024 * 1024)	/* sectors */
 #define AS_BACK_SEEK_PENALTY	2
 
 /*
- * Another process's read at most this far from the head breaks
- * anticipation whatever the waited-for process's seek history: serving it
- * costs about nothing.  128 KiB.
+ * Another process's read this close to the head breaks anticipation
+ * whatever the waited-for process's seek history, as the kernel's
+ * as_close_req: up to 8192 sectors (4 MiB) ahead or half that behind at
+ * the start of the wait, doubling with each millisecond waited, since the
+ * longer the wait the less likely it pays; past AS_CLOSE_MAX_MS (or
+ * antic_expire) any read ends it.
  */
-#define AS_CLOSE_SECTORS	256
+#define AS_CLOSE_SECTORS	8192
+#define AS_CLOSE_MAX_MS		20
+
+/*
+ * One think-time sample counts at most this much (the kernel's
+ * MAX_THINKTIME): a single long pause, such as an open that waited for the
+ * daemon, must not turn anticipation off for the next dozen reads.
+ */
+#define AS_MAX_THINKTIME_NS	(20 * IOSCHED_NS_PER_MS)
 
 /*
  * A process that did no I/O for this long has probably exited, or its pid
- * was reused: its history says nothing any more.  This also caps think
- * time samples, so one long pause does not dominate the average.
+ * was reused: its history says nothing any more.
  */
 #define AS_QUIET_NS		1000000000ULL
 
@@ -344,8 +356,8 @@ static void as_proc_arrival(struct as_data *ad, struct as_proc *p,
 	 */
 	if (p->has_end && p->nr_queued == 0 && p->nr_in_flight == 0) {
 		t = now_ns > p->last_end_ns ? now_ns - p->last_end_ns : 0;
-		if (t > AS_QUIET_NS)
-			t = AS_QUIET_NS;
+		if (t > AS_MAX_THINKTIME_NS)
+			t = AS_MAX_THINKTIME_NS;
 		if (p->ttime.samples == 0)
 			as_avg_add(&ad->new_ttime, t);
 		as_avg_add(&p->ttime, t);
@@ -480,28 +492,50 @@ static uint64_t as_antic_end_ns(const struct as_data *ad)
 }
 
 /*
- * rq (arriving, or the next in line) makes waiting pointless: it is the
- * awaited process's read, or another read so close to the head that
- * serving it costs no more than what we wait for.  Close means within the
- * process's mean seek distance, or AS_CLOSE_SECTORS, of the head.  Writes
- * never break the wait: the process's own (without the writeback cache,
- * a copy writes between its reads) says it is busy, not that its next
- * read is there, and others' can wait for their batch.
+ * Is rq close enough to the head to serve instead of waiting?  The window
+ * (AS_CLOSE_SECTORS ahead, half that behind) doubles with each whole
+ * millisecond since the awaited reads completed; once the wait has lasted
+ * AS_CLOSE_MAX_MS or antic_expire, everything is close.  A read within the
+ * awaited process's mean seek distance is close too: it costs no more than
+ * the read we wait for would.
  */
-static bool as_can_break(const struct as_data *ad, const struct elv_request *rq)
+static bool as_close(const struct as_data *ad, const struct elv_request *rq,
+		     uint64_t now_ns)
 {
 	const struct as_proc *p = ad->antic_proc;
-	uint64_t close = AS_CLOSE_SECTORS;
+	uint64_t head = ad->head[ELV_READ], delta = AS_CLOSE_SECTORS;
+	uint64_t waited = 0;
+
+	if (ad->antic_status == ANTIC_WAIT_NEXT && now_ns > ad->reads_done_ns)
+		waited = (now_ns - ad->reads_done_ns) / IOSCHED_NS_PER_MS;
+	if (waited > AS_CLOSE_MAX_MS || (int64_t)waited > ad->antic_expire)
+		return true;
+	delta <<= waited;
+	if (rq->sector + delta / 2 >= head && rq->sector <= head + delta)
+		return true;
+	return p->seek.samples != 0 &&
+	       as_distance(rq->sector, head) < p->seek.mean;
+}
+
+/*
+ * rq (arriving, or the next in line) makes waiting pointless: it is the
+ * awaited process's own request, read or write (its write says it is
+ * busy elsewhere, not thinking about its next read), or another process's
+ * synchronous read close to the head (as_close).  Others' writes never
+ * break the wait: they can wait for their batch.
+ */
+static bool as_can_break(const struct as_data *ad,
+			 const struct elv_request *rq, uint64_t now_ns)
+{
+	const struct as_proc *p = ad->antic_proc;
 
 	if (p == NULL)
 		return true;
-	if (rq->dir != ELV_READ || !rq->sync)
-		return false;
 	if (rq->pid != 0 && rq->pid == p->pid)
 		return true;
-	if (p->seek.samples != 0 && p->seek.mean > close)
-		close = p->seek.mean;
-	return as_distance(rq->sector, ad->head[ELV_READ]) <= close;
+	if (rq->dir != ELV_READ || !rq->sync)
+		return false;
+	return as_close(ad, rq, now_ns);
 }
 
 /*
@@ -523,7 +557,7 @@ static bool as_can_anticipate(const struct as_data *ad,
 		return false;
 	if (ad->nr_in_flight[ELV_READ] == 0 && now_ns >= as_antic_end_ns(ad))
 		return false;
-	if (rq != NULL && as_can_break(ad, rq))
+	if (rq != NULL && as_can_break(ad, rq, now_ns))
 		return false;
 	/* Its own reads are queued: nothing to wait for. */
 	if (p->nr_queued > 0)
@@ -788,7 +822,7 @@ static void as_add_request(struct elevator_queue *eq, struct elv_request *rq,
 	ad->nr_queued[rq->dir]++;
 
 	/* The host calls dispatch next: it will serve what broke the wait. */
-	if (as_antic_waiting(ad) && as_can_break(ad, rq))
+	if (as_antic_waiting(ad) && as_can_break(ad, rq, now_ns))
 		as_antic_stop(ad, false);
 }
 
