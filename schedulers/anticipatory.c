@@ -6,7 +6,10 @@
  * list served as a one-way elevator and an arrival-ordered FIFO whose head
  * is checked against an expiry time; reads and writes are served in
  * batches, each direction's batch bounded in time (read_batch_expire,
- * write_batch_expire).  The elevator allows short backward seeks, costed
+ * write_batch_expire), a write batch also in requests, a number that
+ * shrinks when write batches overrun their time (as Linux 2.6's
+ * update_write_batch).  A batch starts once the other direction has
+ * drained from the device, a read batch's clock at its first completion.  The elevator allows short backward seeks, costed
  * twice a forward seek of the same length, since a process reading a file
  * backwards, or two processes interleaving in one region, would otherwise
  * wait for the sweep to come round again.
@@ -178,9 +181,28 @@ struct as_data {
 	uint64_t head[2];
 	struct elv_request *next_rq[2];
 
-	/* The running batch, and when it stops being allowed to run. */
+	/*
+	 * The running batch, and when it stops being allowed to run.  A
+	 * change of direction first lets the device drain (changed_batch:
+	 * nothing is dispatched while the other direction is in flight),
+	 * so that the new batch is not charged for the old one's requests;
+	 * a read batch's clock then starts at its first completion
+	 * (new_batch), when the writes before it are surely done.
+	 */
 	enum elv_dir batch_dir;
 	uint64_t batch_end_ns;
+	bool changed_batch;
+	bool new_batch;
+
+	/*
+	 * Write batches are bounded in requests too, and the bound adapts
+	 * (as_update_write_batch): a write batch that overran its time,
+	 * measured to the first read completion after it, gets fewer
+	 * requests next time, so under reads they shrink to one or two.
+	 */
+	unsigned write_batch_count;	/* requests in a write batch */
+	unsigned current_write_count;	/* left in the current one */
+	bool write_batch_idled;		/* it ran out of work: not timed */
 
 	/*
 	 * Anticipation.  antic_proc is the process whose read was the last
@@ -649,25 +671,113 @@ static struct elv_request *as_move_to_dispatch(struct as_data *ad,
 	} else {
 		ad->antic_proc = NULL;
 	}
+	if (dir == ELV_WRITE && ad->current_write_count > 0)
+		ad->current_write_count--;
 	ad->antic_status = ANTIC_OFF;
 	return rq;
 }
 
-static struct elv_request *as_dispatch(struct elevator_queue *eq, uint64_t now_ns,
-				   bool force)
+/*
+ * After a read batch's first completion: how long did the write batch
+ * before it really take, from its start to now?  Shrink the next one if
+ * it overran (halve it past three times write_batch_expire), grow it if
+ * it used all its requests well within the time; one running out of work
+ * says nothing.
+ */
+static void as_update_write_batch(struct as_data *ad, uint64_t now_ns)
+{
+	uint64_t batch = as_batch_ns(ad, ELV_WRITE);
+	uint64_t start = ad->batch_end_ns > batch ? ad->batch_end_ns - batch : 0;
+	uint64_t took = now_ns > start ? now_ns - start : 0;
+
+	if (took > batch && !ad->write_batch_idled) {
+		if (took > 3 * batch)
+			ad->write_batch_count /= 2;
+		else
+			ad->write_batch_count--;
+	} else if (took < batch && ad->current_write_count == 0) {
+		if (batch > 3 * took)
+			ad->write_batch_count *= 2;
+		else
+			ad->write_batch_count++;
+	}
+	if (ad->write_batch_count < 1)
+		ad->write_batch_count = 1;
+}
+
+/* Is the running batch over?  Not before its clock has started. */
+static bool as_batch_expired(const struct as_data *ad, uint64_t now_ns)
+{
+	if (ad->changed_batch || ad->new_batch)
+		return false;
+	if (now_ns >= ad->batch_end_ns)
+		return true;
+	return ad->batch_dir == ELV_WRITE && ad->current_write_count == 0;
+}
+
+/* Start a batch of dir; it runs once the other direction has drained. */
+static void as_start_batch(struct as_data *ad, enum elv_dir dir)
+{
+	if (dir != ad->batch_dir)
+		ad->changed_batch = true;
+	if (dir == ELV_WRITE) {
+		ad->new_batch = false;
+		ad->current_write_count = ad->write_batch_count;
+		ad->write_batch_idled = false;
+	}
+	ad->batch_dir = dir;
+}
+
+/*
+ * rq is about to go out in the running batch: if it is the first of a
+ * changed batch, the batch's clock starts (a write batch's now, a read
+ * batch's at its first completion).
+ */
+static struct elv_request *as_batch_begin(struct as_data *ad,
+					  struct elv_request *rq,
+					  uint64_t now_ns)
+{
+	if (!ad->changed_batch)
+		return rq;
+	ad->changed_batch = false;
+	if (ad->batch_dir == ELV_WRITE)
+		ad->batch_end_ns = now_ns + as_batch_ns(ad, ELV_WRITE);
+	else
+		ad->new_batch = true;
+	return rq;
+}
+
+static struct elv_request *as_dispatch(struct elevator_queue *eq,
+				       uint64_t now_ns, bool force)
 {
 	struct as_data *ad = as_data(eq);
-	enum elv_dir dir = ad->batch_dir, other = as_other(dir);
+	enum elv_dir dir, other;
 	struct elv_request *rq;
 
 	if (ad->nr_queued[ELV_READ] == 0 && ad->nr_queued[ELV_WRITE] == 0)
 		return NULL;
 
-	/* Uncontended, a batch runs on. */
-	if (ad->nr_queued[other] == 0 && now_ns >= ad->batch_end_ns)
+	/* A write batch that ran out of work cannot be timed. */
+	if (ad->batch_dir == ELV_WRITE && ad->nr_queued[ELV_READ] == 0 &&
+	    (ad->current_write_count == 0 || ad->nr_queued[ELV_WRITE] == 0))
+		ad->write_batch_idled = true;
+
+	if (!force && ad->changed_batch &&
+	    ad->nr_in_flight[ELV_READ] + ad->nr_in_flight[ELV_WRITE] > 0)
+		return NULL;	/* a completion calls again */
+	dir = ad->batch_dir;
+	other = as_other(dir);
+
+	/*
+	 * Uncontended, a batch runs on, its clock restarted; a write batch
+	 * keeps its count, so that the first read to come ends it if the
+	 * count is spent.
+	 */
+	if (ad->nr_queued[other] == 0 && !ad->changed_batch &&
+	    !ad->new_batch && now_ns >= ad->batch_end_ns)
 		ad->batch_end_ns = now_ns + as_batch_ns(ad, dir);
 
-	if (now_ns < ad->batch_end_ns || ad->nr_queued[other] == 0) {
+	if (!as_batch_expired(ad, now_ns) || ad->nr_queued[other] == 0) {
 		/*
 		 * In a read batch, idling may be better than serving the
 		 * next read, or than turning to writes while no read waits.
@@ -680,6 +790,7 @@ static struct elv_request *as_dispatch(struct elevator_queue *eq, uint64_t now_n
 				rq = as_fifo_first(ad, dir);
 			else
 				rq = ad->next_rq[dir];
+			rq = as_batch_begin(ad, rq, now_ns);
 			return as_move_to_dispatch(ad, rq);
 		}
 	}
@@ -687,9 +798,11 @@ static struct elv_request *as_dispatch(struct elevator_queue *eq, uint64_t now_n
 	/* A new batch of the other direction, from its oldest request. */
 	if (ad->nr_queued[other] == 0)
 		return NULL;	/* not reached: something is queued */
-	ad->batch_dir = other;
-	ad->batch_end_ns = now_ns + as_batch_ns(ad, other);
-	return as_move_to_dispatch(ad, as_fifo_first(ad, other));
+	as_start_batch(ad, other);
+	if (!force && ad->nr_in_flight[dir] > 0)
+		return NULL;	/* it starts once dir has drained */
+	rq = as_batch_begin(ad, as_fifo_first(ad, other), now_ns);
+	return as_move_to_dispatch(ad, rq);
 }
 
 /* ------------------------------------------------------------------ */
@@ -709,6 +822,11 @@ static int as_init_queue(struct elevator_queue *eq)
 	/* The first batch with reads waiting is a read batch. */
 	ad->batch_dir = ELV_WRITE;
 	ad->antic_status = ANTIC_OFF;
+	/* The kernel's first guess: a request per 10 ms of the batch. */
+	ad->write_batch_count = (unsigned)(ad->write_batch_expire / 10);
+	if (ad->write_batch_count < 2)
+		ad->write_batch_count = 2;
+	ad->current_write_count = ad->write_batch_count;
 
 	ad->procs = calloc(AS_NR_PROCS, sizeof *ad->procs);
 	ad->hash = calloc(AS_HASH_SIZE, sizeof *ad->hash);
@@ -836,6 +954,13 @@ static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
 		ad->nr_in_flight[rq->dir]--;
 	if (rq->dir != ELV_READ)
 		return;
+
+	/* A read batch's clock starts at its first completion. */
+	if (ad->new_batch && ad->batch_dir == ELV_READ) {
+		as_update_write_batch(ad, now_ns);
+		ad->batch_end_ns = now_ns + as_batch_ns(ad, ELV_READ);
+		ad->new_batch = false;
+	}
 
 	/*
 	 * The process is found again by pid: the elv_ fields are ours only

@@ -547,6 +547,117 @@ static void test_batches(void)
 	queue_free(q);
 }
 
+/*
+ * changed_batch: a change of direction waits for the other direction's
+ * requests in flight, so that the new batch is not charged for them.
+ */
+static void test_changed_batch(void)
+{
+	struct queue *q = as_queue();
+	struct io *io;
+
+	h_set_tunable(q, "antic_expire", 0);
+	rd(q, 1, 601, 1000);
+	CHECK_STR(h_order(q, 1), "1");		/* read batch till 500 ms */
+	wr(q, 2, 602, 5000);
+	h_now = 499 * H_MS;
+	rd(q, 3, 603, 2000);
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 3);
+	h_now = 500 * H_MS;
+	/* The batch is over, but read 3 is still in flight. */
+	CHECK(queue_try_next(q) == NULL);
+	h_now = 510 * H_MS;
+	if (io != NULL)
+		h_complete(q, io);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/*
+ * new_batch: a read batch's clock starts at its first completion, not at
+ * its first dispatch.
+ */
+static void test_new_batch(void)
+{
+	struct queue *q = as_queue();
+	struct io *io;
+
+	h_set_tunable(q, "antic_expire", 0);
+	wr(q, 1, 601, 5000);
+	CHECK_STR(h_order(q, 1), "1");		/* write batch till 125 ms */
+	rd(q, 2, 602, 1000);
+	wr(q, 4, 604, 6000);
+	h_now = 125 * H_MS;
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 2);
+	h_now = 175 * H_MS;
+	if (io != NULL)
+		h_complete(q, io);
+	/* The read batch runs till 175 + 500 ms, not 125 + 500. */
+	h_now = 650 * H_MS;
+	rd(q, 3, 603, 2000);
+	CHECK_EQ(h_next_id(q), 3);
+	h_now = 675 * H_MS;
+	CHECK_EQ(h_next_id(q), 4);
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/*
+ * write_batch_count: a write batch ends after its count of requests
+ * (12 for write_batch_expire 125 ms) even with time left, when reads wait.
+ */
+static void test_write_batch_count(void)
+{
+	struct queue *q = as_queue();
+	int i;
+
+	h_set_tunable(q, "antic_expire", 0);
+	for (i = 1; i <= 14; i++)
+		wr(q, i, 600 + i, 100000 + 8 * (uint64_t)i);
+	rd(q, 15, 615, 1000);
+	CHECK_STR(h_order(q, 13), "15 1 2 3 4 5 6 7 8 9 10 11 12");
+	/* Twelve writes at time 0: the read batch comes before the rest. */
+	rd(q, 16, 616, 1008);
+	CHECK_STR(h_order(q, 1), "16");
+	h_now = 500 * H_MS;
+	CHECK_STR(h_order(q, 0), "13 14");
+	CHECK_DONE(16);
+	queue_free(q);
+}
+
+/*
+ * update_write_batch: a write batch that took more than three times
+ * write_batch_expire (to the first read completion after it) halves the
+ * next one's count: 12 becomes 6.
+ */
+static void test_update_write_batch(void)
+{
+	struct queue *q = as_queue();
+	struct io *io;
+	int i;
+
+	h_set_tunable(q, "antic_expire", 0);
+	for (i = 1; i <= 10; i++)
+		wr(q, i, 600 + i, 100000 + 8 * (uint64_t)i);
+	/* The first write takes 400 ms while a read waits. */
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 1);
+	rd(q, 11, 611, 1000);
+	h_now = 400 * H_MS;
+	if (io != NULL)
+		h_complete(q, io);
+	CHECK_STR(h_order(q, 1), "11");
+	h_now = 900 * H_MS;
+	rd(q, 12, 612, 1008);
+	/* The read batch is over: six writes, the read, the rest. */
+	CHECK_STR(h_order(q, 0), "2 3 4 5 6 7 12 8 9 10");
+	CHECK_DONE(12);
+	queue_free(q);
+}
+
 /* An anticipation does not outlast its batch when writes wait. */
 static void test_batch_ends_wait(void)
 {
@@ -707,6 +818,10 @@ int main(void)
 	test_force();
 	test_batches();
 	test_batch_ends_wait();
+	test_changed_batch();
+	test_new_batch();
+	test_write_batch_count();
+	test_update_write_batch();
 	test_merges();
 	test_many_processes();
 	test_switch_while_waiting();
