@@ -180,3 +180,21 @@ resident() {
 	fincore -nbo RES,SIZE "$@" 2>/dev/null |
 		awk '{ r += $1; s += $2 } END { printf "%.0f\n", s ? 100 * r / s : 0 }'
 }
+
+# timed_cat TAG FILE...: evict FILEs, then read them all with one cat, as
+# a process that reads one file after another; RESULTS/TAG.time gets the
+# microseconds taken ("cap" past RUNTIME seconds), RESULTS/TAG.cache the
+# share of the files that was still cached at the start.
+timed_cat() {
+	local tag=$1 t0 t1
+	shift
+	evict "$@"
+	resident "$@" >"$RESULTS/$tag.cache"
+	t0=$(date +%s%N)
+	if timeout "$RUNTIME" cat "$@" >/dev/null; then
+		t1=$(date +%s%N)
+		echo "$(( (t1 - t0) / 1000 ))" >"$RESULTS/$tag.time"
+	else
+		echo cap >"$RESULTS/$tag.time"
+	fi
+}

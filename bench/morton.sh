@@ -62,25 +62,6 @@ sync
 } | tee "$RESULTS/machine.txt"
 echo
 
-# one_cat MODE TAG: evict the small files, cat them all, write the seconds
-# taken (or "cap") into TAG.time and the residency at start into TAG.cache.
-one_cat() {
-	local m=$W/$1 files t0 t1
-	files=$(for i in $(seq $NFILES); do printf '%s ' "$m/small/f$i"; done)
-	# shellcheck disable=SC2086
-	evict $files
-	# shellcheck disable=SC2086
-	resident $files >"$RESULTS/$2.cache"
-	t0=$(date +%s%N)
-	# shellcheck disable=SC2086
-	if timeout "$RUNTIME" cat $files >/dev/null; then
-		t1=$(date +%s%N)
-		echo "$(( (t1 - t0) / 1000 ))" >"$RESULTS/$2.time"
-	else
-		echo cap >"$RESULTS/$2.time"
-	fi
-}
-
 # run MODE SCHED TAG WRITER: one cat, with dd streaming when WRITER is 1.
 run() {
 	local m=$W/$1 dd_pid=
@@ -92,7 +73,8 @@ run() {
 		BGPIDS="$BGPIDS $dd_pid"
 		sleep 2
 	fi
-	one_cat "$1" "$3"
+	# shellcheck disable=SC2046
+	timed_cat "$3" $(printf "$m/small/f%d " $(seq $NFILES))
 	cat "$m/.control/stats" >"$RESULTS/$3.stats-after"
 	for f in "$m"/.control/iosched/*; do
 		[ -e "$f" ] && echo "$(basename "$f") $(cat "$f")"

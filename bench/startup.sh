@@ -67,22 +67,10 @@ background() {
 	BG="$BG $!"
 }
 
-# start TAG: evict the small files, read them all, record seconds and cache.
+# start TAG: one start of the application: its files, read by one cat.
 start() {
-	local files t0 t1
-	files=$(for i in $(seq $NFILES); do printf '%s ' "$W/hdd/app/f$i"; done)
-	# shellcheck disable=SC2086
-	evict $files
-	# shellcheck disable=SC2086
-	resident $files >"$RESULTS/$1.cache"
-	t0=$(date +%s%N)
-	# shellcheck disable=SC2086
-	if timeout "$RUNTIME" cat $files >/dev/null; then
-		t1=$(date +%s%N)
-		echo "$(( (t1 - t0) / 1000 ))" >"$RESULTS/$1.time"
-	else
-		echo cap >"$RESULTS/$1.time"
-	fi
+	# shellcheck disable=SC2046
+	timed_cat "$1" $(printf "$W/hdd/app/f%d " $(seq $NFILES))
 }
 
 total=$(( ROUNDS * 2 * $(echo "$SCHEDS" | wc -w) ))
