@@ -38,6 +38,8 @@ void log_open(bool to_syslog, int max_level);
 void log_set_level(int max_level);
 /* "error", "warning", "info", "debug"...: a syslog level, or -1. */
 int log_level_parse(const char *name);
+/* The name of a syslog level (LOG_EMERG to LOG_DEBUG), or NULL. */
+const char *log_level_name(int level);
 void log_msg(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 #define log_err(...) log_msg(LOG_ERR, __VA_ARGS__)
@@ -48,6 +50,7 @@ void log_msg(int level, const char *fmt, ...)
 /* config.c: built-in defaults < the configuration file < -o options */
 #define CONFIG_FILE SYSCONF_DIR "/fuse-iosched.conf"
 #define CONFIG_ERR_MAX 512
+struct queue;
 /* A tunable value from a scheduler section of the file. */
 struct config_tunable {
 	struct config_tunable *next;
@@ -74,14 +77,13 @@ struct config {
 	unsigned ssd_buffer_mib; /* ssd: the write buffer */
 	unsigned ssd_drain_mb_per_s; /* ssd: the buffer's drain rate */
 	char *log;		/* log level name */
-	int log_level;		/* syslog level: messages above are dropped */
 	bool foreground;
 	bool debug;
-	bool scheduler_set;	/* named by -o or the file: no fallback */
 
 	char *config_file;	/* -o config=PATH; NULL: CONFIG_FILE if any */
 	char *config_read;	/* the file actually read, or NULL */
 	unsigned given;		/* settings -o gave (bit per setting) */
+	unsigned named;		/* settings -o or the file gave */
 	char **opts;		/* our -o options, replayed on reload */
 	unsigned nr_opts;
 	struct config_tunable *tunables;	/* the file's sections */
@@ -91,6 +93,12 @@ struct config {
 int config_init(struct config *cfg);
 /* Whether -o gave the setting called name. */
 bool config_given(const struct config *cfg, const char *name);
+/* Whether -o or the file gave it (else it is the built-in default). */
+bool config_named(const struct config *cfg, const char *name);
+/* The syslog level to log at: log, or debug under -d. */
+int config_log_level(const struct config *cfg);
+/* The -o lines of --help, from the settings table. */
+void config_usage(FILE *fp);
 /* One -o option: 0 ours and valid, 1 not ours, -1 invalid (err set). */
 int config_option(struct config *cfg, const char *opt, char *err,
 		  size_t size);
@@ -105,6 +113,10 @@ int config_reload(const struct config *cur, struct config *next, char *err,
 int64_t config_tunable_value(const struct config *cfg,
 			     const struct elevator_type *type,
 			     const struct elv_tunable *t);
+/* SIGHUP: apply to q what next changes from cur (or log that it waits
+ * for the next mount); what was applied moves into cur. */
+void config_reload_apply(struct config *cur, struct config *next,
+			 struct queue *q);
 /* Make the file's tunables the defaults of new instances. */
 int config_apply_tunables(const struct config *cfg, char *err, size_t size);
 /* The effective configuration, in the file's syntax. */
@@ -405,6 +417,8 @@ int elv_list_names(char *buf, size_t size, const char *active);
 int elv_register(const struct elevator_type *type, const char *origin);
 void elv_unregister_all(void);
 const struct elevator_type *elv_find(const char *name);
+/* The i-th registered scheduler, in registration order, or NULL. */
+const struct elevator_type *elv_nth(unsigned i);
 /* Find name, loading NAME.so from the module directory if needed. */
 const struct elevator_type *elv_get(const char *name);
 /* "noop [deadline] ...\n" */
@@ -448,13 +462,7 @@ void module_unload_all(void);
 #define DISKMODEL_RPM_MIN 100
 #define DISKMODEL_RPM_MAX 100000
 #define DISKMODEL_MB_PER_S_MAX 100000
-/* ssd defaults: a SATA-class flash device with a small DRAM buffer. */
-#define DISKMODEL_SSD_CHANNELS 4
-#define DISKMODEL_SSD_READ_US 80
-#define DISKMODEL_SSD_MB_PER_S 500
-#define DISKMODEL_SSD_BUFFER_MIB 32
-#define DISKMODEL_SSD_DRAIN_MB_PER_S 300
-#define DISKMODEL_SSD_CHANNELS_MAX 64	/* ranges of the settings */
+#define DISKMODEL_SSD_CHANNELS_MAX 64	/* ranges of the ssd settings */
 #define DISKMODEL_SSD_READ_US_MAX 100000
 #define DISKMODEL_SSD_BUFFER_MIB_MAX 65536
 struct diskmodel;
