@@ -138,6 +138,20 @@ layout() {
 		die "cannot lay out $1"
 }
 
+# spread DIR N SIZE GAP: N files DIR/f1..fN of SIZE random bytes, each
+# followed on the disk by a preallocated spacer of GAP (in DIR.gap), so
+# that reading them one after the other costs a short seek each, as the
+# files of a source tree or an application do, not one sequential read.
+spread() {
+	mkdir -p "$1" "$1.gap"
+	for i in $(seq "$2"); do
+		head -c "$3" /dev/urandom >"$1/f$i"
+		sync "$1/f$i"
+		fallocate -l "$4" "$1.gap/g$i"
+	done
+	sync
+}
+
 # The machine, for the top of every summary.
 describe_machine() {
 	dev=$(df -P "$B" | awk 'NR == 2 { print $1 }')

@@ -43,16 +43,8 @@ MODES="sync wbc"
 
 mount_fs sync "disk_model=hdd"
 mount_fs wbc "disk_model=hdd,writeback_cache"
-# Spread the files over the disk as a source tree is, 4 MiB apart (a
-# preallocated spacer after each): reading them costs a short seek each,
-# not one long sequential read.
-mkdir -p "$B/small" "$B/gap"
-for i in $(seq $NFILES); do
-	head -c $FSIZE /dev/urandom >"$B/small/f$i"
-	sync "$B/small/f$i"
-	fallocate -l 4M "$B/gap/g$i"
-done
-sync
+# Spread over the disk as a source tree is, 4 MiB apart.
+spread "$B/small" $NFILES $FSIZE 4M
 
 {
 	describe_machine

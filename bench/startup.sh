@@ -31,14 +31,8 @@ NFILES=300 FSIZE=16k BIGSIZE=1g
 SCHEDS="noop deadline cfq bfq"
 
 mount_fs hdd "disk_model=hdd"
-# An application's files lie apart on the disk: a preallocated 2 MiB
-# spacer after each, so each costs a short seek.
-mkdir -p "$B/app" "$B/gap"
-for i in $(seq $NFILES); do
-	head -c $FSIZE /dev/urandom >"$B/app/f$i"
-	sync "$B/app/f$i"
-	fallocate -l 2M "$B/gap/g$i"
-done
+# An application's files lie apart on the disk, 2 MiB apart.
+spread "$B/app" $NFILES $FSIZE 2M
 layout "$B/r1.dat" $BIGSIZE
 layout "$B/r2.dat" $BIGSIZE
 sync
