@@ -191,6 +191,14 @@ struct as_data {
 	 */
 	enum elv_dir batch_dir;
 	uint64_t batch_end_ns;
+	/*
+	 * Each direction's FIFO is looked at once per expiry time at most
+	 * (the kernel's last_check_fifo), from the start of its batch: when
+	 * many requests expire together, the first expired one is served
+	 * and the elevator goes on from there, instead of a seek storm in
+	 * arrival order.
+	 */
+	uint64_t last_check_fifo[2];
 	bool changed_batch;
 	bool new_batch;
 
@@ -493,6 +501,15 @@ static bool as_fifo_expired(const struct as_data *ad, enum elv_dir dir,
 	return now_ns >= as_fifo_entry(ad->fifo_list[dir].next)->elv_deadline_ns;
 }
 
+/* The rate-limited check of dispatch: see last_check_fifo. */
+static bool as_fifo_due(struct as_data *ad, enum elv_dir dir, uint64_t now_ns)
+{
+	if (now_ns < ad->last_check_fifo[dir] + as_expire_ns(ad, dir))
+		return false;
+	ad->last_check_fifo[dir] = now_ns;
+	return as_fifo_expired(ad, dir, now_ns);
+}
+
 static struct elv_request *as_fifo_first(struct as_data *ad, enum elv_dir dir)
 {
 	return as_fifo_entry(ad->fifo_list[dir].next);
@@ -785,7 +802,7 @@ static struct elv_request *as_dispatch(struct elevator_queue *eq,
 		if (dir == ELV_READ && as_antic_hold(eq, ad, now_ns, force))
 			return NULL;
 		if (ad->nr_queued[dir] > 0) {
-			if (as_fifo_expired(ad, dir, now_ns) ||
+			if (as_fifo_due(ad, dir, now_ns) ||
 			    ad->next_rq[dir] == NULL)
 				rq = as_fifo_first(ad, dir);
 			else
@@ -799,6 +816,7 @@ static struct elv_request *as_dispatch(struct elevator_queue *eq,
 	if (ad->nr_queued[other] == 0)
 		return NULL;	/* not reached: something is queued */
 	as_start_batch(ad, other);
+	ad->last_check_fifo[other] = now_ns;
 	if (!force && ad->nr_in_flight[dir] > 0)
 		return NULL;	/* it starts once dir has drained */
 	rq = as_batch_begin(ad, as_fifo_first(ad, other), now_ns);

@@ -658,6 +658,28 @@ static void test_update_write_batch(void)
 	queue_free(q);
 }
 
+/*
+ * last_check_fifo: when many reads have expired together, the FIFO is
+ * looked at once per read_expire: the oldest goes, then the elevator
+ * serves the rest in sector order from there, not in arrival order.
+ */
+static void test_last_check_fifo(void)
+{
+	struct queue *q = as_queue();
+
+	h_set_tunable(q, "antic_expire", 0);
+	rd(q, 1, 601, 100);
+	CHECK_STR(h_order(q, 1), "1");
+	rd(q, 2, 602, 5000);
+	rd(q, 3, 603, 2000);
+	rd(q, 4, 604, 4000);
+	rd(q, 5, 605, 3000);
+	h_now = 200 * H_MS;
+	CHECK_STR(h_order(q, 0), "2 4 5 3");
+	CHECK_DONE(5);
+	queue_free(q);
+}
+
 /* An anticipation does not outlast its batch when writes wait. */
 static void test_batch_ends_wait(void)
 {
@@ -822,6 +844,7 @@ int main(void)
 	test_new_batch();
 	test_write_batch_count();
 	test_update_write_batch();
+	test_last_check_fifo();
 	test_merges();
 	test_many_processes();
 	test_switch_while_waiting();
