@@ -13,9 +13,9 @@
  * Priority classes, as ionice(1) sets them: real-time queues are served
  * before best-effort ones, which are served before idle ones.  Within a
  * class the queues take turns in round robin, a higher level meaning a
- * shorter slice.  The idle class gets the device only when nobody else has
- * used it for CFQ_IDLE_DELAY_MS, and at least one request every
- * CFQ_IDLE_STARVE_MS whatever the load, so that it is never stuck forever.
+ * shorter slice.  The idle class gets the device only when the other
+ * classes have left it alone for CFQ_IDLE_GRACE_MS, and is never forced
+ * in: that is the contract of ionice -c3.
  *
  * A process reading a file issues one request, waits for it, thinks a
  * little and issues the next.  Switching to another process as soon as its
@@ -55,17 +55,10 @@
  * The idle class may start only after the other classes have been quiet
  * (nothing queued or in flight) for this long (ms), as the kernel's
  * CFQ_IDLE_GRACE: a best-effort process pausing between two reads does not
- * let the idle class in.
+ * let the idle class in.  Nothing else lets it in: under a steady load it
+ * gets nothing, as ionice(1) promises.
  */
-#define CFQ_IDLE_DELAY_MS	100
-/*
- * But the idle class is never starved for good: once it has waited this
- * long (ms) since it last got a request served, the current slice is cut
- * short (the rest is kept for later) and one idle request goes out.  Under
- * full load an idle-class process thus gets a request every 250 ms, enough
- * to make progress, too little to matter to anyone else.
- */
-#define CFQ_IDLE_STARVE_MS	250
+#define CFQ_IDLE_GRACE_MS	100
 
 /* elv_priv[1] of a dispatched request: what it counts in. */
 #define CFQ_RQ_SYNC_FLIGHT	0x1u	/* cd->sync_flight */
@@ -116,7 +109,6 @@ struct cfq_data {
 	unsigned nonidle_flight;	/* in flight from RT and BE queues */
 	bool nonidle_seen;		/* an RT or BE request completed */
 	uint64_t last_nonidle_end;	/* when it last happened */
-	uint64_t idle_stamp;		/* idle class last served, or waiting */
 };
 
 /* pidq frees the queues it allocates, and its hooks find their data. */
@@ -211,9 +203,7 @@ static void cfq_rq_added(struct cfq_data *cd, struct cfq_queue *cfqq,
 	if (cfqq->q.queued != 1)
 		return;
 	cd->busy++;
-	/* The idle class starts waiting now, if it was not already. */
-	if (cd->busy_class[cfqq->cls]++ == 0 && cfqq->cls == PIDQ_IDLE)
-		cd->idle_stamp = now_ns;
+	cd->busy_class[cfqq->cls]++;
 	if (cfqq != cd->active)
 		elv_list_add_tail(&cfqq->rr, &cd->rr[cfqq->cls]);
 }
@@ -266,12 +256,6 @@ static void cfq_expire(struct cfq_data *cd, uint64_t now_ns, bool preempted)
 		elv_list_add_tail(&cfqq->rr, &cd->rr[cfqq->cls]);
 }
 
-static bool cfq_idle_starved(const struct cfq_data *cd, uint64_t now_ns)
-{
-	return cd->busy_class[PIDQ_IDLE] != 0 &&
-		now_ns >= cd->idle_stamp + elv_ms_to_ns(CFQ_IDLE_STARVE_MS);
-}
-
 static struct cfq_queue *cfq_rr_first(struct cfq_data *cd, enum pidq_class c)
 {
 	if (elv_list_empty(&cd->rr[c]))
@@ -280,9 +264,8 @@ static struct cfq_queue *cfq_rr_first(struct cfq_data *cd, enum pidq_class c)
 }
 
 /*
- * The queue to get the next slice: a starved idle class first, then
- * real-time, best-effort, and the idle class once the others have been
- * quiet for CFQ_IDLE_DELAY_MS.
+ * The queue to get the next slice: real-time, best-effort, and the idle
+ * class once the others have been quiet for CFQ_IDLE_GRACE_MS.
  */
 static struct cfq_queue *cfq_next_queue(struct elevator_queue *eq,
 					struct cfq_data *cd, uint64_t now_ns)
@@ -290,9 +273,6 @@ static struct cfq_queue *cfq_next_queue(struct elevator_queue *eq,
 	struct cfq_queue *cfqq;
 	uint64_t at;
 
-	if (cfq_idle_starved(cd, now_ns) &&
-	    (cfqq = cfq_rr_first(cd, PIDQ_IDLE)) != NULL)
-		return cfqq;
 	if ((cfqq = cfq_rr_first(cd, PIDQ_RT)) != NULL ||
 	    (cfqq = cfq_rr_first(cd, PIDQ_BE)) != NULL)
 		return cfqq;
@@ -301,11 +281,9 @@ static struct cfq_queue *cfq_next_queue(struct elevator_queue *eq,
 	/* An RT or BE completion will call dispatch again. */
 	if (cd->nonidle_flight != 0)
 		return NULL;
-	at = cd->last_nonidle_end + elv_ms_to_ns(CFQ_IDLE_DELAY_MS);
+	at = cd->last_nonidle_end + elv_ms_to_ns(CFQ_IDLE_GRACE_MS);
 	if (!cd->nonidle_seen || now_ns >= at)
 		return cfqq;
-	if (at > cd->idle_stamp + elv_ms_to_ns(CFQ_IDLE_STARVE_MS))
-		at = cd->idle_stamp + elv_ms_to_ns(CFQ_IDLE_STARVE_MS);
 	elv_wakeup_at(eq, at);
 	return NULL;
 }
@@ -321,10 +299,6 @@ static struct cfq_queue *cfq_select_queue(struct elevator_queue *eq,
 	struct cfq_queue *cfqq = cd->active;
 
 	if (cfqq != NULL) {
-		if (cfqq->cls != PIDQ_IDLE && cfq_idle_starved(cd, now_ns)) {
-			cfq_expire(cd, now_ns, true);
-			goto new_queue;
-		}
 		if (cfqq->slice_end != 0 && now_ns >= cfqq->slice_end)
 			goto expire;
 		if (cfqq->q.queued != 0) {
@@ -346,7 +320,6 @@ static struct cfq_queue *cfq_select_queue(struct elevator_queue *eq,
 expire:
 		cfq_expire(cd, now_ns, false);
 	}
-new_queue:
 	cfqq = cfq_next_queue(eq, cd, now_ns);
 	if (cfqq != NULL)
 		cfq_activate(cd, cfqq);
@@ -355,7 +328,7 @@ new_queue:
 
 /* Hand rq of the active queue over to the host. */
 static struct elv_request *cfq_take(struct cfq_data *cd, struct cfq_queue *cfqq,
-				struct elv_request *rq, uint64_t now_ns)
+				struct elv_request *rq)
 {
 	uintptr_t flags = 0;
 
@@ -370,8 +343,6 @@ static struct elv_request *cfq_take(struct cfq_data *cd, struct cfq_queue *cfqq,
 	if (cfqq->cls != PIDQ_IDLE) {
 		cd->nonidle_flight++;
 		flags |= CFQ_RQ_NONIDLE_FLIGHT;
-	} else {
-		cd->idle_stamp = now_ns;
 	}
 	rq->elv_priv[1] = (void *)flags;
 	return rq;
@@ -396,7 +367,7 @@ static struct elv_request *cfq_dispatch_forced(struct cfq_data *cd,
 			return NULL;
 		cfq_activate(cd, cfqq);
 	}
-	return cfq_take(cd, cfqq, cfqq->q.next_rq, now_ns);
+	return cfq_take(cd, cfqq, cfqq->q.next_rq);
 }
 
 /* ------------------------------------------------------------------ */
@@ -541,7 +512,7 @@ static struct elv_request *cfq_dispatch(struct elevator_queue *eq, uint64_t now_
 			cfqq->slice_resid : cfq_slice_ns(cd, cfqq));
 		cfqq->slice_resid = 0;
 	}
-	cfq_take(cd, cfqq, rq, now_ns);
+	cfq_take(cd, cfqq, rq);
 
 	/*
 	 * With others waiting, an async slice also ends after its share of
