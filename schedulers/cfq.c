@@ -75,7 +75,7 @@ struct cfq_queue {
 	unsigned dispatched;		/* requests in flight */
 
 	/* The slice, while active. */
-	uint64_t slice_end;		/* 0 until its first dispatch */
+	uint64_t slice_end;		/* 0 until its first completion */
 	uint64_t slice_resid;		/* left over from a preempted slice */
 	unsigned slice_dispatch;	/* requests dispatched in this slice */
 	bool fifo_checked;		/* FIFO looked at in this slice */
@@ -506,12 +506,6 @@ static struct elv_request *cfq_dispatch(struct elevator_queue *eq, uint64_t now_
 	if (rq == NULL)
 		rq = cfqq->q.next_rq;
 
-	/* The slice runs from the first dispatch. */
-	if (cfqq->slice_end == 0) {
-		cfqq->slice_end = now_ns + (cfqq->slice_resid != 0 ?
-			cfqq->slice_resid : cfq_slice_ns(cd, cfqq));
-		cfqq->slice_resid = 0;
-	}
 	cfq_take(cd, cfqq, rq);
 
 	/*
@@ -553,6 +547,16 @@ static void cfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 	if (cfqq != cd->active) {
 		cfq_put_queue(cd, cfqq);
 		return;
+	}
+	/*
+	 * The slice runs from the first completion, as the kernel's
+	 * slice_new: the time the first request waited behind the previous
+	 * queue's is not charged to this one.
+	 */
+	if (cfqq->slice_end == 0) {
+		cfqq->slice_end = now_ns + (cfqq->slice_resid != 0 ?
+			cfqq->slice_resid : cfq_slice_ns(cd, cfqq));
+		cfqq->slice_resid = 0;
 	}
 	if (cfqq->cls == PIDQ_IDLE ||
 	    (cfqq->slice_end != 0 && now_ns >= cfqq->slice_end)) {

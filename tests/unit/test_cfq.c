@@ -249,6 +249,39 @@ static void test_rt_first(void)
 	queue_free(q);
 }
 
+/*
+ * slice_new: the slice starts at the first completion, not the first
+ * dispatch, so a first request that takes 50 ms leaves the whole 100 ms
+ * slice after it.
+ */
+static void test_slice_starts_at_first_completion(void)
+{
+	struct queue *q = cfq_queue();
+	struct io *io;
+	int id = 2, got;
+
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1002, BE(4), 900000);
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 1);
+	h_now = 50 * H_MS;
+	if (io != NULL)
+		h_complete(q, io);
+	do {
+		h_now += H_MS;
+		pq_rd(q, ++id, 1001, BE(4), 100 + (uint64_t)id * 8);
+		got = h_next_id(q);
+	} while (got != 2 && got > 0 && h_now < 1000 * H_MS);
+	CHECK_EQ(got, 2);
+	/* 50 + 100 ms, and the 1 ms of the request that overran it. */
+	CHECK(h_now >= 150 * H_MS && h_now <= 151 * H_MS);
+	queue_stop(q);
+	while (h_next_id(q) > 0)
+		;
+	CHECK_DONE(id);
+	queue_free(q);
+}
+
 /* A greedy RT reader leaves nothing to best-effort. */
 static void test_rt_greedy(void)
 {
@@ -438,7 +471,8 @@ static void test_quantum(void)
 /*
  * FIFO expiry is checked at the start of a slice: a request far behind
  * the sweep, queued at 0, expires at 125 ms mid-slice and is served at
- * the start of the next slice, at 200 ms.
+ * the start of the next slice, at 201 ms (each slice runs from its first
+ * completion, 1 ms after its first dispatch).
  */
 static void fifo_expiry(enum elv_dir dir, uint64_t at_ms)
 {
@@ -472,9 +506,9 @@ static void fifo_expiry(enum elv_dir dir, uint64_t at_ms)
 
 static void test_fifo_expire(void)
 {
-	fifo_expiry(ELV_READ, 200);
-	/* Async: 250 ms, seen at the slice start at 300 ms. */
-	fifo_expiry(ELV_WRITE, 300);
+	fifo_expiry(ELV_READ, 201);
+	/* Async: 250 ms, seen at the slice start at 302 ms. */
+	fifo_expiry(ELV_WRITE, 302);
 }
 
 /* Forward preferred; backward within back_seek_max at twice the cost. */
@@ -545,6 +579,7 @@ int main(void)
 	test_slice_tunable();
 	test_rt_first();
 	test_rt_greedy();
+	test_slice_starts_at_first_completion();
 	test_idle_class_never_forced();
 	test_idle_class_quiet();
 	test_idle_window();
