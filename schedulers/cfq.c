@@ -12,8 +12,11 @@
  *
  * Priority classes, as ionice(1) sets them: real-time queues are served
  * before best-effort ones, which are served before idle ones.  Within a
- * class the queues take turns in round robin, a higher level meaning a
- * shorter slice.  The idle class gets the device only when the other
+ * class, busy queues wait on a service tree (a sorted list here: there are
+ * few of them) keyed by when they should next be served: the time they
+ * joined, pushed back by slice_offset for a lower level (a higher level
+ * means a shorter slice and a later turn), minus what was left of a
+ * preempted slice, plus what the last slice overran.  The idle class gets the device only when the other
  * classes have left it alone for CFQ_IDLE_GRACE_MS, and is never forced
  * in: that is the contract of ionice -c3.
  *
@@ -66,7 +69,8 @@
 
 struct cfq_queue {
 	struct pidq q;			/* first: see pidq.h */
-	struct elv_list rr;		/* on cd->rr[cls] while busy, not active */
+	struct elv_list rr;		/* on cd->tree while busy, not active */
+	int64_t key;			/* its place on cd->tree (ns) */
 
 	enum pidq_class cls;
 	int level;			/* 0 (highest) to 7 */
@@ -76,7 +80,7 @@ struct cfq_queue {
 
 	/* The slice, while active. */
 	uint64_t slice_end;		/* 0 until its first completion */
-	uint64_t slice_resid;		/* left over from a preempted slice */
+	int64_t slice_resid;		/* left over (> 0) or overrun (< 0) */
 	unsigned slice_dispatch;	/* requests dispatched in this slice */
 	bool fifo_checked;		/* FIFO looked at in this slice */
 
@@ -92,8 +96,8 @@ struct cfq_data {
 	int64_t slice_async;		/* ms */
 	int64_t slice_async_rq;		/* requests */
 
-	/* Busy queues waiting for their slice, per class, served in turn. */
-	struct elv_list rr[PIDQ_NR_CLASSES];
+	/* Busy queues waiting for their slice: RT, BE, IDLE, each by key. */
+	struct elv_list tree;
 	unsigned busy;			/* queues holding requests */
 	unsigned busy_class[PIDQ_NR_CLASSES];	/* the same, per class */
 
@@ -147,6 +151,57 @@ static uint64_t cfq_slice_ns(const struct cfq_data *cd,
 	return elv_ms_to_ns(ms < 1 ? 1 : ms);
 }
 
+/*
+ * How much later than a level-0 sync queue cfqq should be served, with
+ * the others busy: the kernel's slice_offset, its approximation of the
+ * slices the others get before it.
+ */
+static int64_t cfq_slice_offset(const struct cfq_data *cd,
+				const struct cfq_queue *cfqq)
+{
+	struct cfq_queue top = { .per_process = true, .level = 0 };
+
+	return (int64_t)(cd->busy - 1) *
+		(int64_t)(cfq_slice_ns(cd, &top) - cfq_slice_ns(cd, cfqq));
+}
+
+/* Put cfqq on the tree by its class, then key; after equal ones. */
+static void cfq_tree_insert(struct cfq_data *cd, struct cfq_queue *cfqq)
+{
+	struct elv_list *pos;
+	struct cfq_queue *o;
+
+	elv_list_for_each(pos, &cd->tree) {
+		o = elv_list_entry(pos, struct cfq_queue, rr);
+		if (o->cls > cfqq->cls ||
+		    (o->cls == cfqq->cls && o->key > cfqq->key))
+			break;
+	}
+	elv_list_add_tail(&cfqq->rr, pos);
+}
+
+/*
+ * (Re)place cfqq on the tree: at the front of its class (a preempting
+ * queue), or at now + slice_offset, corrected by its residual.  The
+ * kernel adds slice_resid to the key, which would delay a queue for the
+ * slice it was robbed of and advance one that overran; the sign is taken
+ * the way its comment means it (see fuse-iosched(8)).
+ */
+static void cfq_tree_add(struct cfq_data *cd, struct cfq_queue *cfqq,
+			 uint64_t now_ns, bool front)
+{
+	if (front) {
+		cfqq->key = INT64_MIN;
+	} else {
+		cfqq->key = (int64_t)now_ns + cfq_slice_offset(cd, cfqq) -
+			cfqq->slice_resid;
+		cfqq->slice_resid = 0;
+	}
+	if (!elv_list_empty(&cfqq->rr))
+		elv_list_del(&cfqq->rr);
+	cfq_tree_insert(cd, cfqq);
+}
+
 /* Requests an async slice may dispatch: more for higher levels. */
 static unsigned cfq_async_max_rq(const struct cfq_data *cd,
 				 const struct cfq_queue *cfqq)
@@ -185,12 +240,13 @@ static void cfq_set_prio(struct cfq_data *cd, struct cfq_queue *cfqq,
 		cd->busy_class[cfqq->cls]--;
 		cd->busy_class[cls]++;
 	}
-	if (!elv_list_empty(&cfqq->rr)) {
-		elv_list_del(&cfqq->rr);
-		elv_list_add_tail(&cfqq->rr, &cd->rr[cls]);
-	}
 	cfqq->cls = cls;
 	cfqq->level = level;
+	/* Same key, in its new class. */
+	if (!elv_list_empty(&cfqq->rr)) {
+		elv_list_del(&cfqq->rr);
+		cfq_tree_insert(cd, cfqq);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -205,7 +261,7 @@ static void cfq_rq_added(struct cfq_data *cd, struct cfq_queue *cfqq,
 	cd->busy++;
 	cd->busy_class[cfqq->cls]++;
 	if (cfqq != cd->active)
-		elv_list_add_tail(&cfqq->rr, &cd->rr[cfqq->cls]);
+		cfq_tree_add(cd, cfqq, now_ns, false);
 }
 
 /* rq leaves its queue (dispatched or merged away). */
@@ -230,11 +286,12 @@ static void cfq_activate(struct cfq_data *cd, struct cfq_queue *cfqq)
 }
 
 /*
- * End the active queue's slice.  A preempted queue keeps what was left of
- * its slice and goes to the front of its class, to finish its turn first;
- * otherwise it goes to the back.
+ * End the active queue's slice.  When it was cut short (preempted) or
+ * found overrun at a completion, the kernel's timed_out, what was left of
+ * it, or overrun, is kept as slice_resid and moves the queue's next turn
+ * earlier or later.
  */
-static void cfq_expire(struct cfq_data *cd, uint64_t now_ns, bool preempted)
+static void cfq_expire(struct cfq_data *cd, uint64_t now_ns, bool timed_out)
 {
 	struct cfq_queue *cfqq = cd->active;
 
@@ -242,25 +299,22 @@ static void cfq_expire(struct cfq_data *cd, uint64_t now_ns, bool preempted)
 		return;
 	cd->active = NULL;
 	cd->idling = false;
-	cfqq->slice_resid = 0;
-	if (preempted && cfqq->slice_end > now_ns)
-		cfqq->slice_resid = cfqq->slice_end - now_ns;
+	if (timed_out && cfqq->slice_end != 0)
+		cfqq->slice_resid = (int64_t)cfqq->slice_end - (int64_t)now_ns;
 	cfqq->slice_end = 0;
 	if (cfqq->q.queued == 0) {
+		cfqq->slice_resid = 0;
 		cfq_put_queue(cd, cfqq);
 		return;
 	}
-	if (preempted)
-		elv_list_add(&cfqq->rr, &cd->rr[cfqq->cls]);
-	else
-		elv_list_add_tail(&cfqq->rr, &cd->rr[cfqq->cls]);
+	cfq_tree_add(cd, cfqq, now_ns, false);
 }
 
-static struct cfq_queue *cfq_rr_first(struct cfq_data *cd, enum pidq_class c)
+static struct cfq_queue *cfq_tree_first(struct cfq_data *cd)
 {
-	if (elv_list_empty(&cd->rr[c]))
+	if (elv_list_empty(&cd->tree))
 		return NULL;
-	return elv_list_first(&cd->rr[c], struct cfq_queue, rr);
+	return elv_list_first(&cd->tree, struct cfq_queue, rr);
 }
 
 /*
@@ -273,11 +327,9 @@ static struct cfq_queue *cfq_next_queue(struct elevator_queue *eq,
 	struct cfq_queue *cfqq;
 	uint64_t at;
 
-	if ((cfqq = cfq_rr_first(cd, PIDQ_RT)) != NULL ||
-	    (cfqq = cfq_rr_first(cd, PIDQ_BE)) != NULL)
+	cfqq = cfq_tree_first(cd);
+	if (cfqq == NULL || cfqq->cls != PIDQ_IDLE)
 		return cfqq;
-	if ((cfqq = cfq_rr_first(cd, PIDQ_IDLE)) == NULL)
-		return NULL;
 	/* An RT or BE completion will call dispatch again. */
 	if (cd->nonidle_flight != 0)
 		return NULL;
@@ -356,13 +408,11 @@ static struct elv_request *cfq_dispatch_forced(struct cfq_data *cd,
 					   uint64_t now_ns)
 {
 	struct cfq_queue *cfqq = cd->active;
-	int c;
 
 	cd->idling = false;
 	if (cfqq == NULL || cfqq->q.queued == 0) {
 		cfq_expire(cd, now_ns, false);
-		for (c = 0, cfqq = NULL; c < PIDQ_NR_CLASSES && !cfqq; c++)
-			cfqq = cfq_rr_first(cd, (enum pidq_class)c);
+		cfqq = cfq_tree_first(cd);
 		if (cfqq == NULL)
 			return NULL;
 		cfq_activate(cd, cfqq);
@@ -380,8 +430,8 @@ static int cfq_init_queue(struct elevator_queue *eq)
 	int c, l;
 
 	pidq_data_init(&cd->pq);
+	elv_list_init(&cd->tree);
 	for (c = 0; c < PIDQ_NR_CLASSES; c++) {
-		elv_list_init(&cd->rr[c]);
 		for (l = 0; l < PIDQ_LEVELS; l++) {
 			cfqq = &cd->pool[c][l];
 			pidq_init_pool(&cd->pq, &cfqq->q, (enum pidq_class)c,
@@ -456,9 +506,8 @@ static void cfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 		cd->idling = false;
 	} else if (cfq_should_preempt(cd, cfqq)) {
 		cfq_expire(cd, now_ns, true);
-		/* Ahead of the queue it preempted, if in the same class. */
-		elv_list_del(&cfqq->rr);
-		elv_list_add(&cfqq->rr, &cd->rr[cfqq->cls]);
+		/* Next, ahead of the queue it preempted. */
+		cfq_tree_add(cd, cfqq, now_ns, true);
 	}
 }
 
@@ -553,14 +602,11 @@ static void cfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 	 * slice_new: the time the first request waited behind the previous
 	 * queue's is not charged to this one.
 	 */
-	if (cfqq->slice_end == 0) {
-		cfqq->slice_end = now_ns + (cfqq->slice_resid != 0 ?
-			cfqq->slice_resid : cfq_slice_ns(cd, cfqq));
-		cfqq->slice_resid = 0;
-	}
-	if (cfqq->cls == PIDQ_IDLE ||
-	    (cfqq->slice_end != 0 && now_ns >= cfqq->slice_end)) {
-		cfq_expire(cd, now_ns, false);
+	if (cfqq->slice_end == 0)
+		cfqq->slice_end = now_ns + cfq_slice_ns(cd, cfqq);
+	/* An overrun is charged to the queue's next turn. */
+	if (cfqq->cls == PIDQ_IDLE || now_ns >= cfqq->slice_end) {
+		cfq_expire(cd, now_ns, cfqq->cls != PIDQ_IDLE);
 		return;
 	}
 	if (cfqq->q.queued == 0 && cfqq->dispatched == 0 && cfqq->per_process &&

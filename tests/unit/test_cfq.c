@@ -282,6 +282,77 @@ static void test_slice_starts_at_first_completion(void)
 	queue_free(q);
 }
 
+/*
+ * The service tree: a queue joins at now + slice_offset, so a level-0
+ * queue joining after a level-7 one (both behind a level-4 one) is served
+ * before it; round robin would serve them in arrival order.
+ */
+static void test_service_tree_offset(void)
+{
+	struct queue *q = cfq_queue();
+
+	h_set_tunable(q, "slice_idle", 0);
+	pq_rd(q, 1, 1001, BE(4), 100);		/* key 0 */
+	pq_rd(q, 2, 1002, BE(7), 500000);	/* key 1 * (180 - 40) ms */
+	pq_rd(q, 3, 1003, BE(0), 900000);	/* key 2 * (180 - 180) */
+	CHECK_STR(h_order(q, 0), "1 3 2");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/*
+ * slice_resid, overrun: a queue whose last request completed 59 ms past
+ * its slice's end joins the tree 59 ms later, behind a queue that joins
+ * just after it (without the charge it would be 20 ms ahead).  Keys are
+ * now + (busy - 1) * (180 ms - slice).
+ */
+static void test_overrun_charged(void)
+{
+	struct queue *q = cfq_queue();
+	struct io *io;
+
+	h_set_tunable(q, "slice_idle", 0);
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1001, BE(4), 108);
+	pq_rd(q, 3, 1002, BE(4), 500000);
+	h_now = 1 * H_MS;
+	CHECK_STR(h_order(q, 1), "1");		/* slice ends at 101 ms */
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 2);
+	pq_rd(q, 4, 1001, BE(4), 116);
+	h_now = 160 * H_MS;
+	if (io != NULL)
+		h_complete(q, io);	/* 1001: 160 + 1 * 80 + 59 = 299 ms */
+	pq_rd(q, 5, 1003, BE(3), 900000);	/* 160 + 2 * 60 = 280 ms */
+	CHECK_STR(h_order(q, 0), "3 5 4");
+	CHECK_DONE(5);
+	queue_free(q);
+}
+
+/*
+ * slice_resid, leftover: a queue preempted 10 ms into its slice keeps the
+ * other 90 ms as credit and is served before a queue that joined just
+ * before the preemption.
+ */
+static void test_leftover_carried(void)
+{
+	struct queue *q = cfq_queue();
+
+	h_set_tunable(q, "slice_idle", 0);
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1001, BE(4), 108);
+	pq_rd(q, 3, 1001, BE(4), 116);
+	CHECK_STR(h_order(q, 1), "1");		/* slice ends at 100 ms */
+	h_now = 5 * H_MS;
+	pq_rd(q, 4, 1002, BE(4), 500000);	/* key 5 + 80 ms */
+	h_now = 10 * H_MS;
+	/* Preempts: 1001's key 10 + 2 * 80 - 90 = 80 ms. */
+	pq_rd(q, 5, 1003, RT(4), 900000);
+	CHECK_STR(h_order(q, 0), "5 2 3 4");
+	CHECK_DONE(5);
+	queue_free(q);
+}
+
 /* A greedy RT reader leaves nothing to best-effort. */
 static void test_rt_greedy(void)
 {
@@ -580,6 +651,9 @@ int main(void)
 	test_rt_first();
 	test_rt_greedy();
 	test_slice_starts_at_first_completion();
+	test_service_tree_offset();
+	test_overrun_charged();
+	test_leftover_carried();
 	test_idle_class_never_forced();
 	test_idle_class_quiet();
 	test_idle_window();
