@@ -63,6 +63,25 @@
  */
 #define CFQ_IDLE_GRACE_MS	100
 
+/*
+ * A process whose mean seek distance exceeds this (sectors) is seeky, the
+ * kernel's CIC_SEEKY: waiting for its next request saves no seek, so it
+ * is waited for at most CFQ_MIN_TT_MS (just enough to keep its slice if
+ * it issues back to back), and not at all on a device that queues
+ * (CFQ_HW_QUEUE_MIN), where others' requests cost it nothing.
+ */
+#define CFQ_SEEKY_SECTORS	8192
+#define CFQ_MIN_TT_MS		2
+#define CFQ_HW_QUEUE_MIN	4
+
+/*
+ * Seek distances are averaged in fixed point, the newest weighing 1/8:
+ * the weight of the samples tends to CFQ_SEEK_ONE, and the mean counts
+ * once it passes CFQ_SEEK_VALID (three samples).
+ */
+#define CFQ_SEEK_ONE		256
+#define CFQ_SEEK_VALID		80
+
 /* elv_priv[1] of a dispatched request: what it counts in. */
 #define CFQ_RQ_SYNC_FLIGHT	0x1u	/* cd->sync_flight */
 #define CFQ_RQ_NONIDLE_FLIGHT	0x2u	/* cd->nonidle_flight */
@@ -85,6 +104,12 @@ struct cfq_queue {
 	bool fifo_checked;		/* FIFO looked at in this slice */
 
 	struct pidq_ttime ttime;
+
+	/* Seek distance of a per-process queue's requests. */
+	uint64_t last_pos;		/* end of its last request */
+	uint64_t seek_total;		/* weighted sum, fixed point */
+	uint64_t seek_mean;		/* sectors */
+	unsigned seek_weight;		/* of the samples, fixed point */
 };
 
 struct cfq_data {
@@ -109,6 +134,8 @@ struct cfq_data {
 	bool idling;
 	uint64_t idle_until;
 
+	unsigned in_flight;		/* dispatched, not completed */
+	bool hw_tag;			/* in_flight went past HW_QUEUE_MIN */
 	unsigned sync_flight;		/* in flight from per-process queues */
 	unsigned nonidle_flight;	/* in flight from RT and BE queues */
 	bool nonidle_seen;		/* an RT or BE request completed */
@@ -209,6 +236,40 @@ static unsigned cfq_async_max_rq(const struct cfq_data *cd,
 	int64_t base = cd->slice_async_rq;
 
 	return (unsigned)(2 * (base + base * (PIDQ_LEVELS - 1 - cfqq->level)));
+}
+
+static bool cfq_seek_valid(const struct cfq_queue *cfqq)
+{
+	return cfqq->seek_weight > CFQ_SEEK_VALID;
+}
+
+static bool cfq_seeky(const struct cfq_queue *cfqq)
+{
+	return cfq_seek_valid(cfqq) && cfqq->seek_mean > CFQ_SEEKY_SECTORS;
+}
+
+/*
+ * Fold the distance from the end of the process's last request into its
+ * mean.  As in the kernel, the first request measures from sector 0, and
+ * a single long seek counts at most 2 Mi sectors beyond four means early
+ * on and 128 Ki later, so that one odd jump does not mark a sequential
+ * reader seeky for long.
+ */
+static void cfq_update_seek(struct cfq_queue *cfqq, const struct elv_request *rq)
+{
+	uint64_t d, cap;
+
+	d = rq->sector > cfqq->last_pos ? rq->sector - cfqq->last_pos :
+		cfqq->last_pos - rq->sector;
+	cap = 4 * cfqq->seek_mean + (cfqq->seek_weight <= 60 ?
+		2 * 1024 * 1024 : 2 * 1024 * 64);
+	if (d > cap)
+		d = cap;
+	cfqq->seek_weight = (7 * cfqq->seek_weight + CFQ_SEEK_ONE) / 8;
+	cfqq->seek_total = (7 * cfqq->seek_total + CFQ_SEEK_ONE * d) / 8;
+	cfqq->seek_mean = (cfqq->seek_total + cfqq->seek_weight / 2) /
+		cfqq->seek_weight;
+	cfqq->last_pos = elv_rq_end_sector(rq);
 }
 
 /* cfqq arrives zeroed, its struct pidq set up. */
@@ -386,6 +447,8 @@ static struct elv_request *cfq_take(struct cfq_data *cd, struct cfq_queue *cfqq,
 
 	cd->pq.last_position = elv_rq_end_sector(rq);
 	cfq_remove_rq(cd, cfqq, rq);
+	if (++cd->in_flight > CFQ_HW_QUEUE_MIN)
+		cd->hw_tag = true;
 	cfqq->dispatched++;
 	cfqq->slice_dispatch++;
 	if (cfqq->per_process) {
@@ -494,6 +557,11 @@ static void cfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 				cfq_set_prio(cd, cfqq, cls, level);
 			pidq_think_time(&cd->pq, &cfqq->ttime, now_ns);
 		}
+		if (cfqq != NULL) {
+			cfq_update_seek(cfqq, rq);
+			if (cd->hw_tag && cfq_seeky(cfqq))
+				cfqq->ttime.idle_window = false;
+		}
 	}
 	if (cfqq == NULL)
 		cfqq = &cd->pool[cls][level];
@@ -581,6 +649,7 @@ static void cfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 	uintptr_t flags = (uintptr_t)rq->elv_priv[1];
 
 	cfqq->dispatched--;
+	cd->in_flight--;
 	if (flags & CFQ_RQ_SYNC_FLIGHT)
 		cd->sync_flight--;
 	if (flags & CFQ_RQ_NONIDLE_FLIGHT) {
@@ -612,7 +681,9 @@ static void cfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 	if (cfqq->q.queued == 0 && cfqq->dispatched == 0 && cfqq->per_process &&
 	    cfqq->ttime.idle_window && cd->pq.slice_idle > 0) {
 		cd->idling = true;
-		cd->idle_until = now_ns + elv_ms_to_ns(cd->pq.slice_idle);
+		cd->idle_until = now_ns + elv_ms_to_ns(
+			cfq_seeky(cfqq) && cd->pq.slice_idle > CFQ_MIN_TT_MS ?
+			CFQ_MIN_TT_MS : cd->pq.slice_idle);
 		if (cfqq->slice_end != 0 && cd->idle_until > cfqq->slice_end)
 			cd->idle_until = cfqq->slice_end;
 		elv_wakeup_at(eq, cd->idle_until);

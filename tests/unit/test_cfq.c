@@ -470,6 +470,71 @@ static void test_idle_window(void)
 	queue_free(q);
 }
 
+/*
+ * 1001 reads 5 times (ids 1-5), each 100000 sectors past the last, back
+ * to back: seeky (CIC_SEEKY) by the third.  Once it has the device,
+ * 1002's read (id 6) arrives and waits.
+ */
+static void seeky_reads(struct queue *q)
+{
+	char want[16];
+	int i;
+
+	for (i = 1; i <= 5; i++) {
+		pq_rd(q, i, 1001, BE(4), (uint64_t)i * 100000);
+		snprintf(want, sizeof want, "%d", i);
+		CHECK_STR(h_order(q, 1), want);
+		if (i == 1)
+			pq_rd(q, 6, 1002, BE(4), 5000000);
+	}
+}
+
+/* A seeky process is waited for CFQ_MIN_TT (2 ms), not slice_idle. */
+static void test_seeky_min_tt(void)
+{
+	struct queue *q = cfq_queue();
+
+	seeky_reads(q);
+	CHECK_EQ(h_wakeup_ns, 2 * H_MS);
+	CHECK_STR(h_order(q, 0), "");
+	fire(q);
+	CHECK_STR(h_order(q, 0), "6");
+	CHECK_DONE(6);
+	queue_free(q);
+}
+
+/*
+ * On a device that takes more than CFQ_HW_QUEUE_MIN requests at once
+ * (hw_tag), a seeky process gets no idle window at all.
+ */
+static void test_seeky_hw_tag_no_idle(void)
+{
+	struct queue *q = cfq_queue();
+	struct io *io[5];
+	unsigned w;
+	int i;
+
+	/* A process alone with 5 in flight shows the device queues. */
+	for (i = 0; i < 5; i++)
+		pq_rd(q, i + 1, 1003, BE(4), 8000000 + (uint64_t)i * 8);
+	for (i = 0; i < 5; i++)
+		io[i] = queue_try_next(q);
+	for (i = 0; i < 5; i++)
+		if (io[i] != NULL)
+			h_complete(q, io[i]);
+	fire(q);
+	CHECK_STR(h_order(q, 0), "");
+	CHECK_DONE(5);
+
+	seeky_reads(q);
+	/* Its last completion went straight on to the other process. */
+	w = h_wakeups;
+	CHECK_STR(h_order(q, 0), "6");
+	CHECK_EQ(h_wakeups, w);
+	CHECK_DONE(6);
+	queue_free(q);
+}
+
 /* A process that thinks longer than slice_idle is not waited for. */
 static void test_slow_thinker(void)
 {
@@ -658,6 +723,8 @@ int main(void)
 	test_idle_class_quiet();
 	test_idle_window();
 	test_slow_thinker();
+	test_seeky_min_tt();
+	test_seeky_hw_tag_no_idle();
 	pq_test_force(cfq);
 	test_quantum();
 	test_fifo_expire();
