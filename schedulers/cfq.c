@@ -518,12 +518,31 @@ static void cfq_merged_requests(struct elevator_queue *eq, struct elv_request *r
 }
 
 /*
- * Should cfqq, which just got a request, take the device from the active
- * queue at once?  A higher class should, and a process's sync queue should
- * from an async one, as in the kernel; the idle class never does.
+ * cfq_rq_close: is rq as near the head as the active process's next
+ * request would likely be (within its mean seek distance)?
+ */
+static bool cfq_rq_close(const struct cfq_data *cd,
+			 const struct cfq_queue *active,
+			 const struct elv_request *rq)
+{
+	uint64_t pos = cd->pq.last_position;
+	uint64_t d = rq->sector > pos ? rq->sector - pos : pos - rq->sector;
+
+	return cfq_seek_valid(active) && d <= active->seek_mean;
+}
+
+/*
+ * Should cfqq, which just got rq, take the device from the active queue
+ * at once?  The idle class never does.  Otherwise, as in the kernel: a
+ * higher class; a process's sync queue against an async one; and, while
+ * cfq idles for the active process, a request as close to the head as
+ * that process's would be, which saves the wait without costing a seek.
+ * (The kernel also preempts a queue whose slice is used up; here the next
+ * dispatch, which the submitter asks for at once, expires it.)
  */
 static bool cfq_should_preempt(const struct cfq_data *cd,
-			       const struct cfq_queue *cfqq)
+			       const struct cfq_queue *cfqq,
+			       const struct elv_request *rq)
 {
 	const struct cfq_queue *active = cd->active;
 
@@ -531,7 +550,10 @@ static bool cfq_should_preempt(const struct cfq_data *cd,
 		return false;
 	if (active->cls != cfqq->cls)
 		return cfqq->cls < active->cls;
-	return cfqq->per_process && !active->per_process;
+	if (cfqq->per_process && !active->per_process)
+		return true;
+	return cd->idling && active->per_process &&
+		cfq_rq_close(cd, active, rq);
 }
 
 static void cfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
@@ -572,7 +594,7 @@ static void cfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 	if (cfqq == cd->active) {
 		/* The process came back within the wait: serve it. */
 		cd->idling = false;
-	} else if (cfq_should_preempt(cd, cfqq)) {
+	} else if (cfq_should_preempt(cd, cfqq, rq)) {
 		cfq_expire(cd, now_ns, true);
 		/* Next, ahead of the queue it preempted. */
 		cfq_tree_add(cd, cfqq, now_ns, true);

@@ -535,6 +535,33 @@ static void test_seeky_hw_tag_no_idle(void)
 	queue_free(q);
 }
 
+/*
+ * cfq_rq_close: while cfq idles for 1001 (mean seek about 1000 sectors),
+ * a far request waits, but one within that distance of the head takes
+ * the device at once.
+ */
+static void test_close_preempt(void)
+{
+	struct queue *q = cfq_queue();
+	char want[16];
+	int i;
+
+	for (i = 1; i <= 4; i++) {
+		pq_rd(q, i, 1001, BE(4), (uint64_t)i * 1008);
+		snprintf(want, sizeof want, "%d", i);
+		CHECK_STR(h_order(q, 1), want);
+	}
+	/* The head is at 4 * 1008 + 8 = 4040. */
+	pq_rd(q, 5, 1002, BE(4), 900000);
+	CHECK_STR(h_order(q, 0), "");
+	pq_rd(q, 6, 1003, BE(4), 4040 + 500);
+	CHECK_STR(h_order(q, 0), "6");
+	queue_stop(q);
+	CHECK_STR(h_order(q, 0), "5");
+	CHECK_DONE(6);
+	queue_free(q);
+}
+
 /* A process that thinks longer than slice_idle is not waited for. */
 static void test_slow_thinker(void)
 {
@@ -725,6 +752,7 @@ int main(void)
 	test_slow_thinker();
 	test_seeky_min_tt();
 	test_seeky_hw_tag_no_idle();
+	test_close_preempt();
 	pq_test_force(cfq);
 	test_quantum();
 	test_fifo_expire();
