@@ -106,6 +106,7 @@ struct cfq_queue {
 	struct pidq_ttime ttime;
 
 	/* Seek distance of a per-process queue's requests. */
+	bool seek_started;		/* last_pos is set */
 	uint64_t last_pos;		/* end of its last request */
 	uint64_t seek_total;		/* weighted sum, fixed point */
 	uint64_t seek_mean;		/* sectors */
@@ -250,15 +251,24 @@ static bool cfq_seeky(const struct cfq_queue *cfqq)
 
 /*
  * Fold the distance from the end of the process's last request into its
- * mean.  As in the kernel, the first request measures from sector 0, and
- * a single long seek counts at most 2 Mi sectors beyond four means early
- * on and 128 Ki later, so that one odd jump does not mark a sequential
- * reader seeky for long.
+ * mean.  A single long seek counts at most 2 Mi sectors beyond four means
+ * early on and 128 Ki later, so that one odd jump does not mark a
+ * sequential reader seeky for long.  The kernel measures a process's first
+ * request from sector 0; here a process's queue is freed whenever it
+ * empties (between slices, typically), so its history restarts often, and
+ * the first request of a new queue is not counted: measured from 0 it
+ * would make every reader of a file far into the disk look seeky at the
+ * start of each slice.
  */
 static void cfq_update_seek(struct cfq_queue *cfqq, const struct elv_request *rq)
 {
 	uint64_t d, cap;
 
+	if (!cfqq->seek_started) {
+		cfqq->seek_started = true;
+		cfqq->last_pos = elv_rq_end_sector(rq);
+		return;
+	}
 	d = rq->sector > cfqq->last_pos ? rq->sector - cfqq->last_pos :
 		cfqq->last_pos - rq->sector;
 	cap = 4 * cfqq->seek_mean + (cfqq->seek_weight <= 60 ?

@@ -504,6 +504,27 @@ static void test_seeky_min_tt(void)
 }
 
 /*
+ * A sequential reader far into the disk is not seeky: its queue's first
+ * request is not measured from sector 0, so it is waited for the full
+ * slice_idle.
+ */
+static void test_sequential_far_not_seeky(void)
+{
+	struct queue *q = cfq_queue();
+	char want[16];
+	int i;
+
+	for (i = 1; i <= 4; i++) {
+		pq_rd(q, i, 1001, BE(4), 50000000 + (uint64_t)i * 8);
+		snprintf(want, sizeof want, "%d", i);
+		CHECK_STR(h_order(q, 1), want);
+	}
+	CHECK_EQ(h_wakeup_ns, 8 * H_MS);
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/*
  * On a device that takes more than CFQ_HW_QUEUE_MIN requests at once
  * (hw_tag), a seeky process gets no idle window at all.
  */
@@ -751,6 +772,7 @@ int main(void)
 	test_idle_window();
 	test_slow_thinker();
 	test_seeky_min_tt();
+	test_sequential_far_not_seeky();
 	test_seeky_hw_tag_no_idle();
 	test_close_preempt();
 	pq_test_force(cfq);
