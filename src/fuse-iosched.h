@@ -4,7 +4,8 @@
  * Lock order (take from left to right, never the other way):
  *   elevator switch mutex  ->  inode table mutex  ->  inode lock
  *   ->  queue lock  ->  libevent's internal base lock
- * and the disk model's head lock  ->  queue lock (diskmodel_next).
+ * and the disk model's head lock  ->  queue lock (diskmodel_next),
+ * and the inode table mutex  ->  the fd lock (fs_fd.c; a leaf).
  * The queue lock is never held while calling into FUSE or doing I/O.
  */
 #ifndef FUSE_IOSCHED_H
@@ -22,6 +23,7 @@
 #include <fuse_lowlevel.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,8 +42,11 @@ void log_set_level(int max_level);
 int log_level_parse(const char *name);
 /* The name of a syslog level (LOG_EMERG to LOG_DEBUG), or NULL. */
 const char *log_level_name(int level);
+/* Any int is a level: below LOG_EMERG counts as it, above as LOG_DEBUG. */
 void log_msg(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void log_vmsg(int level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 #define log_err(...) log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARNING, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
@@ -158,11 +163,19 @@ void sectormap_invalidate(struct sectormap *m, uint64_t off, uint64_t len);
 
 /* fs_inode.c: the inode table; a fuse_ino_t is a struct inode pointer */
 struct inode {
-	int fd;			/* O_PATH fd of the backing inode, immutable */
+	/* O_PATH descriptor of the backing inode, held for a bounded set of
+	 * inodes (fs_fd.c); use it only between fs_fd_get and fs_fd_put. */
+	int fd;			/* fd lock: -1 while closed */
+	unsigned fd_users;	/* fd lock: uses in progress pin fd */
+	struct inode *lru_prev, *lru_next;	/* fd lock: NULL if unlisted */
+	struct file_handle *handle;	/* immutable; NULL: reach by name */
+	struct inode *parent;	/* table mutex; NULL for the root */
+	char *name;		/* table mutex: its name in parent */
 	dev_t dev;		/* immutable */
 	ino_t ino;		/* immutable */
 	mode_t type;		/* S_IFMT bits, immutable */
-	uint64_t nlookup;	/* protected by the inode table mutex */
+	uint64_t nlookup;	/* table mutex: the kernel's lookups, and one
+				 * per inode that has this one as parent */
 	struct sectormap *smap;	/* its own lock */
 
 	pthread_mutex_t lock;	/* protects the write accounting below */
@@ -170,6 +183,8 @@ struct inode {
 	unsigned writes_pending[2];	/* per epoch; see fs_inode_wait_writes */
 	unsigned write_epoch;
 	pthread_mutex_t fsync_lock;	/* serializes write waits */
+	int write_err;		/* inode lock: a writeback write's errno,
+				 * for the next fsync or flush to report */
 };
 
 /* struct fs is the FUSE userdata; fuse_req_userdata(req) returns it. */
@@ -200,6 +215,28 @@ unsigned fs_inode_write_begin(struct inode *inode);
 void fs_inode_write_end(struct inode *inode, unsigned epoch);
 /* Wait until every write begun before this call has ended. */
 void fs_inode_wait_writes(struct inode *inode);
+/* A writeback write of the backing fd up to byte end failed with err:
+ * keep err for fsync and flush, and keep the size the kernel counts. */
+void fs_inode_write_failed(struct fs *fs, struct inode *inode, int fd,
+			   uint64_t end, int err);
+/* fs_inode_wait_writes, then take the kept error: 0 or an errno. */
+int fs_inode_wait_writes_err(struct fs *fs, struct inode *inode);
+
+/* fs_fd.c: inode descriptors, at most a number the limit allows */
+/* Raise RLIMIT_NOFILE and size the set; after fs->root_fd is open. */
+void fs_fd_init(struct fs *fs);
+/* Log the limits and how inodes are reached again. */
+void fs_fd_report(void);
+void fs_fd_exit(void);
+/* inode's descriptor, pinned until fs_fd_put; or -errno (ESTALE: gone). */
+int fs_fd_get(struct inode *inode);
+void fs_fd_put(struct inode *inode);
+/* A new inode's first descriptor; call under the inode table mutex. */
+void fs_fd_adopt(struct inode *inode, int fd);
+/* A file handle of fd's inode, or NULL when it cannot be reopened so. */
+struct file_handle *fs_fd_handle(int fd);
+/* The inode is being freed: close and drop what fs_fd.c holds. */
+void fs_fd_forget(struct inode *inode);
 
 /* fs_*.c: shared by the filesystem files */
 #define FS_PROC_PATH_MAX 32	/* "/proc/self/fd/" and an int */
@@ -212,8 +249,15 @@ struct fs_cred {		/* a thread's credentials, saved to restore */
 int fs_inode_entry(fuse_req_t req, struct inode *parent, const char *name,
 		   struct fuse_entry_param *e);
 void fs_inode_unref(struct inode *inode, uint64_t n);
-void fs_inode_proc_path(const struct inode *inode, char *buf);
-int fs_inode_reopen(const struct inode *inode, int flags);
+/* "/proc/self/fd/N" of a descriptor from fs_fd_get. */
+void fs_inode_proc_path(int fd, char *buf);
+/* Open inode's backing inode with flags; -1 and errno. */
+int fs_inode_reopen(struct inode *inode, int flags);
+/* Open inode through its parent's descriptor and name; fd or -errno. */
+int fs_inode_reopen_by_name(struct inode *inode);
+/* parent/name was renamed to newparent/newname: follow it. */
+void fs_inode_renamed(struct inode *newparent, int newparent_fd,
+		      const char *newname);
 bool fs_inode_is_control_name(fuse_ino_t parent, const char *name);
 int fs_inode_cred_enter(fuse_req_t req, struct fs_cred *saved);
 void fs_inode_cred_leave(struct fs_cred *saved);
@@ -322,6 +366,8 @@ struct io_part {
 	sem_t *lender;		/* non-NULL: buf is lent; post when done */
 	size_t len;
 	ssize_t result;		/* bytes done, or -errno, set at completion */
+	bool whole;		/* a write whose writer cannot see a short
+				 * count (writeback): cut short, it fails */
 	unsigned write_epoch;	/* from fs_inode_write_begin, for writes */
 };
 

@@ -434,6 +434,7 @@ int main(int argc, char *argv[])
 	if (fuse_daemonize(cfg.foreground) != 0)
 		goto out_unmount;
 	log_open(!cfg.foreground, config_log_level(&cfg));
+	fs_fd_report();
 
 	/*
 	 * libfuse returns the signal's number when SIGTERM, SIGINT (or its
