@@ -373,8 +373,12 @@ static void cfq_expire(struct cfq_data *cd, uint64_t now_ns, bool timed_out)
 	if (timed_out && cfqq->slice_end != 0)
 		cfqq->slice_resid = (int64_t)cfqq->slice_end - (int64_t)now_ns;
 	cfqq->slice_end = 0;
+	/*
+	 * An empty queue keeps its residual for when it is busy again, as in
+	 * the kernel, unless it is freed (a per-process queue with nothing
+	 * in flight): then the process starts afresh.
+	 */
 	if (cfqq->q.queued == 0) {
-		cfqq->slice_resid = 0;
 		cfq_put_queue(cd, cfqq);
 		return;
 	}

@@ -353,6 +353,39 @@ static void test_leftover_carried(void)
 	queue_free(q);
 }
 
+/*
+ * A queue that empties keeps its residual until it is busy again: the
+ * pooled async queue at level 0 (a 180 ms slice with slice_async 100, so
+ * no offset), preempted 10 ms into its slice with its last request in
+ * flight, comes back with 170 ms of credit and goes before a queue that
+ * joined just before it.
+ */
+static void test_resid_kept_while_empty(void)
+{
+	struct queue *q = cfq_queue();
+	struct io *io;
+
+	h_set_tunable(q, "slice_idle", 0);
+	h_set_tunable(q, "slice_async", 100);
+	pq_wr(q, 1, 1001, BE(0), 100);
+	pq_wr(q, 2, 1001, BE(0), 108);
+	CHECK_STR(h_order(q, 1), "1");		/* slice ends at 180 ms */
+	io = queue_try_next(q);			/* 2, in flight: empty */
+	CHECK(io != NULL && h_part_id(io, 0) == 2);
+	h_now = 10 * H_MS;
+	pq_rd(q, 3, 1002, RT(4), 900000);	/* preempts: resid 170 ms */
+	if (io != NULL)
+		h_complete(q, io);
+	CHECK_STR(h_order(q, 0), "3");
+	h_now = 12 * H_MS;
+	pq_rd(q, 4, 1003, BE(0), 500000);	/* key 12 ms */
+	h_now = 13 * H_MS;
+	pq_wr(q, 5, 1001, BE(0), 116);		/* key 13 - 170 ms */
+	CHECK_STR(h_order(q, 0), "5 4");
+	CHECK_DONE(5);
+	queue_free(q);
+}
+
 /* A greedy RT reader leaves nothing to best-effort. */
 static void test_rt_greedy(void)
 {
@@ -767,6 +800,7 @@ int main(void)
 	test_service_tree_offset();
 	test_overrun_charged();
 	test_leftover_carried();
+	test_resid_kept_while_empty();
 	test_idle_class_never_forced();
 	test_idle_class_quiet();
 	test_idle_window();
