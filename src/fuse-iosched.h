@@ -73,6 +73,7 @@ struct config {
 	unsigned max_background; /* FUSE background requests */
 	bool writeback_cache;	/* FUSE writeback cache: batching vs pid */
 	char *disk_model;	/* "none" or "hdd" (diskmodel.c) */
+	char *metrics;		/* "off" or the address of /metrics */
 	unsigned seek_ms;	/* hdd: average seek */
 	unsigned rpm;		/* hdd: spindle speed */
 	unsigned mb_per_s;	/* hdd: transfer rate, 10^6 bytes/s */
@@ -132,8 +133,38 @@ void timer_arm(struct timer *t, uint64_t at_ns);
 void timer_stop(struct timer *t);
 /* Run fn(arg) on the loop thread when signal signo arrives; -errno. */
 int timer_on_signal(struct timer *t, int signo, timer_fn fn, void *arg);
+/* The loop's libevent base, for what serves on it (metrics.c). */
+struct event_base *timer_base(struct timer *t);
+/* Run fn(arg) in timer_stop, after the loop ended, before the base goes. */
+void timer_on_stop(struct timer *t, timer_fn fn, void *arg);
+
+/* metrics.c: the Prometheus endpoint, on the timer's loop */
+struct queue;
+/* "off", or HOST:PORT, [HOST]:PORT, :PORT (loopback), port 1-65535. */
+bool metrics_addr_valid(const char *addr);
+/* Bind and listen, before mounting: the socket, or -1 and err set. */
+int metrics_listen(const char *addr, char *err, size_t size);
+/* Serve /metrics on fd (taken over, closed on failure); 0 or -errno. */
+int metrics_start(struct timer *t, int fd, struct queue *q);
 
 /* stats.c: per direction, updated under the queue lock */
+/*
+ * Latency histograms: bucket i < STATS_BUCKETS - 1 counts times of at most
+ * 2^i microseconds (and more than the bucket before), the last one the
+ * rest.  Fixed bounds: recording is an index computation, no allocation.
+ */
+#define STATS_BUCKETS 27		/* 1 us .. 2^25 us (33.6 s), then inf */
+enum stats_class {			/* I/O priority classes, as ionice(1) */
+	STATS_CLASS_RT,
+	STATS_CLASS_BE,			/* also class NONE: it means BE */
+	STATS_CLASS_IDLE,
+	STATS_CLASSES
+};
+struct stats_hist {
+	uint64_t count;
+	uint64_t sum_ns;
+	uint64_t bucket[STATS_BUCKETS];	/* not cumulative */
+};
 struct stats_dir {
 	uint64_t requests;	/* FUSE requests submitted */
 	uint64_t merges;	/* of which merged into another */
@@ -145,11 +176,29 @@ struct stats_dir {
 	uint64_t in_flight;	/* now: ios dispatched, not completed */
 	uint64_t wait_ns;	/* total time from arrival to dispatch */
 	uint64_t service_ns;	/* total time from dispatch to completion */
+	struct stats_hist wait[STATS_CLASSES];		/* per io, at dispatch */
+	struct stats_hist service[STATS_CLASSES];	/* at completion */
 };
 struct stats {
 	struct stats_dir dir[2];	/* ELV_READ, ELV_WRITE */
 	uint64_t switches;
+	/* As the kernel's io_ticks and time_in_queue, over ios queued or
+	 * in flight: the time with at least one, and the integral of their
+	 * number over time. */
+	uint64_t busy_ns;
+	uint64_t depth_ns;
 };
+extern const char *const stats_class_names[STATS_CLASSES];
+/* The class of an I/O priority (IOSCHED_IOPRIO). */
+enum stats_class stats_class_of(int ioprio);
+/* The bucket of a time. */
+unsigned stats_bucket(uint64_t ns);
+/* Bucket i's upper bound in microseconds; 0 for the last (infinite). */
+uint64_t stats_bucket_us(unsigned i);
+void stats_hist_add(struct stats_hist *h, uint64_t ns);
+/* The upper bound (us) of the bucket holding the pct-th percentile; 0 if
+ * empty, UINT64_MAX if in the last bucket. */
+uint64_t stats_percentile_us(const struct stats_hist *h, unsigned pct);
 int stats_format(const struct stats *s, char *buf, size_t size);
 
 /* sectormap.c: file offset -> device sector */

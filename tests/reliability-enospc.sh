@@ -32,11 +32,17 @@ out=$(dd if=/dev/zero of="$MNT/fill" bs=1M count=64 conv=fsync 2>&1) &&
 echo "$out" | grep -q 'No space left on device' || fail "filling: '$out'"
 avail=$(df --output=avail -B1 "$BACKING" | tail -n 1)
 echo "full: $avail bytes left, fill file $(stat -c %s "$MNT/fill") bytes"
-# Writeback the failed fsync left behind may still be going on: once more,
-# then the sizes must agree.
-sync "$MNT/fill" 2>/dev/null || :
-assert_eq "$(stat -c %s "$BACKING/fill")" "$(stat -c %s "$MNT/fill")" \
-	"size of the fill file on the mount"
+# Writeback the failed fsync left behind may still be going on (each
+# failed write extends the backing file to its end): the sizes must agree
+# once it is over, within a bounded wait.
+i=0
+until sync "$MNT/fill" 2>/dev/null || :
+	[ "$(stat -c %s "$BACKING/fill")" = "$(stat -c %s "$MNT/fill")" ]; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || assert_eq "$(stat -c %s "$BACKING/fill")" \
+		"$(stat -c %s "$MNT/fill")" "size of the fill file on the mount"
+	sleep 0.1
+done
 [ "$(errors)" -gt 0 ] || fail "stats count no write errors"
 
 # More writes fail the same way, for small and O_DIRECT writes too.
