@@ -55,6 +55,7 @@ enum config_type {
 	CONFIG_BOOL,		/* yes/no, true/false, on/off, 1/0 */
 	CONFIG_LEVEL,		/* a log level name */
 	CONFIG_MODEL,		/* a disk model name */
+	CONFIG_BACKING_IO,	/* auto, direct or buffered (backing.c) */
 };
 
 struct config_setting {
@@ -77,6 +78,7 @@ static const struct config_setting config_settings[] = {
 	{ "writeback_cache", CONFIG_BOOL, CONFIG_FIELD(writeback_cache), 0, 0 },
 	{ "log", CONFIG_LEVEL, CONFIG_FIELD(log), 0, 0 },
 	{ "disk_model", CONFIG_MODEL, CONFIG_FIELD(disk_model), 0, 0 },
+	{ "backing_io", CONFIG_BACKING_IO, CONFIG_FIELD(backing_io), 0, 0 },
 	{ "seek_ms", CONFIG_UINT, CONFIG_FIELD(seek_ms),
 	  0, DISKMODEL_SEEK_MS_MAX },
 	{ "rpm", CONFIG_UINT, CONFIG_FIELD(rpm),
@@ -136,8 +138,10 @@ int config_init(struct config *cfg)
 	cfg->module_dir = strdup(MODULE_DIR);
 	cfg->log = strdup("info");
 	cfg->disk_model = strdup("none");
+	cfg->backing_io = strdup("auto");
 	if (cfg->scheduler == NULL || cfg->module_dir == NULL ||
-	    cfg->log == NULL || cfg->disk_model == NULL)
+	    cfg->log == NULL || cfg->disk_model == NULL ||
+	    cfg->backing_io == NULL)
 		return -ENOMEM;
 	return 0;
 }
@@ -216,6 +220,13 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 		if (!diskmodel_name_valid(value)) {
 			snprintf(err, size, "%s=%s: not none or hdd", s->name,
 				 value);
+			return -1;
+		}
+		break;
+	case CONFIG_BACKING_IO:
+		if (backing_io_parse(value) < 0) {
+			snprintf(err, size, "%s=%s: not auto, direct or "
+				 "buffered", s->name, value);
 			return -1;
 		}
 		break;
@@ -433,6 +444,7 @@ static int config_setting_cb(cfg_t *c, cfg_opt_t *opt)
 		free(scratch.module_dir);
 		free(scratch.log);
 		free(scratch.disk_model);
+		free(scratch.backing_io);
 	}
 	if (ret == 0 && s->type == CONFIG_NAME && elv_find(value) == NULL) {
 		char names[512];
@@ -799,6 +811,7 @@ void config_print(const struct config *cfg, FILE *fp)
 	fprintf(fp, "seek_ms = %u\n", cfg->seek_ms);
 	fprintf(fp, "rpm = %u\n", cfg->rpm);
 	fprintf(fp, "mb_per_s = %u\n", cfg->mb_per_s);
+	config_print_str(fp, "backing_io", cfg->backing_io);
 	for (unsigned i = 0; i < nr_types; i++) {
 		const struct elv_tunable *t = types[i]->tunables;
 
@@ -825,6 +838,7 @@ void config_free(struct config *cfg)
 	free(cfg->module_dir);
 	free(cfg->log);
 	free(cfg->disk_model);
+	free(cfg->backing_io);
 	free(cfg->config_file);
 	free(cfg->config_read);
 	for (unsigned i = 0; i < cfg->nr_opts; i++)

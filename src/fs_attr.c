@@ -52,7 +52,7 @@ static int fs_attr_change(struct inode *inode, const struct stat *attr,
 			  int to_set, struct fuse_file_info *fi)
 {
 	char path[FS_PROC_PATH_MAX];
-	int fd = fi ? (int)fi->fh : -1;
+	int fd = fi ? fs_file_fd(fi->fh) : -1;
 	int res;
 
 	fs_inode_proc_path(inode, path);

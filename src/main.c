@@ -61,6 +61,8 @@ static void main_usage(const char *prog)
 "    -o seek_ms=N           hdd: average seek, ms (default: 8)\n"
 "    -o rpm=N               hdd: spindle speed (default: 7200)\n"
 "    -o mb_per_s=N          hdd: transfer rate, MB/s (default: 150)\n"
+"    -o backing_io=MODE     auto (default: O_DIRECT below if the opener\n"
+"                           asked), direct (always) or buffered (never)\n"
 "Options mount(8) passes from fstab (defaults, nofail, noauto, _netdev,\n"
 "user, relatime, x-*, ...) are accepted and ignored.  SIGHUP re-reads\n"
 "the configuration file.\n\n");
@@ -286,6 +288,8 @@ static void main_reload(void *arg)
 			  next.max_background != cur->max_background);
 	main_reload_later("writeback_cache",
 			  next.writeback_cache != cur->writeback_cache);
+	main_reload_later("backing_io",
+			  strcmp(next.backing_io, cur->backing_io) != 0);
 	main_reload_later("the disk model",
 			  strcmp(next.disk_model, cur->disk_model) != 0 ||
 			  next.seek_ms != cur->seek_ms ||
@@ -471,6 +475,8 @@ int main(int argc, char *argv[])
 	fs.queue = queue_new(&qp, type);
 	if (fs.queue == NULL)
 		goto out;
+	/* Checked by config_set: a valid name. */
+	fs.backing_io = (enum backing_io)backing_io_parse(cfg.backing_io);
 	fs.owner_uid = getuid();
 	fs.owner_gid = getgid();
 	fs.as_root = geteuid() == 0;

@@ -15,6 +15,7 @@
  * io is always completed by the instance that dispatched it.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,11 +141,18 @@ static struct io *queue_hash_find(struct queue *q, uint64_t file,
 /* ------------------------------------------------------------------ */
 /* Merging.                                                            */
 
-/* Can b follow a directly, as one vectored syscall? */
+/*
+ * Can b follow a directly, as one vectored syscall?  Through the same
+ * backing descriptor, hence in the same mode (buffered or direct): a
+ * merged direct io must stay aligned, so an unaligned one (performed
+ * through a bounce buffer) merges with nothing.
+ */
 static bool queue_can_merge(const struct io *a, const struct io *b)
 {
 	return a != b && a->rq.file == b->rq.file && a->rq.dir == b->rq.dir &&
-	       a->fd == b->fd && a->rq.offset + a->rq.bytes == b->rq.offset &&
+	       a->fd == b->fd && a->dio_align == b->dio_align &&
+	       !a->dio_unaligned && !b->dio_unaligned &&
+	       a->rq.offset + a->rq.bytes == b->rq.offset &&
 	       a->rq.nr_sectors + b->rq.nr_sectors <= QUEUE_MAX_SECTORS;
 }
 
