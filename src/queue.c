@@ -145,7 +145,9 @@ static struct io *queue_hash_find(struct queue *q, uint64_t file,
  * Can b follow a directly, as one vectored syscall?  Through the same
  * backing descriptor, hence in the same mode (buffered or direct): a
  * merged direct io must stay aligned, so an unaligned one (performed
- * through a bounce buffer) merges with nothing.
+ * through a bounce buffer) merges with nothing.  preadv and pwritev take
+ * at most IOV_MAX parts: small requests (512 bytes at depth 2048) would
+ * otherwise make ios the kernel refuses with EINVAL.
  */
 static bool queue_can_merge(const struct io *a, const struct io *b)
 {
@@ -153,7 +155,8 @@ static bool queue_can_merge(const struct io *a, const struct io *b)
 	       a->fd == b->fd && a->dio_align == b->dio_align &&
 	       !a->dio_unaligned && !b->dio_unaligned &&
 	       a->rq.offset + a->rq.bytes == b->rq.offset &&
-	       a->rq.nr_sectors + b->rq.nr_sectors <= QUEUE_MAX_SECTORS;
+	       a->rq.nr_sectors + b->rq.nr_sectors <= QUEUE_MAX_SECTORS &&
+	       a->nr_parts + b->nr_parts <= IOV_MAX;
 }
 
 /*
