@@ -309,6 +309,14 @@ void fs_file_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 	res = copy_file_range(fs_file_fd(fi_in->fh), &off_in,
 			      fs_file_fd(fi_out->fh), &off_out, len, flags);
 	if (res == -1) {
+		/*
+		 * Direct descriptors refuse unaligned ranges.  EOPNOTSUPP
+		 * makes the kernel copy through our read and write, which
+		 * align them (dio.c).
+		 */
+		if (errno == EINVAL && (fs_file_dio_align(fi_in->fh) ||
+					fs_file_dio_align(fi_out->fh)))
+			errno = EOPNOTSUPP;
 		fuse_reply_err(req, errno);
 		return;
 	}
