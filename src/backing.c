@@ -46,6 +46,7 @@ static int backing_sysfs_read(dev_t dev, const char *rel, char *buf,
 			      size_t size)
 {
 	char path[PATH_MAX];
+	size_t len;
 	FILE *fp;
 
 	for (int up = 0; up < 2; up++) {
@@ -59,7 +60,11 @@ static int backing_sysfs_read(dev_t dev, const char *rel, char *buf,
 			return -1;
 		}
 		fclose(fp);
-		buf[strcspn(buf, "\n")] = '\0';
+		/* Without the newline, and the blank sysfs leaves before it. */
+		len = strcspn(buf, "\n");
+		while (len > 0 && buf[len - 1] == ' ')
+			len--;
+		buf[len] = '\0';
 		return 0;
 	}
 	return -1;

@@ -15,7 +15,7 @@ cleanup_push 'mountpoint -q "$MNT" && { fusermount3 -u "$MNT" || umount -l "$MNT
 
 disk=$(basename "$dev")
 mount_fs
-want="name $disk rotational $(cat /sys/block/$disk/queue/rotational) scheduler $(cat /sys/block/$disk/queue/scheduler)"
+want="name $disk rotational $(cat /sys/block/$disk/queue/rotational) scheduler $(sed "s/ *$//" /sys/block/$disk/queue/scheduler)"
 assert_eq "$want" "$(cat "$MNT/.control/backing_device")" "backing_device"
 echo "x" >"$MNT/.control/backing_device" 2>/dev/null && fail "backing_device is writable"
 unmount_fs
