@@ -71,14 +71,21 @@ static void fs_file_set_open(fuse_req_t req, struct inode *inode,
 void fs_file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct inode *inode;
-	int fd;
+	int fd, flags;
 
 	if (control_is_ino(ino)) {
 		control_open(req, ino, fi);
 		return;
 	}
 	inode = fs_inode(req, ino);
-	fd = fs_inode_reopen(inode, fs_file_flags(req, fi->flags));
+	flags = fs_file_flags(req, fi->flags);
+	fd = fs_inode_reopen(inode, flags);
+	/* A write-only file the daemon may not read: writes that need a
+	 * read-modify-write will fail with EBADF, the others work. */
+	if (fd == -1 && errno == EACCES &&
+	    (flags & O_ACCMODE) != (fi->flags & O_ACCMODE))
+		fd = fs_inode_reopen(inode, (flags & ~O_ACCMODE) |
+					    (fi->flags & O_ACCMODE));
 	if (fd == -1) {
 		fuse_reply_err(req, errno);
 		return;
