@@ -359,7 +359,7 @@ struct io_part {
 };
 
 struct io {
-	struct request rq;	/* the scheduler's view */
+	struct elv_request rq;	/* the scheduler's view */
 	struct inode *inode;	/* NULL in unit tests */
 	int fd;			/* backing fd (not owned) */
 	/* fd is O_DIRECT and needs this alignment (0: buffered fd); an
@@ -406,7 +406,6 @@ struct queue_params {
 	void (*wakeup_at)(void *arg, uint64_t at_ns);
 	void *wakeup_arg;
 };
-#define QUEUE_MAX_SECTORS 2048	/* a merged io stays within 1 MiB */
 #define NR_REQUESTS_MIN 1
 #define NR_REQUESTS_MAX 65536
 
@@ -481,7 +480,9 @@ int elv_tunable_set(struct elevator_queue *eq, const char *name,
 int elv_tunable_default_set(const struct elevator_type *type,
 			    const char *name, int64_t value);
 void elv_tunable_defaults_clear(void);
-extern const struct elevator_type elv_noop;
+
+/* noop.c: the built-in scheduler, written against the public header only */
+const struct elevator_type *elv_noop(void);
 
 /* module.c: scheduler modules */
 void module_set_dir(const char *dir);
@@ -510,9 +511,9 @@ void diskmodel_free(struct diskmodel *dm);
 uint64_t diskmodel_seek_ns(const struct diskmodel *dm, uint64_t distance);
 /* The service time of rq with the head at sector head. */
 uint64_t diskmodel_cost_ns(const struct diskmodel *dm, uint64_t head,
-			   const struct request *rq);
+			   const struct elv_request *rq);
 /* Book the head for rq from now_ns, or when it frees: its slot's end. */
-uint64_t diskmodel_book(struct diskmodel *dm, const struct request *rq,
+uint64_t diskmodel_book(struct diskmodel *dm, const struct elv_request *rq,
 			uint64_t now_ns);
 /* For workers: queue_next once the head is free, then sleep through the
  * io's service time; NULL once the queue is stopped. */

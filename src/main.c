@@ -152,7 +152,7 @@ static int main_config(struct config *cfg)
 	if (config_load_early(cfg, err, sizeof err) != 0)
 		goto fail;
 	/* noop first: the built-in one leads the list, as in the kernel. */
-	elv_register(&elv_noop, "built-in");
+	elv_register(elv_noop(), "built-in");
 	module_set_dir(cfg->module_dir);
 	module_load_all();
 	if (config_load(cfg, err, sizeof err) != 0 ||
@@ -188,7 +188,7 @@ static const struct elevator_type *main_scheduler(struct config *cfg)
 	}
 	log_warn("default scheduler %s not found in %s; using noop",
 		 cfg->scheduler, cfg->module_dir);
-	return &elv_noop;
+	return elv_noop();
 }
 
 /* ------------------------------------------------------------------ */
