@@ -97,7 +97,7 @@ static void test_no_merge(void)
 /* A merged io never has more parts than one preadv takes (IOV_MAX). */
 static void test_parts_limit(void)
 {
-	struct queue *q = h_queue(&elv_noop, 2048);
+	struct queue *q = h_queue(elv_noop(), 2048);
 	struct io *io;
 	int i;
 
@@ -116,7 +116,7 @@ static void test_parts_limit(void)
 /* Direct ios merge only with ios of the same mode, and only aligned. */
 static void test_no_merge_dio(void)
 {
-	struct queue *q = h_queue(&elv_noop, 128);
+	struct queue *q = h_queue(elv_noop(), 128);
 	struct io *a = h_io(1, ELV_READ, 1, 0, 4096, 100);
 	struct io *b = h_io(2, ELV_READ, 1, 4096, 4096, 108);
 	struct io *c = h_io(3, ELV_READ, 1, 8192, 1000, 116);
