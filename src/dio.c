@@ -132,24 +132,6 @@ static ssize_t dio_rmw(struct io *io, char *buf, uint64_t start,
 	return n < (ssize_t)io->rq.bytes ? n : (ssize_t)io->rq.bytes;
 }
 
-static void dio_result(struct io *io, ssize_t n)
-{
-	size_t done = n > 0 ? (size_t)n : 0;
-
-	/* As dispatch_spread: whole parts, the cut one, then the error. */
-	for (struct io_part *p = io->parts; p != NULL; p = p->next) {
-		if (done >= p->len) {
-			p->result = (ssize_t)p->len;
-			done -= p->len;
-		} else if (done > 0) {
-			p->result = (ssize_t)done;
-			done = 0;
-		} else {
-			p->result = n < 0 ? n : 0;
-		}
-	}
-}
-
 void dio_perform(struct io *io)
 {
 	uint64_t mask = io->dio_align - 1;
@@ -160,7 +142,7 @@ void dio_perform(struct io *io)
 	ssize_t n;
 
 	if (posix_memalign(&buf, io->dio_align, end - start) != 0) {
-		dio_result(io, -ENOMEM);
+		dispatch_spread(io, 0, ENOMEM);
 		return;
 	}
 	if (io->rq.dir == ELV_READ) {
@@ -177,5 +159,8 @@ void dio_perform(struct io *io)
 		pthread_rwlock_unlock(&io->inode->dio_lock);
 	}
 	free(buf);
-	dio_result(io, n);
+	if (n < 0)
+		dispatch_spread(io, 0, (int)-n);
+	else
+		dispatch_spread(io, (size_t)n, 0);
 }

@@ -30,7 +30,7 @@ struct dispatch {
  * got (a short read or write), later parts get the error (or 0 for reads
  * past the end).
  */
-static void dispatch_spread(struct io *io, size_t done, int err)
+void dispatch_spread(struct io *io, size_t done, int err)
 {
 	struct io_part *p;
 

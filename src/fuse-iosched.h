@@ -527,6 +527,9 @@ struct dispatch *dispatch_start(struct queue *q, unsigned threads,
 void dispatch_stop(struct dispatch *d);
 /* Perform io's syscall and set each part's result; no FUSE. */
 void dispatch_perform(struct io *io);
+/* Give each part its result from done bytes moved and the positive errno
+ * that stopped the transfer (0: end of file), in order (dio.c too). */
+void dispatch_spread(struct io *io, size_t done, int err);
 /* Queue io; the calling thread performs what the elevator sends at once. */
 void dispatch_submit(struct dispatch *d, struct io *io);
 /*
