@@ -32,6 +32,11 @@ int backing_io_parse(const char *name)
 	return -1;
 }
 
+bool backing_io_name_valid(const char *name)
+{
+	return backing_io_parse(name) >= 0;
+}
+
 const char *backing_io_name(enum backing_io mode)
 {
 	return backing_io_names[mode];
