@@ -15,63 +15,112 @@
 # time of each FUSE daemon (user + system, all its threads, from
 # /proc/PID/stat before and after the run) per I/O that fio did.
 #
+# Every run is cold and reads each block at most once: before each run the
+# test file's pages are evicted (POSIX_FADV_DONTNEED on the backing file
+# and on the target's view of it, so that neither the backing page cache
+# nor a FUSE page cache holds it), and fio jobs on the file are not time
+# based: they stop at the end of the file or after SECONDS, whichever comes
+# first, and random jobs never read a block twice (fio's random map).  So
+# every column of a direct job does direct I/O, and the "served by" column
+# says which cache could serve each row.
+#
 # The jobs: sequential 1 MiB reads and writes, buffered and O_DIRECT
-# (psync); 4 KiB random reads with libaio, O_DIRECT, queue depth 1 and 16;
-# and small-file creation: 1000 files, each created, written with 4 KiB
+# (psync); cold 4 KiB random reads with libaio, O_DIRECT, queue depth 1 and
+# 16; small-file creation: 1000 files, each created, written with 4 KiB
 # (psync, buffered) and closed in turn, all removed and created again until
-# the time is up (file/s).
+# the time is up (file/s); an untar of a tree of small files (part of
+# /usr/include) followed by a sync of the backing filesystem (file/s); and
+# SQLite small transactions (one INSERT each, synchronous=FULL, so each
+# commits to the device: tx/s).
 # Targets run alternately (A B C D A B C D ...) for ROUNDS rounds, so that
 # drift in the machine (other load, a disk's write cache filling up) is
 # spread over all of them rather than landing on one; the median of the
-# rounds is reported.  The page cache is dropped before every read run.
+# rounds is reported.  fuse-iosched runs with backing_io=auto (the
+# default): an O_DIRECT open reaches the device, as on the backing
+# directory and through passthrough_ll.
 #
 # Options:
-#	-t SECONDS   length of each fio run (default 8)
+#	-t SECONDS   longest fio run (default 8)
 #	-r ROUNDS    rounds, at least 3 (default 3)
-#	-s SIZE      size of the test file (default 256m)
+#	-s SIZE      size of the test file (default 1g)
 #	-d DIR       where the backing directory and mountpoints are created;
 #	             it should be on the disk you want to measure (default
 #	             /var/tmp: often tmpfs is /tmp)
 # Environment: FUSE_IOSCHED (the daemon; default ../src/fuse-iosched next to
 # this script, else fuse-iosched on PATH), MODULE_DIR (scheduler modules;
-# default ../schedulers/.libs next to this script when it exists).
+# default ../schedulers/.libs next to this script when it exists),
+# OVERHEAD_JOBS (run only these jobs, by name, space-separated).
 #
-# With the defaults the whole run takes about 12 minutes: 7 jobs x 4
-# targets x 3 rounds x 8 s, plus setup.  RESULTS_DIR receives every fio run
-# as JSON (JOB-TARGET-rROUND.json), the daemon's CPU seconds during it
-# (JOB-TARGET-rROUND.cpu), the daemons' messages (daemon-TARGET.log), the
-# machine description (machine.txt) and the tables (summary.txt).
+# With the defaults the whole run takes about 15 minutes: 9 jobs x 4
+# targets x 3 rounds, each at most 8 s, plus setup.  RESULTS_DIR receives
+# every fio run as JSON (JOB-TARGET-rROUND.json; .rate for the untar and
+# SQLite jobs), the daemon's CPU seconds during it (JOB-TARGET-rROUND.cpu),
+# the daemons' messages (daemon-TARGET.log), the machine description
+# (machine.txt) and the tables (summary.txt).
 #
 # The CPU time is counted in clock ticks (usually 10 ms): with short runs
 # at low request rates the per-I/O figures are coarse.
 #
-# Reading the numbers: with O_DIRECT on a FUSE mount only the FUSE page
-# cache is bypassed; fuse-iosched reads and writes the backing file through
-# the page cache of the backing filesystem, while on "backing" O_DIRECT
-# reaches the device.  So direct rows can exceed 1.00; they measure the
-# request path, not the device.  passthrough_ll opens backing files with
-# O_DIRECT when the application does, and libfuse 3.14's version then fails
-# writes with EINVAL: such cells print "err".
+# passthrough_ll opens backing files with O_DIRECT when the application
+# does, and libfuse 3.14's version then fails writes with EINVAL (its
+# write buffer is not aligned): such cells print "err".
 #
 # Needs root (mounting, dropping caches), fio, a C compiler, libfuse3-dev
 # (for pkg-config fuse3 and the examples in /usr/share/doc/libfuse3-dev),
-# python3 (to read fio's JSON).  Not part of make check.
+# python3 (to read fio's JSON), tar and sqlite3.  Not part of make check.
 set -euo pipefail
 # shellcheck disable=SC2034 # used by lib.sh
-BENCH=overhead RUNTIME=8 SIZE=256m
+BENCH=overhead RUNTIME=8 SIZE=1g
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
 EXAMPLES=/usr/share/doc/libfuse3-dev/examples
-for c in cc pkg-config; do
+for c in cc pkg-config tar sqlite3; do
 	command -v $c >/dev/null || die "needs $c"
 done
 [ -f $EXAMPLES/passthrough_ll.c ] || die "no $EXAMPLES/passthrough_ll.c: install libfuse3-dev"
 
 TARGETS="backing ptll noop deadline"
 NFILES=1000
+NTX=300
 
 dir_of() { # TARGET
 	if [ "$1" = backing ]; then echo "$B"; else echo "$W/$1"; fi
+}
+
+# evict TARGET: the test file leaves the backing page cache and TARGET's.
+evict() {
+	python3 - "$B/bench.dat" "$(dir_of "$1")/bench.dat" <<'PY'
+import os, sys
+for path in dict.fromkeys(sys.argv[1:]):
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        continue
+    os.fsync(fd)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    os.close(fd)
+PY
+}
+
+# Timed jobs that are not fio: job_NAME DIR works in DIR and prints how
+# many things it did; run_timed OUT NAME DIR writes things per second and
+# things to OUT.rate, and removes what the job made.
+job_untar() {
+	mkdir "$1/untar"
+	tar -xf "$W/tree.tar" -C "$1/untar"
+	sync -f "$B"
+	find "$1/untar" -type f | wc -l
+}
+job_sqlite() {
+	sqlite3 "$1/bench.db" <"$W/sqlite.sql" >/dev/null
+	echo "$NTX"
+}
+run_timed() {
+	t0=$(date +%s.%N)
+	done_n=$("job_$2" "$3")
+	t1=$(date +%s.%N)
+	awk -v n="$done_n" -v a="$t0" -v b="$t1" 'BEGIN { print n / (b - a), n }' >"$1.rate"
+	rm -rf "$3/untar" "$3/bench.db" "$3/bench.db-journal"
 }
 
 # cpu_ticks TARGET: user and system time of all the threads of TARGET's
@@ -102,41 +151,63 @@ done
 
 # The test file, laid out once, read and overwritten by every target.
 layout "$B/bench.dat" "$SIZE"
+# The tree to untar, about 1200 small files; the SQLite transactions.
+tar -cf "$W/tree.tar" -C /usr/include linux x86_64-linux-gnu
+{
+	echo "PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL;"
+	echo "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT);"
+	for _ in $(seq $NTX); do
+		echo "BEGIN; INSERT INTO t (v) VALUES (hex(randomblob(100))); COMMIT;"
+	done
+} >"$W/sqlite.sql"
 
 {
 	describe_machine
 	echo "file:      $SIZE; small files: $NFILES of 4 KiB, created, written, closed"
+	echo "untar:     $(tar -tf "$W/tree.tar" | wc -l) entries, $(du -h "$W/tree.tar" | cut -f1); sqlite: $NTX transactions"
 } | tee "$RESULTS/machine.txt"
 echo
 
 # --- the runs ------------------------------------------------------------
 
-# name | read or write | unit | fio arguments; each run adds the target's
-# directory and the run time.
+# name | read or write | unit | served by | fio arguments, or @NAME for
+# job_NAME; each fio run adds the target's directory and the run time.
+# Not time based, but for create-4k: each block at most once per run.
 FILE="--filename=bench.dat --size=$SIZE"
-JOBS="seqread-buffered|read|MiB/s|$FILE --rw=read --bs=1m --ioengine=psync --direct=0
-seqread-direct|read|MiB/s|$FILE --rw=read --bs=1m --ioengine=psync --direct=1
-seqwrite-buffered|write|MiB/s|$FILE --rw=write --bs=1m --ioengine=psync --direct=0 --end_fsync=1
-seqwrite-direct|write|MiB/s|$FILE --rw=write --bs=1m --ioengine=psync --direct=1
-randread-4k-qd1|read|kIOPS|$FILE --rw=randread --bs=4k --ioengine=libaio --direct=1 --iodepth=1
-randread-4k-qd16|read|kIOPS|$FILE --rw=randread --bs=4k --ioengine=libaio --direct=1 --iodepth=16
-create-4k|write|file/s|--nrfiles=$NFILES --filesize=4k --openfiles=1 --file_service_type=sequential --create_on_open=1 --unlink_each_loop=1 --unlink=1 --rw=write --bs=4k --ioengine=psync"
+JOBS="seqread-buffered|read|MiB/s|cold page caches|$FILE --rw=read --bs=1m --ioengine=psync --direct=0
+seqread-direct|read|MiB/s|device|$FILE --rw=read --bs=1m --ioengine=psync --direct=1
+seqwrite-buffered|write|MiB/s|page caches, fsync|$FILE --rw=write --bs=1m --ioengine=psync --direct=0 --end_fsync=1
+seqwrite-direct|write|MiB/s|device|$FILE --rw=write --bs=1m --ioengine=psync --direct=1
+randread-4k-qd1|read|kIOPS|device (cold)|$FILE --rw=randread --bs=4k --ioengine=libaio --direct=1 --iodepth=1
+randread-4k-qd16|read|kIOPS|device (cold)|$FILE --rw=randread --bs=4k --ioengine=libaio --direct=1 --iodepth=16
+create-4k|write|file/s|page caches|--time_based --nrfiles=$NFILES --filesize=4k --openfiles=1 --file_service_type=sequential --create_on_open=1 --unlink_each_loop=1 --unlink=1 --rw=write --bs=4k --ioengine=psync
+untar|write|file/s|page caches, syncfs|@untar
+sqlite-tx|write|tx/s|device (fsync)|@sqlite"
+if [ -n "${OVERHEAD_JOBS:-}" ]; then
+	JOBS=$(echo "$JOBS" | while IFS='|' read -r job rest; do
+		case " $OVERHEAD_JOBS " in *" $job "*) echo "$job|$rest" ;; esac
+	done)
+fi
 
 total=$(( $(echo "$JOBS" | wc -l) * 4 * ROUNDS ))
 n=0
-while IFS='|' read -r job dir _ args; do
+while IFS='|' read -r job _ _ _ args; do
 	for r in $(seq "$ROUNDS"); do
 		for t in $TARGETS; do
 			n=$((n + 1))
 			printf '[%d/%d] %s %s round %d\n' $n $total "$job" "$t" "$r"
-			[ "$dir" = write ] || drop_caches
+			evict "$t"
 			out=$RESULTS/$job-$t-r$r
 			[ "$t" = backing ] || ticks=$(cpu_ticks "$t")
-			# shellcheck disable=SC2086
-			fio --name="$job" --directory="$(dir_of "$t")" \
-				--time_based --runtime="$RUNTIME" \
-				--output-format=json --output="$out.json" $args \
-				>/dev/null 2>"$out.err" || true
+			case $args in
+			@*)	run_timed "$out" "${args#@}" "$(dir_of "$t")" \
+					2>"$out.err" || true ;;
+			*)	# shellcheck disable=SC2086
+				fio --name="$job" --directory="$(dir_of "$t")" \
+					--runtime="$RUNTIME" --output-format=json \
+					--output="$out.json" $args \
+					>/dev/null 2>"$out.err" || true ;;
+			esac
 			[ -s "$out.err" ] || rm -f "$out.err"
 			if [ "$t" != backing ]; then
 				after=$(cpu_ticks "$t")
@@ -155,13 +226,24 @@ python3 - "$RESULTS" "$ROUNDS" "$TARGETS" "$JOBS" <<'PY' | tee "$RESULTS/summary
 import json, os, statistics, sys
 
 results, rounds, targets, jobs = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
-jobs = [line.split("|", 3)[:3] for line in jobs.splitlines()]
+jobs = [line.split("|", 4)[:4] for line in jobs.splitlines()]
 scale = {"MiB/s": ("bw", 1024.0), "kIOPS": ("iops", 1000.0), "file/s": ("iops", 1.0)}
 
 def measure(job, direction, unit, target, r):
     """Throughput in unit and the daemon's CPU microseconds per I/O (None
     without a daemon), or None when fio failed."""
     path = os.path.join(results, "%s-%s-r%d" % (job, target, r))
+    cpu = None
+    if os.path.exists(path + ".rate"):
+        try:
+            with open(path + ".rate") as f:
+                rate, count = map(float, f.read().split())
+        except (OSError, ValueError):
+            return None
+        if os.path.exists(path + ".cpu") and count:
+            with open(path + ".cpu") as f:
+                cpu = float(f.read()) * 1e6 / count
+        return rate, cpu
     try:
         with open(path + ".json") as f:
             text = f.read()
@@ -174,14 +256,13 @@ def measure(job, direction, unit, target, r):
         return None
     d = j[direction]
     key, div = scale[unit]
-    cpu = None
     if os.path.exists(path + ".cpu") and d["total_ios"]:
         with open(path + ".cpu") as f:
             cpu = float(f.read()) * 1e6 / d["total_ios"]
     return d[key] / div, cpu
 
 runs = {(job, t): [measure(job, direction, unit, t, r) for r in range(1, rounds + 1)]
-        for job, direction, unit in jobs for t in targets}
+        for job, direction, unit, _ in jobs for t in targets}
 
 def median(job, t, i):
     """Median over rounds of throughput (i = 0) or CPU per I/O (i = 1)."""
@@ -190,11 +271,12 @@ def median(job, t, i):
         return None
     return statistics.median(v[i] for v in vals)
 
-def row(job, unit, cells):
-    print("%-18s %-6s %s" % (job, unit, " ".join("%9s" % c for c in cells)))
+def row(job, unit, cells, served=""):
+    print("%-18s %-6s %s  %s" % (job, unit,
+                                 " ".join("%9s" % c for c in cells), served))
 
-row("job", "unit", targets)
-for job, _, unit in jobs:
+row("job", "unit", targets, "served by")
+for job, _, unit, served in jobs:
     base = median(job, targets[0], 0)
     cells = ["%.1f" % base if base is not None else "err"]
     for t in targets[1:]:
@@ -205,14 +287,14 @@ for job, _, unit in jobs:
             cells.append("-")
         else:
             cells.append("%.2f" % (m / base))
-    row(job, unit, cells)
+    row(job, unit, cells, served)
 print()
 print("%s: median of %d rounds, in the unit shown; other columns: ratio"
       " to %s (higher is faster)" % (targets[0], rounds, targets[0]))
 print()
 print("daemon CPU time (user + system, all threads) per I/O")
 row("job", "unit", targets)
-for job, _, _ in jobs:
+for job, _, _, _ in jobs:
     cells = ["-"]
     for t in targets[1:]:
         m = median(job, t, 1)
@@ -220,5 +302,9 @@ for job, _, _ in jobs:
     row(job, "us/IO", cells)
 print()
 print("microseconds, median of %d rounds; an I/O is one fio request (one"
-      " file for create-4k)" % rounds)
+      " file for create-4k and untar, one transaction for sqlite-tx)" % rounds)
+print()
+print("served by: what could serve the row on every target.  device: O_DIRECT")
+print("reaches the disk (fuse-iosched: backing_io=auto); cold: evicted first;")
+print("page caches: the backing page cache and, through FUSE, the mount's.")
 PY

@@ -166,6 +166,11 @@ static const struct config_setting config_settings[] = {
 	  .min = 1, .max = DISKMODEL_MB_PER_S_MAX, .def = "300",
 	  .arg = "N", .help = "ssd: the write buffer's drain rate, "
 	  "10^6 bytes/s" },
+	{ .name = "backing_io", .type = CONFIG_STR, CONFIG_FIELD(backing_io),
+	  .valid = backing_io_name_valid, .expect = "auto, direct or buffered",
+	  .def = "auto",
+	  .arg = "MODE", .help = "auto: O_DIRECT below when the opener asked; "
+	  "direct: always; buffered: never" },
 	{ .name = "metrics", .type = CONFIG_STR, CONFIG_FIELD(metrics),
 	  .valid = metrics_addr_valid,
 	  .expect = "off, HOST:PORT, [HOST]:PORT or :PORT (port 1 to 65535)",

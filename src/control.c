@@ -6,6 +6,9 @@
  *   .control/nr_requests  rw  queue depth limit
  *   .control/stats	  ro  per-direction counters
  *   .control/iosched/	  the active scheduler's tunables, rw files
+ *   .control/backing_io  ro  auto, direct or buffered (backing.c)
+ *   .control/backing_device ro  the block device under BACKING, its
+ *			  rotational flag and its kernel scheduler
  *
  * The directory is reachable by path from the root but hidden from the
  * root's readdir (fs_dir.c), and it shadows a backing entry of the same
@@ -56,6 +59,8 @@ enum {
 	CONTROL_INO_NR_REQUESTS,
 	CONTROL_INO_STATS,
 	CONTROL_INO_IOSCHED,
+	CONTROL_INO_BACKING_IO,
+	CONTROL_INO_BACKING_DEVICE,
 	CONTROL_INO_END
 };
 
@@ -284,6 +289,24 @@ static int control_tunable_check(struct fs *fs, const struct control_file *f)
 	return queue_with_elevator(fs->queue, control_tunable_apply, &op);
 }
 
+/* The mode, fixed at mount time. */
+static int control_backing_io_show(struct fs *fs,
+				   const struct control_file *f, char *buf,
+				   size_t size)
+{
+	(void)f;
+	return snprintf(buf, size, "%s\n", backing_io_name(fs->backing_io));
+}
+
+/* What lies beneath BACKING: is a kernel scheduler in the way too? */
+static int control_backing_device_show(struct fs *fs,
+				       const struct control_file *f,
+				       char *buf, size_t size)
+{
+	(void)f;
+	return backing_device_show(fs, buf, size);
+}
+
 static const struct control_node control_nodes[] = {
 	{ CONTROL_NAME, CONTROL_INO_DIR, S_IFDIR | 0755, NULL, NULL },
 	{ "scheduler", CONTROL_INO_SCHEDULER, S_IFREG | 0644,
@@ -293,6 +316,10 @@ static const struct control_node control_nodes[] = {
 	{ "stats", CONTROL_INO_STATS, S_IFREG | 0444,
 	  control_stats_show, NULL },
 	{ "iosched", CONTROL_INO_IOSCHED, S_IFDIR | 0755, NULL, NULL },
+	{ "backing_io", CONTROL_INO_BACKING_IO, S_IFREG | 0444,
+	  control_backing_io_show, NULL },
+	{ "backing_device", CONTROL_INO_BACKING_DEVICE, S_IFREG | 0444,
+	  control_backing_device_show, NULL },
 };
 
 /*

@@ -13,7 +13,7 @@
 
 #include "fuse-iosched.h"
 
-/* A merged io stays within IOSCHED_MAX_SECTORS, so parts are few. */
+/* Most ios have few parts; a merged one has at most IOV_MAX (queue.c). */
 #define DISPATCH_IOV_STACK 64
 
 struct dispatch {
@@ -34,7 +34,7 @@ struct dispatch {
  * for the end of the file (or a hole), and would show zeros or a shorter
  * file where the error was.
  */
-static void dispatch_spread(struct io *io, size_t done, int err)
+void dispatch_spread(struct io *io, size_t done, int err)
 {
 	struct io_part *p;
 
@@ -55,7 +55,8 @@ static void dispatch_spread(struct io *io, size_t done, int err)
 	}
 }
 
-void dispatch_perform(struct io *io)
+/* Perform io with preadv/pwritev over its parts' buffers. */
+static void dispatch_vectored(struct io *io)
 {
 	struct iovec stack_iov[DISPATCH_IOV_STACK], *iov = stack_iov;
 	struct io_part *p;
@@ -93,6 +94,9 @@ void dispatch_perform(struct io *io)
 			break;
 		}
 		done += (size_t)n;
+		/* O_DIRECT cannot go on from the middle of a block. */
+		if (io->dio_align != 0 && (done & (io->dio_align - 1)) != 0)
+			break;
 		/* Skip the iovecs done; trim the one cut in the middle. */
 		while (first < cnt && (size_t)n >= iov[first].iov_len) {
 			n -= (ssize_t)iov[first].iov_len;
@@ -106,6 +110,29 @@ void dispatch_perform(struct io *io)
 	if (iov != stack_iov)
 		free(iov);
 	dispatch_spread(io, done, err);
+}
+
+void dispatch_perform(struct io *io)
+{
+	struct inode *inode = io->inode;
+	bool lock;
+
+	if (io->dio_unaligned) {
+		dio_perform(io);
+		return;
+	}
+	/*
+	 * Writes to an inode that has a direct descriptor exclude the
+	 * read-modify-writes of dio.c (dio_lock).  Other inodes, the common
+	 * buffered case, pay one load.
+	 */
+	lock = io->rq.dir == ELV_WRITE && inode != NULL &&
+	       __atomic_load_n(&inode->dio_used, __ATOMIC_ACQUIRE);
+	if (lock)
+		pthread_rwlock_rdlock(&inode->dio_lock);
+	dispatch_vectored(io);
+	if (lock)
+		pthread_rwlock_unlock(&inode->dio_lock);
 }
 
 /* The next io to perform, after its service time on the disk model. */

@@ -121,7 +121,8 @@ void fs_attr_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		fuse_reply_err(req, -pfd);
 		return;
 	}
-	err = fs_attr_change(inode, pfd, fi ? (int)fi->fh : -1, attr, to_set);
+	err = fs_attr_change(inode, pfd, fi ? fs_file_fd(fi->fh) : -1, attr,
+			     to_set);
 	fs_fd_put(inode);
 	if (!err)
 		err = fs_attr_stat(inode, &st);

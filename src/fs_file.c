@@ -22,13 +22,22 @@
 /* Flags for the backing open: what the application asked, adjusted. */
 static int fs_file_flags(fuse_req_t req, int flags)
 {
+	struct fs *fs = fs_of(req);
+
 	/*
-	 * The backing fd stays buffered even for O_DIRECT opens: the page
-	 * cache is bypassed on the FUSE side (direct_io), and unaligned
-	 * O_DIRECT writes, which FUSE allows, still work.
+	 * O_DIRECT is backing_open's to set, once the file is open.  A
+	 * direct descriptor must also read (the read-modify-write of
+	 * partial blocks, dio.c) and write where it is told (O_APPEND would
+	 * append the whole blocks written back).
 	 */
+	if (fs->backing_io == BACKING_IO_DIRECT ||
+	    (fs->backing_io == BACKING_IO_AUTO && (flags & O_DIRECT))) {
+		if ((flags & O_ACCMODE) == O_WRONLY)
+			flags = (flags & ~O_ACCMODE) | O_RDWR;
+		flags &= ~O_APPEND;
+	}
 	flags &= ~(O_DIRECT | O_NOFOLLOW);
-	if (fs_of(req)->cfg->writeback_cache) {
+	if (fs->cfg->writeback_cache) {
 		/* The kernel reads pages around partial writes through any
 		 * open file, and appends at its own idea of the size. */
 		if ((flags & O_ACCMODE) == O_WRONLY)
@@ -38,11 +47,22 @@ static int fs_file_flags(fuse_req_t req, int flags)
 	return flags | O_CLOEXEC;
 }
 
-static void fs_file_set_open(struct fuse_file_info *fi, int fd)
+static void fs_file_set_open(fuse_req_t req, struct inode *inode,
+			     struct fuse_file_info *fi, int fd)
 {
-	fi->fh = fd;
-	/* FUSE_CAP_AUTO_INVAL_DATA drops the cache when mtime or size
-	 * change, so what we cached last time may be kept. */
+	unsigned align = backing_open(fs_of(req), fd, fi->flags);
+
+	if (align != 0)
+		__atomic_store_n(&inode->dio_used, 1, __ATOMIC_RELEASE);
+	fi->fh = (uint64_t)(unsigned)fd | (uint64_t)align << 32;
+	/*
+	 * The mount's own page cache is the layer above the elevator, as
+	 * the page cache stands above a block device: an O_DIRECT opener
+	 * bypasses it (direct_io) in every mode; other openers use it, and
+	 * FUSE_CAP_AUTO_INVAL_DATA drops it when mtime or size change, so
+	 * what we cached last time may be kept.  backing_io decides only
+	 * what happens below the elevator.
+	 */
 	fi->keep_cache = 1;
 	if (fi->flags & O_DIRECT)
 		fi->direct_io = 1;
@@ -51,21 +71,28 @@ static void fs_file_set_open(struct fuse_file_info *fi, int fd)
 void fs_file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct inode *inode;
-	int fd;
+	int fd, flags;
 
 	if (control_is_ino(ino)) {
 		control_open(req, ino, fi);
 		return;
 	}
 	inode = fs_inode(req, ino);
-	fd = fs_inode_reopen(inode, fs_file_flags(req, fi->flags));
+	flags = fs_file_flags(req, fi->flags);
+	fd = fs_inode_reopen(inode, flags);
+	/* A write-only file the daemon may not read: writes that need a
+	 * read-modify-write will fail with EBADF, the others work. */
+	if (fd == -1 && errno == EACCES &&
+	    (flags & O_ACCMODE) != (fi->flags & O_ACCMODE))
+		fd = fs_inode_reopen(inode, (flags & ~O_ACCMODE) |
+					    (fi->flags & O_ACCMODE));
 	if (fd == -1) {
 		fuse_reply_err(req, errno);
 		return;
 	}
 	if (fi->flags & O_TRUNC)
 		sectormap_invalidate(inode->smap, 0, 0);
-	fs_file_set_open(fi, fd);
+	fs_file_set_open(req, inode, fi, fd);
 	if (fuse_reply_open(req, fi) == -ENOENT)
 		close(fd);
 }
@@ -114,7 +141,7 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	inode = (struct inode *)(uintptr_t)e.ino;
 	if (fi->flags & O_TRUNC)
 		sectormap_invalidate(inode->smap, 0, 0);
-	fs_file_set_open(fi, fd);
+	fs_file_set_open(req, inode, fi, fd);
 	if (fuse_reply_create(req, &e, fi) == -ENOENT) {
 		close(fd);
 		fs_inode_unref(inode, 1);
@@ -192,7 +219,7 @@ void fs_file_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	 * descriptor to spare there is nothing to report: close(2) must not
 	 * fail with EMFILE, so the flush succeeds.
 	 */
-	fd = dup(fi->fh);
+	fd = dup(fs_file_fd(fi->fh));
 	if (fd == -1)
 		fuse_reply_err(req, errno == EMFILE || errno == ENFILE ? 0 : errno);
 	else if (close(fd) == -1)
@@ -210,7 +237,7 @@ void fs_file_release(fuse_req_t req, fuse_ino_t ino,
 	}
 	/* No queued write may outlive the descriptor it writes through. */
 	fs_inode_wait_writes(fs_inode(req, ino));
-	close(fi->fh);
+	close(fs_file_fd(fi->fh));
 	fuse_reply_err(req, 0);
 }
 
@@ -226,7 +253,8 @@ void fs_file_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 	}
 	inode = fs_inode(req, ino);
 	err = fs_inode_wait_writes_err(fs_of(req), inode);
-	res = datasync ? fdatasync(fi->fh) : fsync(fi->fh);
+	res = datasync ? fdatasync(fs_file_fd(fi->fh))
+		       : fsync(fs_file_fd(fi->fh));
 	/* Delayed allocation has just placed the data: look it up anew. */
 	if (res == 0)
 		sectormap_invalidate(inode->smap, 0, 0);
@@ -248,7 +276,7 @@ void fs_file_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 	inode = fs_inode(req, ino);
 	/* Queued writes to the range land before it is punched. */
 	fs_inode_wait_writes(inode);
-	res = fallocate(fi->fh, mode, off, len);
+	res = fallocate(fs_file_fd(fi->fh), mode, off, len);
 	if (res == -1) {
 		fuse_reply_err(req, errno);
 		return;
@@ -273,7 +301,7 @@ void fs_file_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 	/* The kernel asks only for SEEK_DATA and SEEK_HOLE; holes are only
 	 * where they are once queued writes have landed. */
 	fs_inode_wait_writes(fs_inode(req, ino));
-	res = lseek(fi->fh, off, whence);
+	res = lseek(fs_file_fd(fi->fh), off, whence);
 	if (res == -1)
 		fuse_reply_err(req, errno);
 	else
@@ -298,9 +326,17 @@ void fs_file_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 	fs_inode_wait_writes(in);
 	if (out != in)
 		fs_inode_wait_writes(out);
-	res = copy_file_range(fi_in->fh, &off_in, fi_out->fh, &off_out, len,
-			      flags);
+	res = copy_file_range(fs_file_fd(fi_in->fh), &off_in,
+			      fs_file_fd(fi_out->fh), &off_out, len, flags);
 	if (res == -1) {
+		/*
+		 * Direct descriptors refuse unaligned ranges.  EOPNOTSUPP
+		 * makes the kernel copy through our read and write, which
+		 * align them (dio.c).
+		 */
+		if (errno == EINVAL && (fs_file_dio_align(fi_in->fh) ||
+					fs_file_dio_align(fi_out->fh)))
+			errno = EOPNOTSUPP;
 		fuse_reply_err(req, errno);
 		return;
 	}

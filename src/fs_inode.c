@@ -78,6 +78,8 @@ static int fs_inode_setup(struct inode *inode, int fd, const struct stat *st)
 	inode->write_epoch = 0;
 	inode->write_err = 0;
 	pthread_mutex_init(&inode->fsync_lock, NULL);
+	inode->dio_used = 0;
+	pthread_rwlock_init(&inode->dio_lock, NULL);
 	return 0;
 }
 
@@ -89,6 +91,7 @@ static void fs_inode_teardown(struct inode *inode)
 	pthread_mutex_destroy(&inode->lock);
 	pthread_cond_destroy(&inode->writes_done);
 	pthread_mutex_destroy(&inode->fsync_lock);
+	pthread_rwlock_destroy(&inode->dio_lock);
 }
 
 static void fs_inode_free(void *p)
@@ -151,6 +154,7 @@ void fs_inode_table_destroy(struct fs *fs)
 	pthread_mutex_destroy(&fs->root.lock);
 	pthread_cond_destroy(&fs->root.writes_done);
 	pthread_mutex_destroy(&fs->root.fsync_lock);
+	pthread_rwlock_destroy(&fs->root.dio_lock);
 	if (root_fd_ours) {
 		close(fs->root_fd);
 		fs->root_fd = -1;

@@ -7,6 +7,8 @@
  * and the disk model's head lock  ->  queue lock (diskmodel_next),
  * and the inode table mutex  ->  the fd lock (fs_fd.c; a leaf).
  * The queue lock is never held while calling into FUSE or doing I/O.
+ * An inode's dio_lock is taken with no other lock held, around backing
+ * I/O only (dispatch_perform, dio.c).
  */
 #ifndef FUSE_IOSCHED_H
 #define FUSE_IOSCHED_H
@@ -82,6 +84,7 @@ struct config {
 	unsigned ssd_mb_per_s;	/* ssd: each channel's transfer rate */
 	unsigned ssd_buffer_mib; /* ssd: the write buffer */
 	unsigned ssd_drain_mb_per_s; /* ssd: the buffer's drain rate */
+	char *backing_io;	/* "auto", "direct" or "buffered" (backing.c) */
 	char *log;		/* log level name */
 	bool foreground;
 	bool debug;
@@ -215,6 +218,27 @@ uint64_t sectormap_lookup(struct sectormap *m, int fd, uint64_t off);
 /* The layout of [off, off + len) may have changed; len 0 means "to end". */
 void sectormap_invalidate(struct sectormap *m, uint64_t off, uint64_t len);
 
+/* backing.c: the backing_io modes, direct I/O alignment, the device */
+enum backing_io {
+	BACKING_IO_AUTO,	/* the backing descriptor follows the opener */
+	BACKING_IO_DIRECT,	/* always O_DIRECT */
+	BACKING_IO_BUFFERED,	/* never O_DIRECT */
+};
+/* A mode by name, or -1. */
+int backing_io_parse(const char *name);
+bool backing_io_name_valid(const char *name);
+const char *backing_io_name(enum backing_io mode);
+struct fs;
+/*
+ * Make the backing descriptor fd, just opened for open_flags, direct if
+ * the mode says so.  Returns the alignment its I/O needs, or 0 if it stays
+ * buffered (the mode, or a backing fs without O_DIRECT: logged once per
+ * mount, never an error).
+ */
+unsigned backing_open(struct fs *fs, int fd, int open_flags);
+/* .control/backing_device's content; length or -errno. */
+int backing_device_show(struct fs *fs, char *buf, size_t size);
+
 /* fs_inode.c: the inode table; a fuse_ino_t is a struct inode pointer */
 struct inode {
 	/* O_PATH descriptor of the backing inode, held for a bounded set of
@@ -239,6 +263,14 @@ struct inode {
 	pthread_mutex_t fsync_lock;	/* serializes write waits */
 	int write_err;		/* inode lock: a writeback write's errno,
 				 * for the next fsync or flush to report */
+	/*
+	 * Once a direct descriptor of the inode has been opened (dio_used,
+	 * set once, read without a lock), every write to it holds dio_lock:
+	 * shared, or exclusive for a read-modify-write of a partial block
+	 * (dio.c), so that no write lands between its read and its write.
+	 */
+	int dio_used;
+	pthread_rwlock_t dio_lock;
 };
 
 /* struct fs is the FUSE userdata; fuse_req_userdata(req) returns it. */
@@ -254,6 +286,8 @@ struct fs {
 	struct timer *timer;
 	struct fuse_session *se;
 	double timeout;		/* attribute and entry cache seconds */
+	enum backing_io backing_io;	/* from cfg, immutable */
+	int dio_refused;	/* O_DIRECT refusal logged; atomic */
 };
 
 static inline struct fs *fs_of(fuse_req_t req)
@@ -342,7 +376,19 @@ void fs_dir_releasedir(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi);
 void fs_dir_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 		     struct fuse_file_info *fi);
-/* fs_file.c */
+/*
+ * fs_file.c.  A file's fi->fh holds its backing descriptor in the low 32
+ * bits and, above them, the alignment its direct I/O needs (0: buffered):
+ * the read and write paths learn both without a lookup or a syscall.
+ */
+static inline int fs_file_fd(uint64_t fh)
+{
+	return (int)(uint32_t)fh;
+}
+static inline unsigned fs_file_dio_align(uint64_t fh)
+{
+	return (unsigned)(fh >> 32);
+}
 void fs_file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		    mode_t mode, struct fuse_file_info *fi);
@@ -429,6 +475,10 @@ struct io {
 	struct elv_request rq;	/* the scheduler's view */
 	struct inode *inode;	/* NULL in unit tests */
 	int fd;			/* backing fd (not owned) */
+	/* fd is O_DIRECT and needs this alignment (0: buffered fd); an
+	 * unaligned direct io goes through a bounce buffer (dio.c). */
+	unsigned dio_align;
+	bool dio_unaligned;
 	struct io_part *parts, *parts_tail;
 	unsigned nr_parts;
 	uint64_t dispatch_ns;	/* set by the queue at dispatch */
@@ -437,16 +487,24 @@ struct io {
 };
 
 /* Allocate an io of one part, with its buffer for a read. */
-struct io *io_new(enum elv_dir dir, uint64_t file, int fd, uint64_t off,
-		  size_t len);
+struct io *io_new(enum elv_dir dir, uint64_t file, int fd,
+		  unsigned dio_align, uint64_t off, size_t len);
+/* A buffer of len bytes for io (aligned for a direct one), or NULL. */
+void *io_alloc_buf(const struct io *io, size_t len);
 void io_free(struct io *io);
 /* Fill pid, ioprio and sync from the FUSE request and open flags. */
 void io_set_origin(struct io *io, fuse_req_t req, int open_flags);
 /* The read/write paths of the filesystem.  Both reply themselves. */
-void io_submit_read(fuse_req_t req, struct inode *inode, int fd, size_t size,
-		    off_t off, int open_flags);
-void io_submit_write(fuse_req_t req, struct inode *inode, int fd,
+void io_submit_read(fuse_req_t req, struct inode *inode, uint64_t fh,
+		    size_t size, off_t off, int open_flags);
+void io_submit_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 		     struct fuse_bufvec *in, off_t off, int open_flags);
+
+/*
+ * dio.c: performing a direct io.  Results go to each part, as
+ * dispatch_perform's do.
+ */
+void dio_perform(struct io *io);
 
 /* ioprio.c: the I/O priority of a process, as ionice(1) sets it */
 int ioprio_of_pid(pid_t pid);
@@ -605,6 +663,9 @@ struct dispatch *dispatch_start(struct queue *q, unsigned threads,
 void dispatch_stop(struct dispatch *d);
 /* Perform io's syscall and set each part's result; no FUSE. */
 void dispatch_perform(struct io *io);
+/* Give each part its result from done bytes moved and the positive errno
+ * that stopped the transfer (0: end of file), in order (dio.c too). */
+void dispatch_spread(struct io *io, size_t done, int err);
 /* Queue io; the calling thread performs what the elevator sends at once. */
 void dispatch_submit(struct dispatch *d, struct io *io);
 /*

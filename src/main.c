@@ -434,6 +434,8 @@ int main(int argc, char *argv[])
 	fs.queue = queue_new(&qp, type);
 	if (fs.queue == NULL)
 		goto out;
+	/* Checked by config.c: a valid name. */
+	fs.backing_io = (enum backing_io)backing_io_parse(cfg.backing_io);
 	fs.owner_uid = getuid();
 	fs.owner_gid = getgid();
 	fs.as_root = geteuid() == 0;

@@ -17,6 +17,7 @@
  * io is always completed by the instance that dispatched it.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,12 +171,22 @@ static void queue_hash_del(struct queue *q, struct io *io)
 /* ------------------------------------------------------------------ */
 /* Merging.                                                            */
 
-/* Can b follow a directly, as one vectored syscall on one descriptor? */
+/*
+ * Can b follow a directly, as one vectored syscall?  Through the same
+ * backing descriptor, hence in the same mode (buffered or direct): a
+ * merged direct io must stay aligned, so an unaligned one (performed
+ * through a bounce buffer) merges with nothing.  preadv and pwritev take
+ * at most IOV_MAX parts: small requests (512 bytes at depth 2048) would
+ * otherwise make ios the kernel refuses with EINVAL.
+ */
 static bool queue_can_merge(const struct io *a, const struct io *b)
 {
 	return a != b && a->rq.file == b->rq.file && a->rq.dir == b->rq.dir &&
-	       a->fd == b->fd && a->rq.offset + a->rq.bytes == b->rq.offset &&
-	       a->rq.nr_sectors + b->rq.nr_sectors <= IOSCHED_MAX_SECTORS;
+	       a->fd == b->fd && a->dio_align == b->dio_align &&
+	       !a->dio_unaligned && !b->dio_unaligned &&
+	       a->rq.offset + a->rq.bytes == b->rq.offset &&
+	       a->rq.nr_sectors + b->rq.nr_sectors <= IOSCHED_MAX_SECTORS &&
+	       a->nr_parts + b->nr_parts <= IOV_MAX;
 }
 
 /*

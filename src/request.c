@@ -24,8 +24,23 @@
 /* Writes from this size up may lend their data (io_submit_write). */
 #define IO_LEND_MIN (64 * 1024)
 
-struct io *io_new(enum elv_dir dir, uint64_t file, int fd, uint64_t off,
-		  size_t len)
+void *io_alloc_buf(const struct io *io, size_t len)
+{
+	void *buf;
+
+	/* malloc(0) may return NULL: every buffer has at least one byte. */
+	if (io->dio_align == 0)
+		return malloc(len ? len : 1);
+	/* Rounded up, so that the copy into a bounce buffer never reads
+	 * past the end of it. */
+	len = (len + io->dio_align - 1) & ~((size_t)io->dio_align - 1);
+	if (posix_memalign(&buf, io->dio_align, len ? len : io->dio_align))
+		return NULL;
+	return buf;
+}
+
+struct io *io_new(enum elv_dir dir, uint64_t file, int fd,
+		  unsigned dio_align, uint64_t off, size_t len)
 {
 	struct io *io;
 	struct io_part *p;
@@ -34,13 +49,14 @@ struct io *io_new(enum elv_dir dir, uint64_t file, int fd, uint64_t off,
 	p = calloc(1, sizeof *p);
 	if (io == NULL || p == NULL)
 		goto fail;
-	/* malloc(0) may return NULL: every buffer has at least one byte. */
-	if (dir == ELV_READ && (p->buf = malloc(len ? len : 1)) == NULL)
+	io->fd = fd;
+	io->dio_align = dio_align;
+	io->dio_unaligned = dio_align != 0 && ((off | len) & (dio_align - 1));
+	if (dir == ELV_READ && (p->buf = io_alloc_buf(io, len)) == NULL)
 		goto fail;
 	p->len = len;
 	io->parts = io->parts_tail = p;
 	io->nr_parts = 1;
-	io->fd = fd;
 	io->rq.dir = dir;
 	io->rq.file = file;
 	io->rq.offset = off;
@@ -131,17 +147,19 @@ static void io_end(struct io *io)
 	io_free(io);
 }
 
-static struct io *io_prepare(fuse_req_t req, struct inode *inode, int fd,
-			     enum elv_dir dir, size_t size, off_t off,
-			     int open_flags)
+static struct io *io_prepare(fuse_req_t req, struct inode *inode,
+			     uint64_t fh, enum elv_dir dir, size_t size,
+			     off_t off, int open_flags)
 {
+	int fd = fs_file_fd(fh);
 	struct io *io;
 
 	if (off < 0) {
 		fuse_reply_err(req, EINVAL);
 		return NULL;
 	}
-	io = io_new(dir, (uint64_t)(uintptr_t)inode, fd, (uint64_t)off, size);
+	io = io_new(dir, (uint64_t)(uintptr_t)inode, fd,
+		    fs_file_dio_align(fh), (uint64_t)off, size);
 	if (io == NULL) {
 		fuse_reply_err(req, ENOMEM);
 		return NULL;
@@ -154,8 +172,8 @@ static struct io *io_prepare(fuse_req_t req, struct inode *inode, int fd,
 	return io;
 }
 
-void io_submit_read(fuse_req_t req, struct inode *inode, int fd, size_t size,
-		    off_t off, int open_flags)
+void io_submit_read(fuse_req_t req, struct inode *inode, uint64_t fh,
+		    size_t size, off_t off, int open_flags)
 {
 	struct io *io;
 
@@ -163,18 +181,19 @@ void io_submit_read(fuse_req_t req, struct inode *inode, int fd, size_t size,
 		fuse_reply_buf(req, NULL, 0);
 		return;
 	}
-	io = io_prepare(req, inode, fd, ELV_READ, size, off, open_flags);
+	io = io_prepare(req, inode, fh, ELV_READ, size, off, open_flags);
 	if (io != NULL)
 		dispatch_submit(fs_of(req)->dispatch, io);
 }
 
 /* Give a write part a buffer of its own holding in's data. */
-static int io_copy_in(struct io_part *p, struct fuse_bufvec *in)
+static int io_copy_in(struct io *io, struct io_part *p,
+		      struct fuse_bufvec *in)
 {
 	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(p->len);
 	ssize_t n;
 
-	dst.buf[0].mem = malloc(p->len);
+	dst.buf[0].mem = io_alloc_buf(io, p->len);
 	if (dst.buf[0].mem == NULL)
 		return ENOMEM;
 	n = fuse_buf_copy(&dst, in, 0);
@@ -187,7 +206,7 @@ static int io_copy_in(struct io_part *p, struct fuse_bufvec *in)
 	return 0;
 }
 
-void io_submit_write(fuse_req_t req, struct inode *inode, int fd,
+void io_submit_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 		     struct fuse_bufvec *in, off_t off, int open_flags)
 {
 	struct dispatch *d = fs_of(req)->dispatch;
@@ -202,7 +221,7 @@ void io_submit_write(fuse_req_t req, struct inode *inode, int fd,
 		fuse_reply_write(req, 0);
 		return;
 	}
-	io = io_prepare(req, inode, fd, ELV_WRITE, size, off, open_flags);
+	io = io_prepare(req, inode, fh, ELV_WRITE, size, off, open_flags);
 	if (io == NULL)
 		return;
 	p = io->parts;
@@ -217,9 +236,10 @@ void io_submit_write(fuse_req_t req, struct inode *inode, int fd,
 	 * synchronous write waits for our reply anyway; when the queue is
 	 * idle, so that this thread will not wait behind a backlog, it
 	 * lends the data in place of a copy and waits with the writer.
-	 * Small writes are cheap to copy.
+	 * Small writes are cheap to copy.  A direct io needs an aligned
+	 * buffer, which libfuse's (data after the request header) is not.
 	 */
-	lend = size >= IO_LEND_MIN && in->count == 1 && in->idx == 0 &&
+	lend = size >= IO_LEND_MIN && io->dio_align == 0 && in->count == 1 && in->idx == 0 &&
 	       in->off == 0 && !(in->buf[0].flags & FUSE_BUF_IS_FD) &&
 	       io->rq.sync && sem_init(&lender, 0, 0) == 0;
 	if (lend) {
@@ -231,7 +251,7 @@ void io_submit_write(fuse_req_t req, struct inode *inode, int fd,
 			goto out;
 		}
 	}
-	err = io_copy_in(p, in);
+	err = io_copy_in(io, p, in);
 	if (err) {
 		fs_inode_write_end(inode, p->write_epoch);
 		fuse_reply_err(req, err);

@@ -3,7 +3,8 @@
  * long random sequence of operations on one file (write, read, truncate,
  * fallocate with and without KEEP_SIZE, hole punching, zeroing, mmap reads
  * and MAP_SHARED writes with msync, copy_file_range inside the file, fsync,
- * close and reopen, and optionally O_DIRECT reads and writes) and checks
+ * close and reopen, and optionally O_DIRECT reads and writes, aligned or,
+ * on a FUSE mount, not) and checks
  * every result against an in-memory model of what the file must contain.
  *
  * Everything random comes from one generator seeded by -S, so the same seed
@@ -102,6 +103,9 @@ static size_t fsx_maxop = 64 * 1024;
 static unsigned fsx_loglen = 64;
 static unsigned long fsx_check_every = 1000;
 static bool fsx_direct;
+/* -U: O_DIRECT at any offset, length and buffer address, as FUSE allows. */
+static size_t fsx_dio_align = FSX_DIO_ALIGN;
+static size_t fsx_dio_skew;	/* the buffer starts this far from aligned */
 static bool fsx_verbose;
 static bool fsx_disabled[OP_COUNT];
 static bool fsx_user_disabled[OP_COUNT];	/* by -X, for the replay line */
@@ -160,9 +164,9 @@ static void fsx_log_dump(void)
 		fprintf(stderr, " (size 0x%llx) => %lld\n",
 			(long long)e->size_before, e->res);
 	}
-	fprintf(stderr, "replay: %s -S %" PRIu64 " -N %lu -l %zu -o %zu%s",
+	fprintf(stderr, "replay: %s -S %" PRIu64 " -N %lu -l %zu -o %zu%s%s",
 		fsx_argv0, fsx_seed, fsx_opnum, fsx_maxlen, fsx_maxop,
-		fsx_direct ? " -d" : "");
+		fsx_direct ? " -d" : "", fsx_dio_align == 1 ? " -U" : "");
 	/* Operations turned off on the way are turned off again on replay. */
 	for (i = 0; i < OP_COUNT; i++)
 		if (fsx_user_disabled[i])
@@ -581,7 +585,7 @@ static long long fsx_do_dread(off_t off, size_t len)
 	size_t want = fsx_expect_read(off, len);
 	ssize_t n;
 
-	n = pread(fsx_dfd, fsx_dbuf, len, off);
+	n = pread(fsx_dfd, fsx_dbuf + fsx_dio_skew, len, off);
 	if (n < 0)
 		fsx_fail("O_DIRECT pread 0x%llx+0x%zx: %s", (long long)off,
 			 len, strerror(errno));
@@ -589,7 +593,7 @@ static long long fsx_do_dread(off_t off, size_t len)
 		fsx_fail("O_DIRECT pread 0x%llx+0x%zx returned 0x%zx, "
 			 "expected 0x%zx (size 0x%llx)", (long long)off, len,
 			 (size_t)n, want, (long long)fsx_size);
-	fsx_compare(fsx_dbuf, off, (size_t)n, "O_DIRECT read");
+	fsx_compare(fsx_dbuf + fsx_dio_skew, off, (size_t)n, "O_DIRECT read");
 	return n;
 }
 
@@ -597,15 +601,15 @@ static long long fsx_do_dwrite(off_t off, size_t len)
 {
 	ssize_t n;
 
-	fsx_fill(fsx_dbuf, off, len);
-	n = pwrite(fsx_dfd, fsx_dbuf, len, off);
+	fsx_fill(fsx_dbuf + fsx_dio_skew, off, len);
+	n = pwrite(fsx_dfd, fsx_dbuf + fsx_dio_skew, len, off);
 	if (n < 0)
 		fsx_fail("O_DIRECT pwrite 0x%llx+0x%zx: %s", (long long)off,
 			 len, strerror(errno));
 	if ((size_t)n != len)
 		fsx_fail("short O_DIRECT pwrite 0x%llx+0x%zx: 0x%zx",
 			 (long long)off, len, (size_t)n);
-	memcpy(fsx_good + off, fsx_dbuf, len);
+	memcpy(fsx_good + off, fsx_dbuf + fsx_dio_skew, len);
 	fsx_model_extend(off + (off_t)len);
 	return n;
 }
@@ -651,12 +655,12 @@ static void fsx_step(void)
 		break;
 	case OP_DREAD:
 	case OP_DWRITE:
-		off &= ~(off_t)(FSX_DIO_ALIGN - 1);
-		len = (len + FSX_DIO_ALIGN - 1) & ~(size_t)(FSX_DIO_ALIGN - 1);
+		off &= ~((off_t)fsx_dio_align - 1);
+		len = (len + fsx_dio_align - 1) & ~(fsx_dio_align - 1);
 		if (op == OP_DREAD)
 			off = (off_t)((uint64_t)off %
-				      (uint64_t)(fsx_size + FSX_DIO_ALIGN)) &
-			      ~(off_t)(FSX_DIO_ALIGN - 1);
+				      (uint64_t)(fsx_size + (off_t)fsx_dio_align)) &
+			      ~((off_t)fsx_dio_align - 1);
 		break;
 	case OP_COPY:
 		/* The source starts inside the file; dst is arg. */
@@ -671,10 +675,10 @@ static void fsx_step(void)
 			off = (off_t)fsx_maxlen - 1;
 		len = fsx_maxlen - (size_t)off;
 		if (op == OP_DREAD || op == OP_DWRITE) {
-			len &= ~(size_t)(FSX_DIO_ALIGN - 1);
+			len &= ~(fsx_dio_align - 1);
 			if (len == 0) {
-				off -= FSX_DIO_ALIGN;
-				len = FSX_DIO_ALIGN;
+				off -= (off_t)fsx_dio_align;
+				len = fsx_dio_align;
 			}
 		}
 	}
@@ -762,7 +766,7 @@ static void fsx_usage(void)
 	unsigned i;
 
 	fprintf(stderr,
-"usage: %s [-dqv] [-N ops] [-S seed] [-l maxlen] [-o maxop] [-L loglen]\n"
+"usage: %s [-dUqv] [-N ops] [-S seed] [-l maxlen] [-o maxop] [-L loglen]\n"
 "           [-c check_every] [-X op]... FILE\n"
 "  -N ops        operations to run (default 10000)\n"
 "  -S seed       random seed (default: from the clock; printed)\n"
@@ -771,6 +775,8 @@ static void fsx_usage(void)
 "  -L loglen     operations printed on failure (default 64)\n"
 "  -c N          read the whole file back every N operations (0: never)\n"
 "  -d            also do O_DIRECT reads and writes (a second descriptor)\n"
+"  -U            with -d: at any offset, length and buffer address (FUSE\n"
+"                takes them; a local filesystem does not)\n"
 "  -X op         turn an operation off; one of:\n             ",
 		fsx_argv0);
 	for (i = 0; i < OP_COUNT; i++)
@@ -816,7 +822,7 @@ int main(int argc, char **argv)
 	int c;
 
 	fsx_argv0 = argv[0];
-	while ((c = getopt(argc, argv, "N:S:l:o:L:c:dX:vqh")) != -1) {
+	while ((c = getopt(argc, argv, "N:S:l:o:L:c:dUX:vqh")) != -1) {
 		switch (c) {
 		case 'N':
 			fsx_nops = fsx_number(optarg, "operation count");
@@ -839,6 +845,10 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			fsx_direct = true;
+			break;
+		case 'U':
+			fsx_dio_align = 1;
+			fsx_dio_skew = 3;
 			break;
 		case 'X':
 			fsx_disable(optarg);
@@ -884,7 +894,7 @@ int main(int argc, char **argv)
 	fsx_log = calloc(fsx_loglen, sizeof *fsx_log);
 	if (fsx_good == NULL || fsx_buf == NULL || fsx_log == NULL ||
 	    posix_memalign((void **)&fsx_dbuf, FSX_DIO_ALIGN,
-			   fsx_maxlen) != 0)
+			   fsx_maxlen + FSX_DIO_ALIGN) != 0)
 		fsx_die("out of memory");
 
 	memset(&sa, 0, sizeof sa);

@@ -89,9 +89,12 @@ assert_eq() { # expected actual [what]
 
 # Mount BACKING on MNT in the foreground, in the background of this shell.
 # Extra arguments are passed to the daemon (e.g. -o scheduler=deadline).
+# TEST_BACKING_IO=direct (or auto, buffered) runs every test in that mode,
+# unless the test names its own.
 mount_fs() {
 	require_root
-	"$FUSE_IOSCHED" -f -o "module_dir=$MODULE_DIR" "$@" "$BACKING" "$MNT" \
+	"$FUSE_IOSCHED" -f -o "module_dir=$MODULE_DIR" \
+		${TEST_BACKING_IO:+-o "backing_io=$TEST_BACKING_IO"} "$@" "$BACKING" "$MNT" \
 		>>"$LOG" 2>&1 &
 	DAEMON_PID=$!
 	i=0
@@ -215,6 +218,25 @@ wait_for() {
 # Compare the mount with the backing directory: same names, same contents.
 compare_trees() {
 	diff -r --no-dereference "$BACKING" "$MNT" || fail "mount and backing differ"
+}
+
+# Make sure BACKING supports O_DIRECT, the way the direct I/O tests need it
+# to reach a device: where $TMPDIR does not (tmpfs before Linux 6.6,
+# ramfs), put an ext4 image of $1 MiB (default 128) on a loop device there.
+# Call before mount_fs.
+dio_backing() {
+	if dd if=/dev/zero of="$BACKING/.dio-probe" bs=4096 count=1 \
+	    oflag=direct status=none 2>/dev/null; then
+		rm -f "$BACKING/.dio-probe"
+		return 0
+	fi
+	rm -f "$BACKING/.dio-probe"
+	require mkfs.ext4 losetup
+	truncate -s "${1:-128}M" "$T/dio.img"
+	mkfs.ext4 -q -F "$T/dio.img" || skip "mkfs.ext4 failed"
+	mount -o loop "$T/dio.img" "$BACKING" || skip "cannot mount a loop device"
+	# Runs before the EXIT trap's own unmount: the daemon lets go first.
+	cleanup_push 'mountpoint -q "$MNT" && { fusermount3 -u "$MNT" || umount -l "$MNT"; sleep 0.2; }; umount "$BACKING" 2>/dev/null || umount -l "$BACKING"'
 }
 
 # SIGHUP the daemon of mount_fs and wait (10 s at most) until it logged

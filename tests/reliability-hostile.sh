@@ -38,6 +38,10 @@ def well_formed(path, text):
         assert text.endswith("\n") and text.count("\n") == 1, text
     elif name == "stats":
         assert text.startswith("read requests "), "stats: %r" % text
+    elif name == "backing_io":
+        assert text in ("auto\n", "direct\n", "buffered\n"), text
+    elif name == "backing_device":
+        assert text.startswith("name ") and text.count("\n") == 1, text
     else:
         assert re.fullmatch(r"-?[0-9]+\n", text), "%s: %r" % (name, text)
 

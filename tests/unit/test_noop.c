@@ -4,6 +4,8 @@
  * filled in between two queued requests), and a submitter dispatching
  * for itself.
  */
+#include <limits.h>
+
 #include "harness.h"
 
 /* Requests come out in arrival order, whatever their sectors. */
@@ -154,6 +156,45 @@ static void test_limit_per_direction(void)
 	queue_free(q);
 }
 
+/* A merged io never has more parts than one preadv takes (IOV_MAX). */
+static void test_parts_limit(void)
+{
+	struct queue *q = h_queue(elv_noop(), 2048);
+	struct io *io;
+	int i;
+
+	for (i = 1; i <= IOV_MAX + 1; i++)
+		queue_submit(q, h_io(i, ELV_READ, 1, (uint64_t)(i - 1) * 512,
+				     512, (uint64_t)i));
+	io = queue_try_next(q);
+	CHECK(io != NULL && io->nr_parts == IOV_MAX);
+	if (io != NULL)
+		h_complete(q, io);
+	CHECK_STR(h_order(q, 0), "1025");
+	CHECK_DONE(IOV_MAX + 1);
+	queue_free(q);
+}
+
+/* Direct ios merge only with ios of the same mode, and only aligned. */
+static void test_no_merge_dio(void)
+{
+	struct queue *q = h_queue(elv_noop(), 128);
+	struct io *a = h_io(1, ELV_READ, 1, 0, 4096, 100);
+	struct io *b = h_io(2, ELV_READ, 1, 4096, 4096, 108);
+	struct io *c = h_io(3, ELV_READ, 1, 8192, 1000, 116);
+	struct io *d = h_io(4, ELV_READ, 1, 9192, 4096, 118);
+
+	a->dio_align = c->dio_align = d->dio_align = 512;
+	c->dio_unaligned = d->dio_unaligned = true;
+	queue_submit(q, a);
+	queue_submit(q, b);	/* buffered after direct */
+	queue_submit(q, c);	/* unaligned after buffered */
+	queue_submit(q, d);	/* unaligned after unaligned */
+	CHECK_STR(h_order(q, 0), "1 2 3 4");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
 /* A dispatched request is no merge target any more. */
 static void test_no_merge_in_flight(void)
 {
@@ -280,6 +321,8 @@ int main(void)
 	test_limit_per_direction();
 	test_merge_past_unmergeable();
 	test_no_merge_in_flight();
+	test_parts_limit();
+	test_no_merge_dio();
 	test_submit_dispatch();
 	test_nr_requests();
 	return h_exit("test_noop");
