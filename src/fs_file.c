@@ -58,14 +58,17 @@ static void fs_file_set_open(fuse_req_t req, struct inode *inode,
 	/*
 	 * The mount's own page cache is the layer above the elevator, as
 	 * the page cache stands above a block device: an O_DIRECT opener
-	 * bypasses it (direct_io) in every mode; other openers use it, and
-	 * FUSE_CAP_AUTO_INVAL_DATA drops it when mtime or size change, so
-	 * what we cached last time may be kept.  backing_io decides only
-	 * what happens below the elevator.
+	 * bypasses it through the kernel's own direct I/O path, other
+	 * openers use it, and FUSE_CAP_AUTO_INVAL_DATA drops it when mtime
+	 * or size change, so what we cached last time may be kept.
+	 * backing_io decides only what happens below the elevator.
+	 *
+	 * Not direct_io (FOPEN_DIRECT_IO): that path skips the write-back
+	 * of dirty pages that the kernel's O_DIRECT path does first, so
+	 * under writeback_cache an O_DIRECT reader would miss what another
+	 * descriptor had just written (fsx -d saw reads of 0 bytes).
 	 */
 	fi->keep_cache = 1;
-	if (fi->flags & O_DIRECT)
-		fi->direct_io = 1;
 }
 
 void fs_file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

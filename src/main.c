@@ -91,6 +91,21 @@ static int main_opt_proc(void *data, const char *arg, int key,
 	return *slot == NULL ? -1 : 0;
 }
 
+/* Replace *path by its absolute, resolved form. */
+static int main_absolute(char **path)
+{
+	char *abs = realpath(*path, NULL);
+
+	if (abs == NULL) {
+		fprintf(stderr, "fuse-iosched: %s: %s\n", *path,
+			strerror(errno));
+		return -1;
+	}
+	free(*path);
+	*path = abs;
+	return 0;
+}
+
 /* Checks that need no mount; each failure is one line on stderr. */
 static int main_check(struct config *cfg, int *root_fd)
 {
@@ -126,6 +141,14 @@ static int main_check(struct config *cfg, int *root_fd)
 			cfg->mountpoint);
 		return -1;
 	}
+	/*
+	 * Absolute from here on: the daemon moves to / when it detaches,
+	 * and unmounting a relative MOUNTPOINT then fails (EINVAL), leaving
+	 * a dead mount behind.
+	 */
+	if (main_absolute(&cfg->backing) != 0 ||
+	    main_absolute(&cfg->mountpoint) != 0)
+		return -1;
 	return 0;
 }
 

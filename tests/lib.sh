@@ -38,7 +38,8 @@ _on_exit() {
 	printf '%s\n' "$_cleanups" | while IFS= read -r c; do
 		[ -n "$c" ] && eval "$c"
 	done
-	if mountpoint -q "$MNT" 2>/dev/null; then
+	# Also a mount whose daemon is gone, which mountpoint(1) misses.
+	if grep -q " $MNT fuse" /proc/mounts 2>/dev/null; then
 		fusermount3 -u "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null
 	fi
 	if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
