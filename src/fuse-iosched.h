@@ -4,7 +4,9 @@
  * Lock order (take from left to right, never the other way):
  *   elevator switch mutex  ->  inode table mutex  ->  inode lock
  *   ->  queue lock  ->  libevent's internal base lock
- * and the disk model's head lock  ->  queue lock (diskmodel_next).
+ * and the disk model's head lock  ->  queue lock (diskmodel_next),
+ * and queue lock  ->  trace lock (trace_emit); libfuse's request lock
+ * ->  trace lock (a FUSE interrupt of a parked trace read).
  * The queue lock is never held while calling into FUSE or doing I/O.
  */
 #ifndef FUSE_IOSCHED_H
@@ -22,6 +24,7 @@
 #include <fuse_lowlevel.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -335,6 +338,37 @@ void io_submit_read(fuse_req_t req, struct inode *inode, int fd, size_t size,
 		    off_t off, int open_flags);
 void io_submit_write(fuse_req_t req, struct inode *inode, int fd,
 		     struct fuse_bufvec *in, off_t off, int open_flags);
+
+/* trace.c: request events streamed to readers of .control/trace */
+/* Open readers; the hot path's only cost when there are none. */
+extern atomic_uint trace_nr_readers;
+static inline bool trace_on(void)
+{
+	return atomic_load_explicit(&trace_nr_readers,
+				    memory_order_relaxed) != 0;
+}
+/* Record an event ('Q', 'M', 'F', 'D', 'C') of rq for every reader. */
+void trace_emit(char action, const struct request *rq, uint64_t now_ns,
+		uint64_t wait_ns, uint64_t service_ns);
+static inline void trace_rq(char action, const struct request *rq,
+			    uint64_t now_ns, uint64_t wait_ns,
+			    uint64_t service_ns)
+{
+	if (trace_on())
+		trace_emit(action, rq, now_ns, wait_ns, service_ns);
+}
+/* Remember pid's process name while it still exists. */
+void trace_note_pid(pid_t pid);
+struct trace_reader;
+/* A new reader, seeing events from now on; NULL: ENOMEM. */
+struct trace_reader *trace_open(void);
+/* Answers req now or, with nothing to read yet, later. */
+void trace_read(struct trace_reader *r, fuse_req_t req, size_t size);
+void trace_release(struct trace_reader *r);
+/* Times count from start_ns; watch mountpoint (NULL: none); -errno. */
+int trace_start(const char *mountpoint, uint64_t start_ns);
+/* End of file for every reader, now and later. */
+void trace_stop(void);
 
 /* ioprio.c: the I/O priority of a process, as ionice(1) sets it */
 int ioprio_of_pid(pid_t pid);

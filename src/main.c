@@ -387,6 +387,8 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts)
 	fs->dispatch = dispatch_start(fs->queue, cfg->threads, dm);
 	if (fs->dispatch == NULL)
 		return -1;
+	if (trace_start(cfg->mountpoint, clock_now_ns()) != 0)
+		return -1;
 	/* After fuse_set_signal_handlers, which would make SIGHUP unmount. */
 	if (timer_on_signal(fs->timer, SIGHUP, main_reload, fs) != 0)
 		log_warn("cannot handle SIGHUP: no configuration reload");
@@ -510,6 +512,7 @@ int main(int argc, char *argv[])
 	status = main_serve(&fs, &opts) < 0 ? 1 : 0;
 
 	/* Answer everything still queued before the mount goes away. */
+	trace_stop();
 	queue_stop(fs.queue);
 	dispatch_stop(fs.dispatch);
 	timer_stop(fs.timer);
