@@ -513,4 +513,58 @@ void dispatch_submit(struct dispatch *d, struct io *io);
  */
 bool dispatch_submit_lent(struct dispatch *d, struct io *io);
 
+/* replay_parse.c: traces for fuse-iosched-replay; -1 with a message */
+struct replay_rq {
+	uint64_t time_ns;	/* issue time, from the trace's first */
+	uint64_t abs_ns;	/* issue time as recorded */
+	uint64_t think_ns;	/* closed loop: after the previous completed */
+	uint64_t sector;
+	uint64_t seq;		/* position in the file */
+	uint32_t nr_sectors;
+	uint32_t proc;		/* index into procs */
+	bool write;
+	bool sync;
+};
+struct replay_trace {
+	struct replay_rq *rq;	/* in issue order */
+	size_t nr, cap;
+	int64_t *procs;		/* process keys: pids, or MSR host+disk */
+	uint32_t nr_procs;
+	const char *format;	/* as named or detected */
+};
+/* "auto", "fuse-iosched", "blkparse" or "msr". */
+bool replay_format_valid(const char *name);
+int replay_parse(const char *path, const char *format,
+		 struct replay_trace *t, char *err, size_t size);
+void replay_trace_free(struct replay_trace *t);
+
+/* replay_sim.c: one trace through one scheduler, in simulated time */
+struct replay_opts {
+	bool closed_loop;
+	bool hdd;		/* else "none": transfer time only */
+	unsigned seek_ms, rpm, mb_per_s;
+	unsigned nr_requests;
+	bool cost;		/* time the scheduler's hooks */
+	/* Tunables to set, "name=value", and how many. */
+	char **tunables;
+	unsigned nr_tunables;
+};
+struct replay_result {
+	uint64_t requests, merges, bytes;
+	uint64_t start_ns, end_ns;	/* first issue, last completion */
+	uint64_t *lat[2];		/* per direction, sorted */
+	size_t nr_lat[2];
+	double jain;
+	double cost_ns;			/* per request, with opts->cost */
+	/* Completed bytes per time bucket, for --plot. */
+	uint64_t *buckets;
+	size_t nr_buckets;
+	uint64_t bucket_ns;
+};
+/* 0, or -1 with err set (an unknown tunable, a failing scheduler). */
+int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
+	       const struct replay_opts *o, struct replay_result *res,
+	       char *err, size_t size);
+void replay_result_free(struct replay_result *res);
+
 #endif /* FUSE_IOSCHED_H */

@@ -1,7 +1,8 @@
 # The manual pages format without a warning.
 . "$top_srcdir/tests/lib.sh"
 require mandoc
-for page in fuse-iosched.8 fuse-iosched.conf.5 fuse-iosched-scheduler.3; do
+for page in fuse-iosched.8 fuse-iosched.conf.5 fuse-iosched-scheduler.3 \
+	fuse-iosched-replay.1; do
 	f=$top_srcdir/man/$page
 	[ -f "$f" ] || fail "$page is missing"
 	out=$(mandoc -Tlint -Wwarning "$f" 2>&1) || fail "mandoc: $page: $out"
