@@ -37,7 +37,7 @@ static void fuzz_config_init(void)
 	int fd;
 
 	log_set_level(LOG_ERR);
-	elv_register(&elv_noop, "built-in");
+	elv_register(elv_noop(), "built-in");
 	if (dir != NULL) {
 		module_set_dir(dir);
 		module_load_all();

@@ -28,10 +28,10 @@ static void fuzz_scheduler_init(void)
 
 	/* Every refused name is logged: keep the output to failures. */
 	log_set_level(LOG_ERR);
-	elv_register(&elv_noop, "built-in");
+	elv_register(elv_noop(), "built-in");
 	/* A directory that cannot exist: only noop, no dlopen() of junk. */
 	module_set_dir(dir != NULL ? dir : "/nonexistent/fuse-iosched-fuzz");
-	fuzz_queue = queue_new(&p, &elv_noop);
+	fuzz_queue = queue_new(&p, elv_noop());
 	if (fuzz_queue == NULL)
 		fuzz_fail(__FILE__, __LINE__, "queue_new");
 }

@@ -102,7 +102,6 @@
  */
 #define AS_AVG_ONE		256
 
-#define AS_NS_PER_MS		1000000ULL
 
 enum as_antic_status {
 	ANTIC_OFF,
@@ -165,7 +164,7 @@ struct as_data {
 	 * reach from there (NULL only when nothing of dir is queued).
 	 */
 	uint64_t head[2];
-	struct request *next_rq[2];
+	struct elv_request *next_rq[2];
 
 	/* The running batch, and when it stops being allowed to run. */
 	enum elv_dir batch_dir;
@@ -198,14 +197,14 @@ static struct as_data *as_data(struct elevator_queue *eq)
 	return eq->elevator_data;
 }
 
-static struct request *as_sort_entry(struct elv_list *l)
+static struct elv_request *as_sort_entry(struct elv_list *l)
 {
-	return elv_list_entry(l, struct request, elv_sort);
+	return elv_list_entry(l, struct elv_request, elv_sort);
 }
 
-static struct request *as_fifo_entry(struct elv_list *l)
+static struct elv_request *as_fifo_entry(struct elv_list *l)
 {
-	return elv_list_entry(l, struct request, elv_fifo);
+	return elv_list_entry(l, struct elv_request, elv_fifo);
 }
 
 static enum elv_dir as_other(enum elv_dir dir)
@@ -213,19 +212,14 @@ static enum elv_dir as_other(enum elv_dir dir)
 	return dir == ELV_READ ? ELV_WRITE : ELV_READ;
 }
 
-static uint64_t as_ms(int64_t ms)
-{
-	return (uint64_t)(ms < 0 ? 0 : ms) * AS_NS_PER_MS;
-}
-
 static uint64_t as_expire_ns(const struct as_data *ad, enum elv_dir dir)
 {
-	return as_ms(dir == ELV_READ ? ad->read_expire : ad->write_expire);
+	return elv_ms_to_ns(dir == ELV_READ ? ad->read_expire : ad->write_expire);
 }
 
 static uint64_t as_batch_ns(const struct as_data *ad, enum elv_dir dir)
 {
-	return as_ms(dir == ELV_READ ? ad->read_batch_expire :
+	return elv_ms_to_ns(dir == ELV_READ ? ad->read_batch_expire :
 		     ad->write_batch_expire);
 }
 
@@ -340,7 +334,7 @@ static struct as_proc *as_proc_get(struct as_data *ad, pid_t pid,
 
 /* A read of p arrives: take think time and seek samples. */
 static void as_proc_arrival(struct as_data *ad, struct as_proc *p,
-			    const struct request *rq, uint64_t now_ns)
+			    const struct elv_request *rq, uint64_t now_ns)
 {
 	uint64_t t, d;
 
@@ -377,7 +371,7 @@ static void as_proc_arrival(struct as_data *ad, struct as_proc *p,
  * forward, or twice the distance back.  False when rq lies further back
  * than a backward seek may go: it waits for the sweep to wrap.
  */
-static bool as_cost(const struct as_data *ad, const struct request *rq,
+static bool as_cost(const struct as_data *ad, const struct elv_request *rq,
 		    uint64_t *cost)
 {
 	uint64_t head = ad->head[rq->dir];
@@ -394,8 +388,8 @@ static bool as_cost(const struct as_data *ad, const struct request *rq,
 }
 
 /* The better of two candidates (either may be NULL) to serve next. */
-static struct request *as_choose(const struct as_data *ad, struct request *a,
-				 struct request *b)
+static struct elv_request *as_choose(const struct as_data *ad, struct elv_request *a,
+				 struct elv_request *b)
 {
 	uint64_t ca = 0, cb = 0;
 	bool ra, rb;
@@ -419,34 +413,25 @@ static struct request *as_choose(const struct as_data *ad, struct request *a,
  * The request to serve after rq, rq excluded: its neighbour ahead (the
  * lowest one when rq is the last, wrapping round) or its neighbour behind.
  */
-static struct request *as_find_next(struct as_data *ad, struct request *rq)
+static struct elv_request *as_find_next(struct as_data *ad, struct elv_request *rq)
 {
 	struct elv_list *head = &ad->sort_list[rq->dir];
-	struct request *ahead = NULL, *behind = NULL;
+	struct elv_request *ahead = elv_rq_sort_next(head, rq);
+	struct elv_request *behind = elv_rq_sort_prev(head, rq);
 
-	if (rq->elv_sort.next != head)
-		ahead = as_sort_entry(rq->elv_sort.next);
-	else if (head->next != &rq->elv_sort)
-		ahead = as_sort_entry(head->next);
-	if (rq->elv_sort.prev != head)
-		behind = as_sort_entry(rq->elv_sort.prev);
+	if (ahead == NULL && head->next != &rq->elv_sort)
+		ahead = elv_rq_sort_entry(head->next);
 	return as_choose(ad, ahead, behind);
 }
 
 /* Insert rq in sector order; equal sectors keep arrival order. */
-static void as_sort_add(struct as_data *ad, struct request *rq)
+static void as_sort_add(struct as_data *ad, struct elv_request *rq)
 {
-	struct elv_list *head = &ad->sort_list[rq->dir];
-	struct elv_list *pos;
-
-	for (pos = head->prev; pos != head; pos = pos->prev)
-		if (as_sort_entry(pos)->sector <= rq->sector)
-			break;
-	elv_list_add(&rq->elv_sort, pos);
+	elv_rq_sort_add(&ad->sort_list[rq->dir], rq);
 	ad->next_rq[rq->dir] = as_choose(ad, rq, ad->next_rq[rq->dir]);
 }
 
-static void as_sort_del(struct as_data *ad, struct request *rq)
+static void as_sort_del(struct as_data *ad, struct elv_request *rq)
 {
 	if (ad->next_rq[rq->dir] == rq)
 		ad->next_rq[rq->dir] = as_find_next(ad, rq);
@@ -454,7 +439,7 @@ static void as_sort_del(struct as_data *ad, struct request *rq)
 }
 
 /* rq leaves the scheduler, dispatched or merged into another. */
-static void as_remove(struct as_data *ad, struct request *rq)
+static void as_remove(struct as_data *ad, struct elv_request *rq)
 {
 	struct as_proc *p = rq->elv_priv[0];
 
@@ -474,7 +459,7 @@ static bool as_fifo_expired(const struct as_data *ad, enum elv_dir dir,
 	return now_ns >= as_fifo_entry(ad->fifo_list[dir].next)->elv_deadline_ns;
 }
 
-static struct request *as_fifo_first(struct as_data *ad, enum elv_dir dir)
+static struct elv_request *as_fifo_first(struct as_data *ad, enum elv_dir dir)
 {
 	return as_fifo_entry(ad->fifo_list[dir].next);
 }
@@ -491,7 +476,7 @@ static bool as_antic_waiting(const struct as_data *ad)
 /* When waiting gives up; meaningful once no read is in flight. */
 static uint64_t as_antic_end_ns(const struct as_data *ad)
 {
-	return ad->reads_done_ns + as_ms(ad->antic_expire);
+	return ad->reads_done_ns + elv_ms_to_ns(ad->antic_expire);
 }
 
 /*
@@ -503,7 +488,7 @@ static uint64_t as_antic_end_ns(const struct as_data *ad)
  * a copy writes between its reads) says it is busy, not that its next
  * read is there, and others' can wait for their batch.
  */
-static bool as_can_break(const struct as_data *ad, const struct request *rq)
+static bool as_can_break(const struct as_data *ad, const struct elv_request *rq)
 {
 	const struct as_proc *p = ad->antic_proc;
 	uint64_t close = AS_CLOSE_SECTORS;
@@ -525,10 +510,10 @@ static bool as_can_break(const struct as_data *ad, const struct request *rq)
  * read batch may run, which bounds the wait by read_batch_expire.
  */
 static bool as_can_anticipate(const struct as_data *ad,
-			      const struct request *rq, uint64_t now_ns)
+			      const struct elv_request *rq, uint64_t now_ns)
 {
 	const struct as_proc *p = ad->antic_proc;
-	uint64_t antic_ns = as_ms(ad->antic_expire);
+	uint64_t antic_ns = elv_ms_to_ns(ad->antic_expire);
 	uint64_t think;
 
 	if (antic_ns == 0 || p == NULL || ad->antic_status == ANTIC_FINISHED)
@@ -559,7 +544,7 @@ static void as_antic_stop(struct as_data *ad, bool timed_out)
 	 * once and exiting stops being waited for.
 	 */
 	if (timed_out && p != NULL && p->ttime.samples == 0)
-		as_avg_add(&ad->new_ttime, 2 * as_ms(ad->antic_expire));
+		as_avg_add(&ad->new_ttime, 2 * elv_ms_to_ns(ad->antic_expire));
 	ad->antic_status = ANTIC_FINISHED;
 }
 
@@ -613,8 +598,8 @@ static bool as_antic_hold(struct elevator_queue *eq, struct as_data *ad,
 /* ------------------------------------------------------------------ */
 /* Dispatch.                                                           */
 
-static struct request *as_move_to_dispatch(struct as_data *ad,
-					   struct request *rq)
+static struct elv_request *as_move_to_dispatch(struct as_data *ad,
+					   struct elv_request *rq)
 {
 	enum elv_dir dir = rq->dir;
 	struct as_proc *p = rq->elv_priv[0];
@@ -634,12 +619,12 @@ static struct request *as_move_to_dispatch(struct as_data *ad,
 	return rq;
 }
 
-static struct request *as_dispatch(struct elevator_queue *eq, uint64_t now_ns,
+static struct elv_request *as_dispatch(struct elevator_queue *eq, uint64_t now_ns,
 				   bool force)
 {
 	struct as_data *ad = as_data(eq);
 	enum elv_dir dir = ad->batch_dir, other = as_other(dir);
-	struct request *rq;
+	struct elv_request *rq;
 
 	if (ad->nr_queued[ELV_READ] == 0 && ad->nr_queued[ELV_WRITE] == 0)
 		return NULL;
@@ -728,20 +713,19 @@ static void as_exit_queue(struct elevator_queue *eq)
  * merges are rare and queues short.
  */
 static enum elv_merge as_merge(struct elevator_queue *eq,
-			       struct request **found,
-			       const struct request *rq)
+			       struct elv_request **found,
+			       const struct elv_request *rq)
 {
 	struct as_data *ad = as_data(eq);
 	struct elv_list *pos;
-	struct request *cand;
+	struct elv_request *cand;
 
 	elv_list_for_each(pos, &ad->sort_list[rq->dir]) {
 		cand = as_sort_entry(pos);
 		if (cand->file != rq->file ||
 		    rq->offset + rq->bytes != cand->offset)
 			continue;
-		/* The host's limit on a merged request (1 MiB). */
-		if (cand->nr_sectors + rq->nr_sectors > 2048)
+		if (cand->nr_sectors + rq->nr_sectors > IOSCHED_MAX_SECTORS)
 			continue;
 		*found = cand;
 		return ELV_FRONT_MERGE;
@@ -750,7 +734,7 @@ static enum elv_merge as_merge(struct elevator_queue *eq,
 }
 
 /* A front merge moved rq's first sector down: put it back in order. */
-static void as_merged(struct elevator_queue *eq, struct request *rq,
+static void as_merged(struct elevator_queue *eq, struct elv_request *rq,
 		      enum elv_merge type)
 {
 	struct as_data *ad = as_data(eq);
@@ -766,12 +750,10 @@ static void as_merged(struct elevator_queue *eq, struct request *rq,
  * so the merged data is not served later than its oldest part; then next
  * is forgotten.
  */
-static void as_merged_requests(struct elevator_queue *eq, struct request *rq,
-			       struct request *next)
+static void as_merged_requests(struct elevator_queue *eq, struct elv_request *rq,
+			       struct elv_request *next)
 {
 	struct as_data *ad = as_data(eq);
-	struct elv_list *head = &ad->sort_list[rq->dir];
-	struct request *before, *after;
 
 	if (next->elv_deadline_ns < rq->elv_deadline_ns) {
 		elv_list_del(&rq->elv_fifo);
@@ -780,18 +762,13 @@ static void as_merged_requests(struct elevator_queue *eq, struct request *rq,
 	}
 	as_remove(ad, next);
 
-	before = rq->elv_sort.prev == head ? NULL :
-		as_sort_entry(rq->elv_sort.prev);
-	after = rq->elv_sort.next == head ? NULL :
-		as_sort_entry(rq->elv_sort.next);
-	if ((before != NULL && before->sector > rq->sector) ||
-	    (after != NULL && after->sector < rq->sector)) {
+	if (elv_rq_sort_misplaced(&ad->sort_list[rq->dir], rq)) {
 		as_sort_del(ad, rq);
 		as_sort_add(ad, rq);
 	}
 }
 
-static void as_add_request(struct elevator_queue *eq, struct request *rq,
+static void as_add_request(struct elevator_queue *eq, struct elv_request *rq,
 			   uint64_t now_ns)
 {
 	struct as_data *ad = as_data(eq);
@@ -815,7 +792,7 @@ static void as_add_request(struct elevator_queue *eq, struct request *rq,
 		as_antic_stop(ad, false);
 }
 
-static void as_completed(struct elevator_queue *eq, struct request *rq,
+static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
 			 uint64_t now_ns)
 {
 	struct as_data *ad = as_data(eq);
@@ -880,9 +857,7 @@ static const struct elv_tunable as_tunables[] = {
 /* ------------------------------------------------------------------ */
 /* The scheduler and its registration.                                 */
 
-static const struct elevator_type anticipatory_type = {
-	.abi_version = IOSCHED_ABI_VERSION,
-	.struct_size = sizeof(struct elevator_type),
+static struct elevator_type anticipatory_type = {
 	.name = "anticipatory",
 	.description = "deadline with idling for a process's next nearby read",
 	.data_size = sizeof(struct as_data),

@@ -228,7 +228,7 @@ static struct bfq_queue *bfq_queue(struct pidq *q)
 	return elv_container_of(q, struct bfq_queue, q);
 }
 
-static struct bfq_queue *bfq_rq_queue(const struct request *rq)
+static struct bfq_queue *bfq_rq_queue(const struct elv_request *rq)
 {
 	return bfq_queue(rq->elv_priv[0]);
 }
@@ -258,7 +258,7 @@ static uint64_t bfq_min_budget(const struct bfq_data *bd)
 }
 
 /* What a request costs a queue's budget, in sectors. */
-static uint64_t bfq_charge(const struct request *rq)
+static uint64_t bfq_charge(const struct elv_request *rq)
 {
 	return rq->sync ? rq->nr_sectors : rq->nr_sectors * BFQ_ASYNC_CHARGE;
 }
@@ -353,16 +353,16 @@ static bool bfq_raise_on_busy(const struct bfq_data *bd,
 	    !bfq_raising_allowed(bd))
 		return false;
 	interactive = !p->seen ||
-		now_ns >= p->idle_since + pidq_ms(BFQ_WR_MIN_IDLE_MS);
+		now_ns >= p->idle_since + elv_ms_to_ns(BFQ_WR_MIN_IDLE_MS);
 	if (interactive) {
 		p->wr_coeff = BFQ_WR_COEFF;
-		p->wr_end = now_ns + pidq_ms(BFQ_WR_INTERACTIVE_MS);
+		p->wr_end = now_ns + elv_ms_to_ns(BFQ_WR_INTERACTIVE_MS);
 		return true;
 	}
 	if (now_ns >= p->soft_rt_next) {
 		p->wr_coeff = BFQ_WR_COEFF;
-		if (p->wr_end < now_ns + pidq_ms(BFQ_WR_SOFTRT_MS))
-			p->wr_end = now_ns + pidq_ms(BFQ_WR_SOFTRT_MS);
+		if (p->wr_end < now_ns + elv_ms_to_ns(BFQ_WR_SOFTRT_MS))
+			p->wr_end = now_ns + elv_ms_to_ns(BFQ_WR_SOFTRT_MS);
 	}
 	return false;
 }
@@ -378,8 +378,8 @@ static void bfq_set_soft_rt_next(const struct bfq_data *bd,
 {
 	uint64_t by_rate = bfqq->busy_since +
 		bfqq->busy_served * BFQ_NS_PER_S / BFQ_SOFTRT_RATE;
-	uint64_t by_gap = now_ns + pidq_ms(bd->pq.slice_idle) +
-		pidq_ms(BFQ_SOFTRT_MIN_GAP_MS);
+	uint64_t by_gap = now_ns + elv_ms_to_ns(bd->pq.slice_idle) +
+		elv_ms_to_ns(BFQ_SOFTRT_MIN_GAP_MS);
 
 	bfqq->p.soft_rt_next = by_rate > by_gap ? by_rate : by_gap;
 	bfqq->softrt_pending = false;
@@ -440,7 +440,7 @@ static void bfq_activate(struct bfq_data *bd, struct bfq_queue *bfqq,
 		how = BFQ_START_FORGIVE;
 	else if (bfqq->p.wait_rq && (bfqq->dispatched != 0 ||
 		 now_ns <= bfqq->p.ttime.last_end_ns +
-		 3 * pidq_ms(bd->pq.slice_idle)))
+		 3 * elv_ms_to_ns(bd->pq.slice_idle)))
 		how = BFQ_START_RESUME;
 	bfqq->p.wait_rq = false;
 	bfqq->p.seen = true;
@@ -609,7 +609,7 @@ static void bfq_expire(struct bfq_data *bd, uint64_t now_ns,
 static bool bfq_idle_starved(const struct bfq_data *bd, uint64_t now_ns)
 {
 	return bd->sched[PIDQ_IDLE].busy != 0 &&
-		now_ns >= bd->idle_stamp + pidq_ms(BFQ_IDLE_STARVE_MS);
+		now_ns >= bd->idle_stamp + elv_ms_to_ns(BFQ_IDLE_STARVE_MS);
 }
 
 /* Are queues of the other classes than the idle one busy? */
@@ -707,7 +707,7 @@ static void bfq_expire_stale(struct bfq_data *bd, uint64_t now_ns)
 
 /* rq leaves its queue (dispatched or merged away). */
 static void bfq_remove_rq(struct bfq_data *bd, struct bfq_queue *bfqq,
-			  struct request *rq)
+			  struct elv_request *rq)
 {
 	if (!pidq_remove_rq(&bd->pq, &bfqq->q, rq))
 		return;
@@ -717,8 +717,8 @@ static void bfq_remove_rq(struct bfq_data *bd, struct bfq_queue *bfqq,
 }
 
 /* Hand rq of the queue in service over to the host, and charge it. */
-static struct request *bfq_take(struct bfq_data *bd, struct bfq_queue *bfqq,
-				struct request *rq, uint64_t now_ns)
+static struct elv_request *bfq_take(struct bfq_data *bd, struct bfq_queue *bfqq,
+				struct elv_request *rq, uint64_t now_ns)
 {
 	struct bfq_sched *st = &bd->sched[bfqq->cls];
 	uint64_t charge = bfq_charge(rq);
@@ -730,7 +730,7 @@ static struct request *bfq_take(struct bfq_data *bd, struct bfq_queue *bfqq,
 	bfqq->busy_served += charge;
 	bfqq->fifo_checked = true;
 	if (bfqq->budget_timeout == 0)
-		bfqq->budget_timeout = now_ns + pidq_ms(bd->timeout_sync);
+		bfqq->budget_timeout = now_ns + elv_ms_to_ns(bd->timeout_sync);
 	/* V advances by the service over the busy weights. */
 	st->vtime += bfq_delta(charge, st->wsum);
 	if (bfqq->cls == PIDQ_IDLE)
@@ -742,7 +742,7 @@ static struct request *bfq_take(struct bfq_data *bd, struct bfq_queue *bfqq,
  * Draining: no idling, no budgets, no class delays.  Whatever is queued
  * goes out, the queue in service first.
  */
-static struct request *bfq_dispatch_forced(struct bfq_data *bd,
+static struct elv_request *bfq_dispatch_forced(struct bfq_data *bd,
 					   uint64_t now_ns)
 {
 	struct bfq_queue *bfqq = bd->active;
@@ -783,8 +783,8 @@ static int bfq_init_queue(struct elevator_queue *eq)
 }
 
 /* next was merged into rq: it leaves its queue, which may go too. */
-static void bfq_merged_requests(struct elevator_queue *eq, struct request *rq,
-				struct request *next)
+static void bfq_merged_requests(struct elevator_queue *eq, struct elv_request *rq,
+				struct elv_request *next)
 {
 	struct bfq_data *bd = bfq_data(eq);
 	struct bfq_queue *next_q = bfq_rq_queue(next);
@@ -811,7 +811,7 @@ static bool bfq_should_preempt(const struct bfq_data *bd,
 	return bfqq->p.wr_coeff > 1 && active->p.wr_coeff == 1;
 }
 
-static void bfq_add_request(struct elevator_queue *eq, struct request *rq,
+static void bfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 			    uint64_t now_ns)
 {
 	struct bfq_data *bd = bfq_data(eq);
@@ -860,12 +860,12 @@ static void bfq_add_request(struct elevator_queue *eq, struct request *rq,
 		bfq_expire(bd, now_ns, BFQ_EXP_PREEMPTED);
 }
 
-static struct request *bfq_dispatch(struct elevator_queue *eq, uint64_t now_ns,
+static struct elv_request *bfq_dispatch(struct elevator_queue *eq, uint64_t now_ns,
 				    bool force)
 {
 	struct bfq_data *bd = bfq_data(eq);
 	struct bfq_queue *bfqq;
-	struct request *rq;
+	struct elv_request *rq;
 
 	bd->now = now_ns;
 	if (bd->pq.queued == 0)
@@ -908,7 +908,7 @@ static struct request *bfq_dispatch(struct elevator_queue *eq, uint64_t now_ns,
  * slice_idle, wait for it (but not past its budget timeout); otherwise let
  * the next queue have the device at once.
  */
-static void bfq_completed(struct elevator_queue *eq, struct request *rq,
+static void bfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 			  uint64_t now_ns)
 {
 	struct bfq_data *bd = bfq_data(eq);
@@ -936,7 +936,7 @@ static void bfq_completed(struct elevator_queue *eq, struct request *rq,
 		return;
 	}
 	bd->idling = true;
-	bd->idle_until = now_ns + pidq_ms(bd->pq.slice_idle);
+	bd->idle_until = now_ns + elv_ms_to_ns(bd->pq.slice_idle);
 	if (bd->idle_until > bfqq->budget_timeout)
 		bd->idle_until = bfqq->budget_timeout;
 	elv_wakeup_at(eq, bd->idle_until);
@@ -975,9 +975,7 @@ static const struct elv_tunable bfq_tunables[] = {
 /* ------------------------------------------------------------------ */
 /* The scheduler and its registration.                                 */
 
-static const struct elevator_type bfq_type = {
-	.abi_version = IOSCHED_ABI_VERSION,
-	.struct_size = sizeof(struct elevator_type),
+static struct elevator_type bfq_type = {
 	.name = "bfq",
 	.description = "per-process budgets in sectors, shared by weight",
 	.data_size = sizeof(struct bfq_data),

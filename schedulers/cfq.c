@@ -136,7 +136,7 @@ static struct cfq_queue *cfq_queue(struct pidq *q)
 	return elv_container_of(q, struct cfq_queue, q);
 }
 
-static struct cfq_queue *cfq_rq_queue(const struct request *rq)
+static struct cfq_queue *cfq_rq_queue(const struct elv_request *rq)
 {
 	return cfq_queue(rq->elv_priv[0]);
 }
@@ -152,7 +152,7 @@ static uint64_t cfq_slice_ns(const struct cfq_data *cd,
 	int64_t ms = base + base / CFQ_SLICE_SCALE *
 		(PIDQ_DEFAULT_LEVEL - cfqq->level);
 
-	return pidq_ms(ms < 1 ? 1 : ms);
+	return elv_ms_to_ns(ms < 1 ? 1 : ms);
 }
 
 /* Requests an async slice may dispatch: more for higher levels. */
@@ -220,7 +220,7 @@ static void cfq_rq_added(struct cfq_data *cd, struct cfq_queue *cfqq,
 
 /* rq leaves its queue (dispatched or merged away). */
 static void cfq_remove_rq(struct cfq_data *cd, struct cfq_queue *cfqq,
-			  struct request *rq)
+			  struct elv_request *rq)
 {
 	if (!pidq_remove_rq(&cd->pq, &cfqq->q, rq))
 		return;
@@ -269,7 +269,7 @@ static void cfq_expire(struct cfq_data *cd, uint64_t now_ns, bool preempted)
 static bool cfq_idle_starved(const struct cfq_data *cd, uint64_t now_ns)
 {
 	return cd->busy_class[PIDQ_IDLE] != 0 &&
-		now_ns >= cd->idle_stamp + pidq_ms(CFQ_IDLE_STARVE_MS);
+		now_ns >= cd->idle_stamp + elv_ms_to_ns(CFQ_IDLE_STARVE_MS);
 }
 
 static struct cfq_queue *cfq_rr_first(struct cfq_data *cd, enum pidq_class c)
@@ -301,11 +301,11 @@ static struct cfq_queue *cfq_next_queue(struct elevator_queue *eq,
 	/* An RT or BE completion will call dispatch again. */
 	if (cd->nonidle_flight != 0)
 		return NULL;
-	at = cd->last_nonidle_end + pidq_ms(CFQ_IDLE_DELAY_MS);
+	at = cd->last_nonidle_end + elv_ms_to_ns(CFQ_IDLE_DELAY_MS);
 	if (!cd->nonidle_seen || now_ns >= at)
 		return cfqq;
-	if (at > cd->idle_stamp + pidq_ms(CFQ_IDLE_STARVE_MS))
-		at = cd->idle_stamp + pidq_ms(CFQ_IDLE_STARVE_MS);
+	if (at > cd->idle_stamp + elv_ms_to_ns(CFQ_IDLE_STARVE_MS))
+		at = cd->idle_stamp + elv_ms_to_ns(CFQ_IDLE_STARVE_MS);
 	elv_wakeup_at(eq, at);
 	return NULL;
 }
@@ -354,8 +354,8 @@ new_queue:
 }
 
 /* Hand rq of the active queue over to the host. */
-static struct request *cfq_take(struct cfq_data *cd, struct cfq_queue *cfqq,
-				struct request *rq, uint64_t now_ns)
+static struct elv_request *cfq_take(struct cfq_data *cd, struct cfq_queue *cfqq,
+				struct elv_request *rq, uint64_t now_ns)
 {
 	uintptr_t flags = 0;
 
@@ -381,7 +381,7 @@ static struct request *cfq_take(struct cfq_data *cd, struct cfq_queue *cfqq,
  * Draining: no idling, no quantum, no class delays.  Whatever is queued
  * goes out, the active queue first.
  */
-static struct request *cfq_dispatch_forced(struct cfq_data *cd,
+static struct elv_request *cfq_dispatch_forced(struct cfq_data *cd,
 					   uint64_t now_ns)
 {
 	struct cfq_queue *cfqq = cd->active;
@@ -422,8 +422,8 @@ static int cfq_init_queue(struct elevator_queue *eq)
 }
 
 /* next was merged into rq: it leaves its queue, which may go too. */
-static void cfq_merged_requests(struct elevator_queue *eq, struct request *rq,
-				struct request *next)
+static void cfq_merged_requests(struct elevator_queue *eq, struct elv_request *rq,
+				struct elv_request *next)
 {
 	struct cfq_data *cd = cfq_data(eq);
 	struct cfq_queue *next_q = cfq_rq_queue(next);
@@ -450,7 +450,7 @@ static bool cfq_should_preempt(const struct cfq_data *cd,
 	return cfqq->per_process && !active->per_process;
 }
 
-static void cfq_add_request(struct elevator_queue *eq, struct request *rq,
+static void cfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 			    uint64_t now_ns)
 {
 	struct cfq_data *cd = cfq_data(eq);
@@ -491,12 +491,12 @@ static void cfq_add_request(struct elevator_queue *eq, struct request *rq,
 	}
 }
 
-static struct request *cfq_dispatch(struct elevator_queue *eq, uint64_t now_ns,
+static struct elv_request *cfq_dispatch(struct elevator_queue *eq, uint64_t now_ns,
 				    bool force)
 {
 	struct cfq_data *cd = cfq_data(eq);
 	struct cfq_queue *cfqq;
-	struct request *rq = NULL;
+	struct elv_request *rq = NULL;
 	unsigned max;
 	bool others;
 
@@ -559,7 +559,7 @@ static struct request *cfq_dispatch(struct elevator_queue *eq, uint64_t now_ns,
  * its last request is done and its process usually returns within
  * slice_idle, wait for it (but not past the slice).
  */
-static void cfq_completed(struct elevator_queue *eq, struct request *rq,
+static void cfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 			  uint64_t now_ns)
 {
 	struct cfq_data *cd = cfq_data(eq);
@@ -591,7 +591,7 @@ static void cfq_completed(struct elevator_queue *eq, struct request *rq,
 	if (cfqq->q.queued == 0 && cfqq->dispatched == 0 && cfqq->per_process &&
 	    cfqq->ttime.idle_window && cd->pq.slice_idle > 0) {
 		cd->idling = true;
-		cd->idle_until = now_ns + pidq_ms(cd->pq.slice_idle);
+		cd->idle_until = now_ns + elv_ms_to_ns(cd->pq.slice_idle);
 		if (cfqq->slice_end != 0 && cd->idle_until > cfqq->slice_end)
 			cd->idle_until = cfqq->slice_end;
 		elv_wakeup_at(eq, cd->idle_until);
@@ -631,9 +631,7 @@ static const struct elv_tunable cfq_tunables[] = {
 /* ------------------------------------------------------------------ */
 /* The scheduler and its registration.                                 */
 
-static const struct elevator_type cfq_type = {
-	.abi_version = IOSCHED_ABI_VERSION,
-	.struct_size = sizeof(struct elevator_type),
+static struct elevator_type cfq_type = {
 	.name = "cfq",
 	.description = "per-process queues in fair time slices, by priority",
 	.data_size = sizeof(struct cfq_data),

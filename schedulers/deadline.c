@@ -40,9 +40,7 @@
  * its own limit as well; this keeps the module from offering candidates that
  * could never be accepted.
  */
-#define DL_MAX_MERGE_SECTORS	2048
 
-#define DL_NS_PER_MS		1000000ULL
 
 struct deadline_data {
 	/*
@@ -68,7 +66,7 @@ struct deadline_data {
 	 * where the sweep has got to, so that a request arriving just ahead
 	 * of it joins the sweep instead of waiting for the next one.
 	 */
-	struct request *next_rq[2];
+	struct elv_request *next_rq[2];
 	uint64_t head[2];		/* end sector of the last dispatch */
 	bool head_valid[2];
 
@@ -84,48 +82,35 @@ static struct deadline_data *dl_data(struct elevator_queue *eq)
 	return eq->elevator_data;
 }
 
-static struct request *dl_sort_entry(struct elv_list *l)
+static struct elv_request *dl_sort_entry(struct elv_list *l)
 {
-	return elv_list_entry(l, struct request, elv_sort);
+	return elv_list_entry(l, struct elv_request, elv_sort);
 }
 
-static struct request *dl_fifo_entry(struct elv_list *l)
+static struct elv_request *dl_fifo_entry(struct elv_list *l)
 {
-	return elv_list_entry(l, struct request, elv_fifo);
+	return elv_list_entry(l, struct elv_request, elv_fifo);
 }
 
 static uint64_t dl_expire_ns(const struct deadline_data *dd, enum elv_dir dir)
 {
 	int64_t ms = dir == ELV_READ ? dd->read_expire : dd->write_expire;
 
-	return (uint64_t)(ms < 0 ? 0 : ms) * DL_NS_PER_MS;
+	return elv_ms_to_ns(ms);
 }
 
 /* The request after rq in sector order, or NULL at the end of the list. */
-static struct request *dl_latter(struct deadline_data *dd, struct request *rq)
+static struct elv_request *dl_latter(struct deadline_data *dd, struct elv_request *rq)
 {
-	struct elv_list *n = rq->elv_sort.next;
-
-	if (n == &dd->sort_list[rq->dir])
-		return NULL;
-	return dl_sort_entry(n);
+	return elv_rq_sort_next(&dd->sort_list[rq->dir], rq);
 }
 
-/*
- * Insert rq in sector order.  Walking back from the tail is short for the
- * common case of a sequential stream; equal sectors keep arrival order.
- */
-static void dl_sort_add(struct deadline_data *dd, struct request *rq)
+/* Insert rq in sector order. */
+static void dl_sort_add(struct deadline_data *dd, struct elv_request *rq)
 {
-	struct elv_list *head = &dd->sort_list[rq->dir];
-	struct elv_list *pos;
-	struct request *next;
+	struct elv_request *next;
 
-	for (pos = head->prev; pos != head; pos = pos->prev) {
-		if (dl_sort_entry(pos)->sector <= rq->sector)
-			break;
-	}
-	elv_list_add(&rq->elv_sort, pos);
+	elv_rq_sort_add(&dd->sort_list[rq->dir], rq);
 
 	/* A request just ahead of the sweep is the sweep's next stop. */
 	if (dd->head_valid[rq->dir] && rq->sector >= dd->head[rq->dir]) {
@@ -135,7 +120,7 @@ static void dl_sort_add(struct deadline_data *dd, struct request *rq)
 	}
 }
 
-static void dl_sort_del(struct deadline_data *dd, struct request *rq)
+static void dl_sort_del(struct deadline_data *dd, struct elv_request *rq)
 {
 	if (dd->next_rq[rq->dir] == rq)
 		dd->next_rq[rq->dir] = dl_latter(dd, rq);
@@ -143,7 +128,7 @@ static void dl_sort_del(struct deadline_data *dd, struct request *rq)
 }
 
 /* rq leaves the scheduler: off both lists. */
-static void dl_remove(struct deadline_data *dd, struct request *rq)
+static void dl_remove(struct deadline_data *dd, struct elv_request *rq)
 {
 	dl_sort_del(dd, rq);
 	elv_list_del(&rq->elv_fifo);
@@ -154,7 +139,7 @@ static void dl_remove(struct deadline_data *dd, struct request *rq)
 static bool dl_fifo_expired(struct deadline_data *dd, enum elv_dir dir,
 			    uint64_t now_ns)
 {
-	struct request *rq;
+	struct elv_request *rq;
 
 	if (elv_list_empty(&dd->fifo_list[dir]))
 		return false;
@@ -168,20 +153,21 @@ static bool dl_fifo_expired(struct deadline_data *dd, enum elv_dir dir,
  * comes again, its batch starts from its oldest request.
  */
 /*
- * What rq takes out of a batch.  The host merges up to 1 MiB where the
- * kernel's requests were mostly 128 KiB or less, so a big merged request
+ * What rq takes out of a batch.  The host merges up to IOSCHED_MAX_SECTORS
+ * (1 MiB) where the kernel's requests were mostly 128 KiB or less, so a
+ * big merged request
  * counts once per 128 KiB: otherwise one batch of merged writes would
  * hold the disk for fifo_batch MiB while a synchronous reader waits.
  */
-static unsigned dl_batch_cost(const struct request *rq)
+static unsigned dl_batch_cost(const struct elv_request *rq)
 {
 	uint64_t units = rq->nr_sectors / DL_BATCH_UNIT_SECTORS;
 
 	return units > 1 ? (unsigned)units : 1;
 }
 
-static struct request *dl_move_to_dispatch(struct deadline_data *dd,
-					   struct request *rq)
+static struct elv_request *dl_move_to_dispatch(struct deadline_data *dd,
+					   struct elv_request *rq)
 {
 	enum elv_dir dir = rq->dir;
 	enum elv_dir other = dir == ELV_READ ? ELV_WRITE : ELV_READ;
@@ -230,12 +216,12 @@ static void dl_exit_queue(struct elevator_queue *eq)
  * process reading a file backwards) and the scan stops at the first hit.
  */
 static enum elv_merge dl_merge(struct elevator_queue *eq,
-			       struct request **found,
-			       const struct request *rq)
+			       struct elv_request **found,
+			       const struct elv_request *rq)
 {
 	struct deadline_data *dd = dl_data(eq);
 	struct elv_list *pos;
-	struct request *cand;
+	struct elv_request *cand;
 
 	if (!dd->front_merges)
 		return ELV_NO_MERGE;
@@ -244,7 +230,7 @@ static enum elv_merge dl_merge(struct elevator_queue *eq,
 		if (cand->file != rq->file ||
 		    rq->offset + rq->bytes != cand->offset)
 			continue;
-		if (cand->nr_sectors + rq->nr_sectors > DL_MAX_MERGE_SECTORS)
+		if (cand->nr_sectors + rq->nr_sectors > IOSCHED_MAX_SECTORS)
 			continue;
 		*found = cand;
 		return ELV_FRONT_MERGE;
@@ -253,7 +239,7 @@ static enum elv_merge dl_merge(struct elevator_queue *eq,
 }
 
 /* A front merge moved rq's first sector down: put it back in order. */
-static void dl_merged(struct elevator_queue *eq, struct request *rq,
+static void dl_merged(struct elevator_queue *eq, struct elv_request *rq,
 		      enum elv_merge type)
 {
 	struct deadline_data *dd = dl_data(eq);
@@ -269,11 +255,10 @@ static void dl_merged(struct elevator_queue *eq, struct request *rq,
  * was older, so that the merged request is not served later than the
  * oldest data it carries; then next is forgotten.
  */
-static void dl_merged_requests(struct elevator_queue *eq, struct request *rq,
-			       struct request *next)
+static void dl_merged_requests(struct elevator_queue *eq, struct elv_request *rq,
+			       struct elv_request *next)
 {
 	struct deadline_data *dd = dl_data(eq);
-	struct request *prev, *after;
 
 	if (next->elv_deadline_ns < rq->elv_deadline_ns) {
 		elv_list_del(&rq->elv_fifo);
@@ -283,17 +268,13 @@ static void dl_merged_requests(struct elevator_queue *eq, struct request *rq,
 	dl_remove(dd, next);
 
 	/* If the merge moved rq's first sector, keep the sort order. */
-	prev = rq->elv_sort.prev == &dd->sort_list[rq->dir] ?
-		NULL : dl_sort_entry(rq->elv_sort.prev);
-	after = dl_latter(dd, rq);
-	if ((prev != NULL && prev->sector > rq->sector) ||
-	    (after != NULL && after->sector < rq->sector)) {
+	if (elv_rq_sort_misplaced(&dd->sort_list[rq->dir], rq)) {
 		dl_sort_del(dd, rq);
 		dl_sort_add(dd, rq);
 	}
 }
 
-static void dl_add_request(struct elevator_queue *eq, struct request *rq,
+static void dl_add_request(struct elevator_queue *eq, struct elv_request *rq,
 			   uint64_t now_ns)
 {
 	struct deadline_data *dd = dl_data(eq);
@@ -312,13 +293,13 @@ static void dl_add_request(struct elevator_queue *eq, struct request *rq,
  * Pick the next request.  Deadline never idles, so force makes no
  * difference: whenever something is queued, something is returned.
  */
-static struct request *dl_dispatch(struct elevator_queue *eq, uint64_t now_ns,
+static struct elv_request *dl_dispatch(struct elevator_queue *eq, uint64_t now_ns,
 				   bool force)
 {
 	struct deadline_data *dd = dl_data(eq);
 	bool reads = !elv_list_empty(&dd->fifo_list[ELV_READ]);
 	bool writes = !elv_list_empty(&dd->fifo_list[ELV_WRITE]);
-	struct request *rq;
+	struct elv_request *rq;
 	enum elv_dir dir;
 
 	(void)force;
@@ -387,9 +368,7 @@ static const struct elv_tunable dl_tunables[] = {
 /* ------------------------------------------------------------------ */
 /* The scheduler and its registration.                                 */
 
-static const struct elevator_type deadline_type = {
-	.abi_version = IOSCHED_ABI_VERSION,
-	.struct_size = sizeof(struct elevator_type),
+static struct elevator_type deadline_type = {
 	.name = "deadline",
 	.description = "sector-sorted batches with read and write expiry",
 	.data_size = sizeof(struct deadline_data),

@@ -118,8 +118,6 @@ enum ky_lat_type {
  * their pieces one after another, so the tail is where a partner is.
  */
 #define KY_MERGE_SCAN		8
-/* The largest request a front merge may build (the host's own limit). */
-#define KY_MAX_MERGE_SECTORS	2048
 
 struct kyber_data {
 	/*
@@ -168,9 +166,9 @@ static struct kyber_data *ky_data(struct elevator_queue *eq)
 	return eq->elevator_data;
 }
 
-static struct request *ky_fifo_entry(struct elv_list *l)
+static struct elv_request *ky_fifo_entry(struct elv_list *l)
 {
-	return elv_list_entry(l, struct request, elv_fifo);
+	return elv_list_entry(l, struct elv_request, elv_fifo);
 }
 
 static enum ky_domain ky_domain_of(enum elv_dir dir, bool sync)
@@ -181,12 +179,12 @@ static enum ky_domain ky_domain_of(enum elv_dir dir, bool sync)
 }
 
 /* The domain a request was queued in, remembered in elv_priv[0]. */
-static enum ky_domain ky_rq_domain(const struct request *rq)
+static enum ky_domain ky_rq_domain(const struct elv_request *rq)
 {
 	return (enum ky_domain)(uintptr_t)rq->elv_priv[0];
 }
 
-static void ky_set_rq_domain(struct request *rq, enum ky_domain d)
+static void ky_set_rq_domain(struct elv_request *rq, enum ky_domain d)
 {
 	rq->elv_priv[0] = (void *)(uintptr_t)d;
 }
@@ -199,7 +197,7 @@ static uint64_t ky_target_ns(const struct kyber_data *kd, enum ky_domain d)
 }
 
 /* Queue rq at the tail of domain d. */
-static void ky_enqueue(struct kyber_data *kd, struct request *rq,
+static void ky_enqueue(struct kyber_data *kd, struct elv_request *rq,
 		       enum ky_domain d)
 {
 	ky_set_rq_domain(rq, d);
@@ -207,7 +205,7 @@ static void ky_enqueue(struct kyber_data *kd, struct request *rq,
 	kd->nr_queued[d]++;
 }
 
-static void ky_dequeue(struct kyber_data *kd, struct request *rq)
+static void ky_dequeue(struct kyber_data *kd, struct elv_request *rq)
 {
 	elv_list_del(&rq->elv_fifo);
 	kd->nr_queued[ky_rq_domain(rq)]--;
@@ -217,7 +215,7 @@ static void ky_dequeue(struct kyber_data *kd, struct request *rq)
  * A merge made rq synchronous (a process now waits for part of it): move
  * it to the read domain's tail.  Rare, since the host marks reads sync.
  */
-static void ky_redomain(struct kyber_data *kd, struct request *rq, bool sync)
+static void ky_redomain(struct kyber_data *kd, struct elv_request *rq, bool sync)
 {
 	enum ky_domain d = ky_domain_of(rq->dir, sync);
 
@@ -415,13 +413,13 @@ static void ky_exit_queue(struct elevator_queue *eq)
  * itself), so that merging stays O(1) as the rest of kyber.
  */
 static enum elv_merge ky_merge(struct elevator_queue *eq,
-			       struct request **found,
-			       const struct request *rq)
+			       struct elv_request **found,
+			       const struct elv_request *rq)
 {
 	struct kyber_data *kd = ky_data(eq);
 	struct elv_list *head = &kd->fifo[ky_domain_of(rq->dir, rq->sync)];
 	struct elv_list *pos;
-	struct request *cand;
+	struct elv_request *cand;
 	unsigned n = 0;
 
 	for (pos = head->prev; pos != head && n < KY_MERGE_SCAN;
@@ -431,7 +429,7 @@ static enum elv_merge ky_merge(struct elevator_queue *eq,
 		    cand->dir != rq->dir ||
 		    rq->offset + rq->bytes != cand->offset)
 			continue;
-		if (cand->nr_sectors + rq->nr_sectors > KY_MAX_MERGE_SECTORS)
+		if (cand->nr_sectors + rq->nr_sectors > IOSCHED_MAX_SECTORS)
 			continue;
 		*found = cand;
 		return ELV_FRONT_MERGE;
@@ -440,7 +438,7 @@ static enum elv_merge ky_merge(struct elevator_queue *eq,
 }
 
 /* rq grew; if a synchronous piece joined an asynchronous read, move it. */
-static void ky_merged(struct elevator_queue *eq, struct request *rq,
+static void ky_merged(struct elevator_queue *eq, struct elv_request *rq,
 		      enum elv_merge type)
 {
 	(void)type;
@@ -453,8 +451,8 @@ static void ky_merged(struct elevator_queue *eq, struct request *rq,
  * oldest part; then next is forgotten.  The host joins the two after this
  * call, so rq becomes synchronous if next was.
  */
-static void ky_merged_requests(struct elevator_queue *eq, struct request *rq,
-			       struct request *next)
+static void ky_merged_requests(struct elevator_queue *eq, struct elv_request *rq,
+			       struct elv_request *next)
 {
 	struct kyber_data *kd = ky_data(eq);
 
@@ -468,7 +466,7 @@ static void ky_merged_requests(struct elevator_queue *eq, struct request *rq,
 	ky_redomain(kd, rq, rq->sync || next->sync);
 }
 
-static void ky_add_request(struct elevator_queue *eq, struct request *rq,
+static void ky_add_request(struct elevator_queue *eq, struct elv_request *rq,
 			   uint64_t now_ns)
 {
 	struct kyber_data *kd = ky_data(eq);
@@ -479,11 +477,11 @@ static void ky_add_request(struct elevator_queue *eq, struct request *rq,
 }
 
 /* The head of domain d if it has one and a token for it (or force). */
-static struct request *ky_dispatch_domain(struct kyber_data *kd,
+static struct elv_request *ky_dispatch_domain(struct kyber_data *kd,
 					  enum ky_domain d, uint64_t now_ns,
 					  bool force)
 {
-	struct request *rq;
+	struct elv_request *rq;
 
 	if (elv_list_empty(&kd->fifo[d]))
 		return NULL;
@@ -503,11 +501,11 @@ static struct request *ky_dispatch_domain(struct kyber_data *kd,
  * coming back to the current one last.  With force, depths do not count,
  * so a draining queue always empties.
  */
-static struct request *ky_dispatch(struct elevator_queue *eq, uint64_t now_ns,
+static struct elv_request *ky_dispatch(struct elevator_queue *eq, uint64_t now_ns,
 				   bool force)
 {
 	struct kyber_data *kd = ky_data(eq);
-	struct request *rq;
+	struct elv_request *rq;
 	int i;
 
 	ky_check_window(eq, now_ns);
@@ -528,7 +526,7 @@ static struct request *ky_dispatch(struct elevator_queue *eq, uint64_t now_ns,
 }
 
 /* Give the token back and count the latencies. */
-static void ky_completed(struct elevator_queue *eq, struct request *rq,
+static void ky_completed(struct elevator_queue *eq, struct elv_request *rq,
 			 uint64_t now_ns)
 {
 	struct kyber_data *kd = ky_data(eq);
@@ -573,9 +571,7 @@ static const struct elv_tunable ky_tunables[] = {
 /* ------------------------------------------------------------------ */
 /* The scheduler and its registration.                                 */
 
-static const struct elevator_type kyber_type = {
-	.abi_version = IOSCHED_ABI_VERSION,
-	.struct_size = sizeof(struct elevator_type),
+static struct elevator_type kyber_type = {
 	.name = "kyber",
 	.description = "per-domain depth limits tuned to latency targets",
 	.data_size = sizeof(struct kyber_data),

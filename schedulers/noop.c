@@ -4,8 +4,11 @@
  * the host), and noop offers front merges too, since a request that ends
  * where a queued one begins costs nothing to join.  Suited to devices where
  * ordering buys nothing, and the fallback when no module loads.
+ *
+ * Written against the public header only, like any module; the host links
+ * it in and finds it through elv_noop() rather than a module's entry.
  */
-#include "fuse-iosched.h"
+#include "fuse-iosched/elevator.h"
 
 struct noop_data {
 	struct elv_list fifo;	/* queued requests, oldest first */
@@ -20,15 +23,15 @@ static int noop_init_queue(struct elevator_queue *eq)
 }
 
 static enum elv_merge noop_merge(struct elevator_queue *eq,
-				 struct request **found,
-				 const struct request *rq)
+				 struct elv_request **found,
+				 const struct elv_request *rq)
 {
 	struct noop_data *nd = eq->elevator_data;
 	struct elv_list *pos;
 
 	/* Newest first: a stream's next request is usually at the tail. */
 	for (pos = nd->fifo.prev; pos != &nd->fifo; pos = pos->prev) {
-		struct request *q = elv_list_entry(pos, struct request, elv_fifo);
+		struct elv_request *q = elv_list_entry(pos, struct elv_request, elv_fifo);
 
 		if (q->file == rq->file && q->dir == rq->dir &&
 		    rq->offset + rq->bytes == q->offset) {
@@ -40,28 +43,29 @@ static enum elv_merge noop_merge(struct elevator_queue *eq,
 }
 
 static void noop_merged_requests(struct elevator_queue *eq,
-				 struct request *rq, struct request *next)
+				 struct elv_request *rq,
+				 struct elv_request *next)
 {
 	elv_list_del(&next->elv_fifo);
 }
 
-static void noop_add_request(struct elevator_queue *eq, struct request *rq,
-			     uint64_t now_ns)
+static void noop_add_request(struct elevator_queue *eq,
+			     struct elv_request *rq, uint64_t now_ns)
 {
 	struct noop_data *nd = eq->elevator_data;
 
 	elv_list_add_tail(&rq->elv_fifo, &nd->fifo);
 }
 
-static struct request *noop_dispatch(struct elevator_queue *eq,
-				     uint64_t now_ns, bool force)
+static struct elv_request *noop_dispatch(struct elevator_queue *eq,
+					 uint64_t now_ns, bool force)
 {
 	struct noop_data *nd = eq->elevator_data;
-	struct request *rq;
+	struct elv_request *rq;
 
 	if (elv_list_empty(&nd->fifo))
 		return NULL;
-	rq = elv_list_first(&nd->fifo, struct request, elv_fifo);
+	rq = elv_list_first(&nd->fifo, struct elv_request, elv_fifo);
 	elv_list_del(&rq->elv_fifo);
 	return rq;
 }
@@ -73,13 +77,7 @@ static bool noop_has_work(struct elevator_queue *eq)
 	return !elv_list_empty(&nd->fifo);
 }
 
-static const struct elv_tunable noop_tunables[] = {
-	{ .name = NULL },
-};
-
-const struct elevator_type elv_noop = {
-	.abi_version = IOSCHED_ABI_VERSION,
-	.struct_size = sizeof(struct elevator_type),
+static struct elevator_type noop_type = {
 	.name = "noop",
 	.description = "first in, first out; merging only",
 	.data_size = sizeof(struct noop_data),
@@ -91,5 +89,6 @@ const struct elevator_type elv_noop = {
 		.dispatch = noop_dispatch,
 		.has_work = noop_has_work,
 	},
-	.tunables = noop_tunables,
 };
+
+IOSCHED_ELEVATOR_FN(elv_noop, noop_type);

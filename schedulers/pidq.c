@@ -8,34 +8,19 @@
 /* A think-time mean counts once it has this many samples. */
 #define PIDQ_TTIME_MIN_SAMPLES	3
 
-/* The host's limit on a merged request, not offered beyond it. */
-#define PIDQ_MAX_MERGE_SECTORS	2048
-
-#define PIDQ_NS_PER_MS		1000000ULL
-
 static struct pidq_data *pidq_data(struct elevator_queue *eq)
 {
 	return eq->elevator_data;
 }
 
-static struct request *pidq_sort_entry(struct elv_list *l)
+static struct elv_request *pidq_fifo_entry(struct elv_list *l)
 {
-	return elv_list_entry(l, struct request, elv_sort);
+	return elv_list_entry(l, struct elv_request, elv_fifo);
 }
 
-static struct request *pidq_fifo_entry(struct elv_list *l)
-{
-	return elv_list_entry(l, struct request, elv_fifo);
-}
-
-static struct pidq *pidq_rq_queue(const struct request *rq)
+static struct pidq *pidq_rq_queue(const struct elv_request *rq)
 {
 	return rq->elv_priv[0];
-}
-
-uint64_t pidq_ms(int64_t ms)
-{
-	return (uint64_t)(ms < 0 ? 0 : ms) * PIDQ_NS_PER_MS;
 }
 
 /* Class NONE (never set with ionice) is best-effort, level 4. */
@@ -44,13 +29,13 @@ void pidq_prio(int ioprio, enum pidq_class *cls, int *level)
 	int c = IOSCHED_IOPRIO_CLASS(ioprio), l = IOSCHED_IOPRIO_LEVEL(ioprio);
 
 	switch (c) {
-	case IOPRIO_CLASS_RT:
+	case ELV_IOPRIO_CLASS_RT:
 		*cls = PIDQ_RT;
 		break;
-	case IOPRIO_CLASS_IDLE:
+	case ELV_IOPRIO_CLASS_IDLE:
 		*cls = PIDQ_IDLE;
 		break;
-	case IOPRIO_CLASS_BE:
+	case ELV_IOPRIO_CLASS_BE:
 		*cls = PIDQ_BE;
 		break;
 	default:
@@ -136,7 +121,7 @@ void pidq_free_process(struct pidq *q)
 void pidq_think_time(const struct pidq_data *pd, struct pidq_ttime *t,
 		     uint64_t now_ns)
 {
-	uint64_t idle = pidq_ms(pd->slice_idle), d;
+	uint64_t idle = elv_ms_to_ns(pd->slice_idle), d;
 
 	if (!t->has_end)
 		return;
@@ -164,8 +149,8 @@ void pidq_think_time(const struct pidq_data *pd, struct pidq_ttime *t,
  * wrap around: it loses to any other, and of two such, the one furthest
  * back goes first (one long backward seek, then forward again).
  */
-static struct request *pidq_choose_req(const struct pidq_data *pd,
-				       struct request *a, struct request *b)
+static struct elv_request *pidq_choose_req(const struct pidq_data *pd,
+				       struct elv_request *a, struct elv_request *b)
 {
 	uint64_t last = pd->last_position, back_max, da = 0, db = 0;
 	bool wrap_a = false, wrap_b = false;
@@ -211,39 +196,25 @@ static struct request *pidq_choose_req(const struct pidq_data *pd,
  * The next stop once rq is gone: its neighbours in sector order (the
  * first request when rq is the last), the better one by pidq_choose_req.
  */
-static struct request *pidq_find_next_rq(const struct pidq_data *pd,
-					 struct pidq *q, struct request *rq)
+static struct elv_request *pidq_find_next_rq(const struct pidq_data *pd,
+					 struct pidq *q, struct elv_request *rq)
 {
-	struct request *prev = NULL, *next = NULL;
+	struct elv_request *prev = elv_rq_sort_prev(&q->sort, rq);
+	struct elv_request *next = elv_rq_sort_next(&q->sort, rq);
 
-	if (rq->elv_sort.prev != &q->sort)
-		prev = pidq_sort_entry(rq->elv_sort.prev);
-	if (rq->elv_sort.next != &q->sort)
-		next = pidq_sort_entry(rq->elv_sort.next);
-	else if (q->sort.next != &rq->elv_sort)
-		next = pidq_sort_entry(q->sort.next);
+	if (next == NULL && q->sort.next != &rq->elv_sort)
+		next = elv_rq_sort_entry(q->sort.next);
 	return pidq_choose_req(pd, prev, next);
-}
-
-/* Insert rq in sector order, walking back from the tail (streams). */
-static void pidq_sort_add(struct pidq *q, struct request *rq)
-{
-	struct elv_list *pos;
-
-	for (pos = q->sort.prev; pos != &q->sort; pos = pos->prev)
-		if (pidq_sort_entry(pos)->sector <= rq->sector)
-			break;
-	elv_list_add(&rq->elv_sort, pos);
 }
 
 /* ------------------------------------------------------------------ */
 /* Requests entering and leaving a queue.                              */
 
-void pidq_add_rq(struct pidq_data *pd, struct pidq *q, struct request *rq)
+void pidq_add_rq(struct pidq_data *pd, struct pidq *q, struct elv_request *rq)
 {
 	rq->elv_priv[0] = q;
 	rq->elv_priv[1] = NULL;
-	pidq_sort_add(q, rq);
+	elv_rq_sort_add(&q->sort, rq);
 	elv_list_add_tail(&rq->elv_fifo, &q->fifo);
 	q->next_rq = pidq_choose_req(pd, q->next_rq, rq);
 	pd->queued++;
@@ -251,7 +222,7 @@ void pidq_add_rq(struct pidq_data *pd, struct pidq *q, struct request *rq)
 }
 
 /* rq leaves q (dispatched or merged away); true when q is empty now. */
-bool pidq_remove_rq(struct pidq_data *pd, struct pidq *q, struct request *rq)
+bool pidq_remove_rq(struct pidq_data *pd, struct pidq *q, struct elv_request *rq)
 {
 	if (q->next_rq == rq)
 		q->next_rq = pidq_find_next_rq(pd, q, rq);
@@ -265,13 +236,13 @@ bool pidq_remove_rq(struct pidq_data *pd, struct pidq *q, struct request *rq)
 }
 
 /* The oldest request of q if it has waited past its FIFO expiry. */
-struct request *pidq_fifo_expired(const struct pidq_data *pd,
+struct elv_request *pidq_fifo_expired(const struct pidq_data *pd,
 				  const struct pidq *q, uint64_t now_ns)
 {
-	struct request *head = pidq_fifo_entry(q->fifo.next);
+	struct elv_request *head = pidq_fifo_entry(q->fifo.next);
 
 	if (now_ns >= head->arrival_ns +
-	    pidq_ms(head->sync ? pd->fifo_expire_sync : pd->fifo_expire_async))
+	    elv_ms_to_ns(head->sync ? pd->fifo_expire_sync : pd->fifo_expire_async))
 		return head;
 	return NULL;
 }
@@ -282,7 +253,7 @@ struct request *pidq_fifo_expired(const struct pidq_data *pd,
  * carries.  The host merges by file offset, so the two may sit on
  * different queues.
  */
-void pidq_merged_fifo(struct request *rq, struct request *next)
+void pidq_merged_fifo(struct elv_request *rq, struct elv_request *next)
 {
 	struct pidq *rq_q = pidq_rq_queue(rq), *next_q = pidq_rq_queue(next);
 	struct elv_list *pos;
@@ -323,13 +294,13 @@ void pidq_exit_queue(struct elevator_queue *eq)
  * the same file.  The host finds back merges itself.  A process's queue is
  * short, so a linear scan is cheap.
  */
-enum elv_merge pidq_merge(struct elevator_queue *eq, struct request **found,
-			  const struct request *rq)
+enum elv_merge pidq_merge(struct elevator_queue *eq, struct elv_request **found,
+			  const struct elv_request *rq)
 {
 	struct pidq_data *pd = pidq_data(eq);
 	struct pidq *q;
 	struct elv_list *pos;
-	struct request *cand;
+	struct elv_request *cand;
 	enum pidq_class cls;
 	int level;
 
@@ -342,11 +313,11 @@ enum elv_merge pidq_merge(struct elevator_queue *eq, struct request **found,
 	if (q == NULL)
 		return ELV_NO_MERGE;
 	elv_list_for_each(pos, &q->sort) {
-		cand = pidq_sort_entry(pos);
+		cand = elv_rq_sort_entry(pos);
 		if (cand == rq || cand->file != rq->file ||
 		    cand->dir != rq->dir ||
 		    rq->offset + rq->bytes != cand->offset ||
-		    cand->nr_sectors + rq->nr_sectors > PIDQ_MAX_MERGE_SECTORS)
+		    cand->nr_sectors + rq->nr_sectors > IOSCHED_MAX_SECTORS)
 			continue;
 		*found = cand;
 		return ELV_FRONT_MERGE;
@@ -355,7 +326,7 @@ enum elv_merge pidq_merge(struct elevator_queue *eq, struct request **found,
 }
 
 /* A front merge moved rq's first sector: put it back in order. */
-void pidq_merged(struct elevator_queue *eq, struct request *rq,
+void pidq_merged(struct elevator_queue *eq, struct elv_request *rq,
 		 enum elv_merge type)
 {
 	struct pidq *q = pidq_rq_queue(rq);
@@ -363,7 +334,7 @@ void pidq_merged(struct elevator_queue *eq, struct request *rq,
 	if (type != ELV_FRONT_MERGE)
 		return;
 	elv_list_del(&rq->elv_sort);
-	pidq_sort_add(q, rq);
+	elv_rq_sort_add(&q->sort, rq);
 	q->next_rq = pidq_choose_req(pidq_data(eq), q->next_rq, rq);
 }
 

@@ -68,7 +68,7 @@ struct pidq {
 	struct elv_list hash;		/* per-process queues: in pd->hash */
 	struct elv_list sort;		/* queued requests by sector */
 	struct elv_list fifo;		/* queued requests by arrival */
-	struct request *next_rq;	/* the next stop of the sweep */
+	struct elv_request *next_rq;	/* the next stop of the sweep */
 	pid_t pid;			/* 0 for the pooled queues */
 	unsigned queued;		/* requests held */
 };
@@ -96,7 +96,6 @@ struct pidq_data {
 	{ #field, offsetof(type, pq.field), (def), (min), (max), (unit), \
 	  (desc) }
 
-uint64_t pidq_ms(int64_t ms);
 void pidq_prio(int ioprio, enum pidq_class *cls, int *level);
 
 void pidq_data_init(struct pidq_data *pd);
@@ -109,18 +108,18 @@ void pidq_free_process(struct pidq *q);
 void pidq_think_time(const struct pidq_data *pd, struct pidq_ttime *t,
 		     uint64_t now_ns);
 
-void pidq_add_rq(struct pidq_data *pd, struct pidq *q, struct request *rq);
+void pidq_add_rq(struct pidq_data *pd, struct pidq *q, struct elv_request *rq);
 bool pidq_remove_rq(struct pidq_data *pd, struct pidq *q,
-		    struct request *rq);
-struct request *pidq_fifo_expired(const struct pidq_data *pd,
+		    struct elv_request *rq);
+struct elv_request *pidq_fifo_expired(const struct pidq_data *pd,
 				  const struct pidq *q, uint64_t now_ns);
-void pidq_merged_fifo(struct request *rq, struct request *next);
+void pidq_merged_fifo(struct elv_request *rq, struct elv_request *next);
 
 /* Hooks, for the schedulers' elevator_ops. */
 void pidq_exit_queue(struct elevator_queue *eq);
-enum elv_merge pidq_merge(struct elevator_queue *eq, struct request **found,
-			  const struct request *rq);
-void pidq_merged(struct elevator_queue *eq, struct request *rq,
+enum elv_merge pidq_merge(struct elevator_queue *eq, struct elv_request **found,
+			  const struct elv_request *rq);
+void pidq_merged(struct elevator_queue *eq, struct elv_request *rq,
 		 enum elv_merge type);
 bool pidq_has_work(struct elevator_queue *eq);
 

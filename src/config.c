@@ -3,9 +3,13 @@
  * options.  The defaults are chosen so that "fuse-iosched BACKING
  * MOUNTPOINT" works on any machine without a configuration file.
  *
- * One table (config_settings) names every setting; the same parser checks
- * a value whether it comes from -o or from the file, so both give the same
- * message for the same mistake.  The file is libconfuse syntax:
+ * One table (config_settings) names every setting, as tmux's
+ * options-table.c does: its type, range, default, --help text, and what a
+ * change on SIGHUP does.  Parsing (-o and the file), printing
+ * (--print-config, --help), freeing and reloading are loops over it.  The
+ * same parser checks a value whether it comes from -o or from the file,
+ * so both give the same message for the same mistake.  The file is
+ * libconfuse syntax:
  *
  *	scheduler = deadline
  *	deadline {
@@ -37,53 +41,117 @@
 
 #include "fuse-iosched.h"
 
-#define DEFAULT_SCHEDULER "deadline"
-#define DEFAULT_NR_REQUESTS 128
-/*
- * The kernel caps background requests (readahead, async direct I/O,
- * writeback) at 12 by default, which would starve the elevator of
- * requests to sort and merge; 64 gives it room without unbounded memory.
- */
-#define DEFAULT_MAX_BACKGROUND 64
 #define THREADS_MAX 256
 #define MAX_BACKGROUND_MAX 65535
 
 enum config_type {
-	CONFIG_STR,		/* any non-empty string */
+	CONFIG_PATH,		/* a directory: made absolute at start */
 	CONFIG_NAME,		/* a scheduler name */
 	CONFIG_UINT,		/* [min, max] */
 	CONFIG_BOOL,		/* yes/no, true/false, on/off, 1/0 */
-	CONFIG_LEVEL,		/* a log level name */
-	CONFIG_MODEL,		/* a disk model name */
+	CONFIG_LEVEL,		/* a log level name (log.c) */
+	CONFIG_STR,		/* a non-empty string that valid accepts */
 };
+
+/*
+ * A setting's change on SIGHUP: applied to the running mount by this
+ * function, on the timer thread; without one, logged as taking effect at
+ * the next mount.  The field in the mount's struct config changes then,
+ * so a setting with an apply function must not be read from it by other
+ * threads.
+ */
+typedef void (*config_apply_fn)(struct queue *q, const struct config *next);
 
 struct config_setting {
 	const char *name;
 	enum config_type type;
-	size_t offset;		/* in struct config */
-	unsigned min, max;
+	size_t offset;		/* of the field in struct config */
+	unsigned min, max;	/* CONFIG_UINT */
+	bool (*valid)(const char *value);	/* CONFIG_STR, if set */
+	const char *expect;	/* what valid accepts, for the message */
+	const char *def;	/* built-in default as the file says it;
+				 * NULL: computed by config_init */
+	const char *def_doc;	/* the default as --help states it, if
+				 * not def */
+	config_apply_fn apply;	/* NULL: takes effect at the next mount */
+	const char *arg;	/* --help: -o name=ARG (NULL for CONFIG_BOOL) */
+	const char *help;	/* --help: what it is, in a few words */
 };
 
-#define CONFIG_FIELD(f) offsetof(struct config, f)
+static void config_apply_scheduler(struct queue *q, const struct config *next);
+static void config_apply_nr_requests(struct queue *q,
+				     const struct config *next);
+static void config_apply_log(struct queue *q, const struct config *next);
 
+#define CONFIG_FIELD(f) .offset = offsetof(struct config, f)
+
+/*
+ * Every setting, one row each, in the order --help and --print-config
+ * show them.  Adding one: a row here, a field in struct config, and its
+ * entries in fuse-iosched(8), fuse-iosched.conf(5), etc/fuse-iosched.conf
+ * and the README (tests/man-coverage.sh checks them against --help).
+ * A string whose values another file knows names that file's checker:
+ *
+ *	{ .name = "disk_model", .type = CONFIG_STR, CONFIG_FIELD(disk_model),
+ *	  .valid = diskmodel_name_valid, .expect = "none or hdd", ...
+ */
 static const struct config_setting config_settings[] = {
-	{ "scheduler", CONFIG_NAME, CONFIG_FIELD(scheduler), 0, 0 },
-	{ "threads", CONFIG_UINT, CONFIG_FIELD(threads), 1, THREADS_MAX },
-	{ "nr_requests", CONFIG_UINT, CONFIG_FIELD(nr_requests),
-	  NR_REQUESTS_MIN, NR_REQUESTS_MAX },
-	{ "module_dir", CONFIG_STR, CONFIG_FIELD(module_dir), 0, 0 },
-	{ "max_background", CONFIG_UINT, CONFIG_FIELD(max_background),
-	  1, MAX_BACKGROUND_MAX },
-	{ "writeback_cache", CONFIG_BOOL, CONFIG_FIELD(writeback_cache), 0, 0 },
-	{ "log", CONFIG_LEVEL, CONFIG_FIELD(log), 0, 0 },
-	{ "disk_model", CONFIG_MODEL, CONFIG_FIELD(disk_model), 0, 0 },
-	{ "seek_ms", CONFIG_UINT, CONFIG_FIELD(seek_ms),
-	  0, DISKMODEL_SEEK_MS_MAX },
-	{ "rpm", CONFIG_UINT, CONFIG_FIELD(rpm),
-	  DISKMODEL_RPM_MIN, DISKMODEL_RPM_MAX },
-	{ "mb_per_s", CONFIG_UINT, CONFIG_FIELD(mb_per_s),
-	  1, DISKMODEL_MB_PER_S_MAX },
+	{ .name = "scheduler", .type = CONFIG_NAME, CONFIG_FIELD(scheduler),
+	  .def = "deadline",
+	  .def_doc = "deadline, or noop if the deadline module cannot be "
+	  "loaded",
+	  .apply = config_apply_scheduler,
+	  .arg = "NAME", .help = "scheduler at mount time" },
+	{ .name = "threads", .type = CONFIG_UINT, CONFIG_FIELD(threads),
+	  .min = 1, .max = THREADS_MAX,
+	  .def_doc = "two per CPU, at least 4, at most 16",
+	  .arg = "N", .help = "dispatch worker threads" },
+	{ .name = "nr_requests", .type = CONFIG_UINT, CONFIG_FIELD(nr_requests),
+	  .min = NR_REQUESTS_MIN, .max = NR_REQUESTS_MAX, .def = "128",
+	  .apply = config_apply_nr_requests,
+	  .arg = "N", .help = "queue depth limit" },
+	{ .name = "module_dir", .type = CONFIG_PATH, CONFIG_FIELD(module_dir),
+	  .def = MODULE_DIR,
+	  .arg = "DIR", .help = "where scheduler modules (NAME.so) are "
+	  "loaded from" },
+	/*
+	 * The kernel caps background requests (readahead, async direct
+	 * I/O, writeback) at 12 by default, which would starve the elevator
+	 * of requests to sort and merge; 64 gives it room without unbounded
+	 * memory.
+	 */
+	{ .name = "max_background", .type = CONFIG_UINT,
+	  CONFIG_FIELD(max_background), .min = 1, .max = MAX_BACKGROUND_MAX,
+	  .def = "64",
+	  .arg = "N", .help = "FUSE background requests" },
+	{ .name = "writeback_cache", .type = CONFIG_BOOL,
+	  CONFIG_FIELD(writeback_cache), .def = "no",
+	  .help = "let the kernel cache and batch writes, which then arrive "
+	  "without their process's pid" },
+	{ .name = "log", .type = CONFIG_LEVEL, CONFIG_FIELD(log),
+	  .def = "info", .apply = config_apply_log,
+	  .arg = "LEVEL", .help = "log level: emerg, alert, crit, error, "
+	  "warning, notice, info or debug" },
+	{ .name = "disk_model", .type = CONFIG_STR, CONFIG_FIELD(disk_model),
+	  .valid = diskmodel_name_valid, .expect = "none or hdd", .def = "none",
+	  .arg = "MODEL", .help = "none, or hdd: charge each request the "
+	  "service time of a single-spindle disk" },
+	{ .name = "seek_ms", .type = CONFIG_UINT, CONFIG_FIELD(seek_ms),
+	  .min = 0, .max = DISKMODEL_SEEK_MS_MAX, .def = "8",
+	  .arg = "N", .help = "hdd: average seek, ms" },
+	{ .name = "rpm", .type = CONFIG_UINT, CONFIG_FIELD(rpm),
+	  .min = DISKMODEL_RPM_MIN, .max = DISKMODEL_RPM_MAX, .def = "7200",
+	  .arg = "N", .help = "hdd: spindle speed" },
+	{ .name = "mb_per_s", .type = CONFIG_UINT, CONFIG_FIELD(mb_per_s),
+	  .min = 1, .max = DISKMODEL_MB_PER_S_MAX, .def = "150",
+	  .arg = "N", .help = "hdd: transfer rate, 10^6 bytes/s" },
 };
+
+/* One bit per setting in config.given and config.named. */
+_Static_assert(ARRAY_SIZE(config_settings) <= 32,
+	       "struct config's setting bitmasks are 32 bits");
+
+#define CONFIG_BIT(s) (1u << ((s) - config_settings))
 
 /*
  * Options that mount(8) and mount.fuse3 may pass along from fstab, which
@@ -109,6 +177,18 @@ static struct {
 	int module_dir_line;
 } config_ctx;
 
+/* The setting's field in cfg. */
+static void *config_field(const struct config *cfg,
+			  const struct config_setting *s)
+{
+	return (char *)cfg + s->offset;
+}
+
+static bool config_is_string(const struct config_setting *s)
+{
+	return s->type != CONFIG_UINT && s->type != CONFIG_BOOL;
+}
+
 static unsigned config_threads_default(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -122,23 +202,23 @@ static unsigned config_threads_default(void)
 	return n * 2 > 16 ? 16 : (unsigned)(n * 2);
 }
 
+static int config_set(struct config *cfg, const struct config_setting *s,
+		      const char *value, char *err, size_t size);
+
 int config_init(struct config *cfg)
 {
+	char err[CONFIG_ERR_MAX];
+
 	memset(cfg, 0, sizeof *cfg);
 	cfg->threads = config_threads_default();
-	cfg->nr_requests = DEFAULT_NR_REQUESTS;
-	cfg->max_background = DEFAULT_MAX_BACKGROUND;
-	cfg->log_level = LOG_INFO;
-	cfg->seek_ms = DISKMODEL_SEEK_MS;
-	cfg->rpm = DISKMODEL_RPM;
-	cfg->mb_per_s = DISKMODEL_MB_PER_S;
-	cfg->scheduler = strdup(DEFAULT_SCHEDULER);
-	cfg->module_dir = strdup(MODULE_DIR);
-	cfg->log = strdup("info");
-	cfg->disk_model = strdup("none");
-	if (cfg->scheduler == NULL || cfg->module_dir == NULL ||
-	    cfg->log == NULL || cfg->disk_model == NULL)
-		return -ENOMEM;
+	for (size_t i = 0; i < ARRAY_SIZE(config_settings); i++) {
+		const struct config_setting *s = &config_settings[i];
+
+		/* A default that does not parse is a bug: tests catch it. */
+		if (s->def != NULL &&
+		    config_set(cfg, s, s->def, err, sizeof err) != 0)
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -165,11 +245,36 @@ static int config_bool(const char *value)
 	return -1;
 }
 
+/* "a, b or c" from n names, for error messages. */
+static void config_join(char *buf, size_t size, const char *const *names,
+			size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+					i == 0 ? "" : i + 1 == n ? " or " :
+					", ", names[i]);
+}
+
+static void config_level_names(char *buf, size_t size)
+{
+	const char *names[LOG_DEBUG + 1];
+	size_t n = 0;
+
+	for (int l = 0; l <= LOG_DEBUG; l++)
+		if (log_level_name(l) != NULL)
+			names[n++] = log_level_name(l);
+	config_join(buf, size, names, n);
+}
+
 /* Check value for s and store it in cfg; on failure say why in err. */
 static int config_set(struct config *cfg, const struct config_setting *s,
 		      const char *value, char *err, size_t size)
 {
-	void *field = (char *)cfg + s->offset;
+	void *field = config_field(cfg, s);
+	char names[256];
 	unsigned long n;
 	char *end, *copy;
 	int b;
@@ -201,25 +306,23 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 				 "([a-z0-9_-], at most 31)", s->name, value);
 			return -1;
 		}
-		cfg->scheduler_set = true;
 		break;
 	case CONFIG_LEVEL:
-		b = log_level_parse(value);
-		if (b < 0) {
-			snprintf(err, size, "%s=%s: not one of error, warning, "
-				 "info, debug", s->name, value);
-			return -1;
-		}
-		cfg->log_level = b;
-		break;
-	case CONFIG_MODEL:
-		if (!diskmodel_name_valid(value)) {
-			snprintf(err, size, "%s=%s: not none or hdd", s->name,
-				 value);
+		if (log_level_parse(value) < 0) {
+			config_level_names(names, sizeof names);
+			snprintf(err, size, "%s=%s: not a log level (%s)",
+				 s->name, value, names);
 			return -1;
 		}
 		break;
 	case CONFIG_STR:
+		if (s->valid != NULL && !s->valid(value)) {
+			snprintf(err, size, "%s=%s: not %s", s->name, value,
+				 s->expect);
+			return -1;
+		}
+		/* fall through */
+	case CONFIG_PATH:
 		if (*value == '\0') {
 			snprintf(err, size, "%s: empty", s->name);
 			return -1;
@@ -236,6 +339,31 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 	return 0;
 }
 
+/*
+ * A relative path given on the command line, made absolute against the
+ * directory the command runs in: the daemon moves to / when it detaches,
+ * and reads the path again later (module_dir when a switch loads a
+ * module, config= on SIGHUP).  It must exist.  Returns a new string.
+ */
+static char *config_absolute(const char *name, const char *path, char *err,
+			     size_t size)
+{
+	char *abs;
+
+	abs = path[0] == '/' ? strdup(path) : realpath(path, NULL);
+	if (abs == NULL)
+		snprintf(err, size, "%s=%s: %s", name, path, strerror(errno));
+	return abs;
+}
+
+int config_log_level(const struct config *cfg)
+{
+	/* -d means "log everything" unless -o log= says otherwise. */
+	if (cfg->debug && !config_given(cfg, "log"))
+		return LOG_DEBUG;
+	return log_level_parse(cfg->log);
+}
+
 static bool config_is_ignored(const char *opt)
 {
 	if (strncmp(opt, "x-", 2) == 0 || strncmp(opt, "comment=", 8) == 0)
@@ -246,15 +374,16 @@ static bool config_is_ignored(const char *opt)
 	return false;
 }
 
-static int config_keep_opt(struct config *cfg, const char *opt)
+/* Keep "name=value" (value as stored) to replay on reload. */
+static int config_keep_opt(struct config *cfg, const char *name,
+			   const char *value)
 {
 	char **opts = realloc(cfg->opts, (cfg->nr_opts + 1) * sizeof *opts);
 
 	if (opts == NULL)
 		return -1;
 	cfg->opts = opts;
-	opts[cfg->nr_opts] = strdup(opt);
-	if (opts[cfg->nr_opts] == NULL)
+	if (asprintf(&opts[cfg->nr_opts], "%s=%s", name, value) < 0)
 		return -1;
 	cfg->nr_opts++;
 	return 0;
@@ -266,6 +395,9 @@ int config_option(struct config *cfg, const char *opt, char *err,
 	const struct config_setting *s;
 	const char *eq = strchr(opt, '=');
 	size_t len = eq != NULL ? (size_t)(eq - opt) : strlen(opt);
+	const char *value = eq != NULL ? eq + 1 : "yes";
+	char *abs = NULL;
+	int ret;
 
 	if (config_is_ignored(opt)) {
 		log_debug("-o %s: ignored (a mount(8) option)", opt);
@@ -276,9 +408,12 @@ int config_option(struct config *cfg, const char *opt, char *err,
 			snprintf(err, size, "-o config=: empty path");
 			return -1;
 		}
+		abs = config_absolute("config", opt + 7, err, size);
+		if (abs == NULL)
+			return -1;
 		free(cfg->config_file);
-		cfg->config_file = strdup(opt + 7);
-		return cfg->config_file != NULL ? 0 : -1;
+		cfg->config_file = abs;
+		return 0;
 	}
 	s = config_find(opt, len);
 	if (s == NULL)
@@ -288,10 +423,21 @@ int config_option(struct config *cfg, const char *opt, char *err,
 		snprintf(err, size, "-o %s: needs a value (%s=...)", opt, opt);
 		return -1;
 	}
-	if (config_set(cfg, s, eq != NULL ? eq + 1 : "yes", err, size) != 0)
-		return -1;
-	cfg->given |= 1u << (s - config_settings);
-	return config_keep_opt(cfg, opt);
+	if (s->type == CONFIG_PATH && *value != '\0') {
+		value = abs = config_absolute(s->name, value, err, size);
+		if (abs == NULL)
+			return -1;
+	}
+	ret = config_set(cfg, s, value, err, size);
+	if (ret == 0) {
+		cfg->given |= CONFIG_BIT(s);
+		cfg->named |= CONFIG_BIT(s);
+		ret = config_keep_opt(cfg, s->name, value);
+		if (ret != 0)
+			snprintf(err, size, "out of memory");
+	}
+	free(abs);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -410,6 +556,19 @@ static char *config_read_text(const char *file, char *err, size_t size)
 	return text;
 }
 
+/* Free the strings of the settings in cfg. */
+static void config_free_values(struct config *cfg)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(config_settings); i++) {
+		const struct config_setting *s = &config_settings[i];
+
+		if (config_is_string(s)) {
+			free(*(char **)config_field(cfg, s));
+			*(char **)config_field(cfg, s) = NULL;
+		}
+	}
+}
+
 /* A plain setting was read: check it, apply it unless -o gave it. */
 static int config_setting_cb(cfg_t *c, cfg_opt_t *opt)
 {
@@ -422,18 +581,26 @@ static int config_setting_cb(cfg_t *c, cfg_opt_t *opt)
 
 	if (s == NULL || value == NULL)
 		return -1;
-	if (dst->given & (1u << (s - config_settings))) {
+	if (dst->given & CONFIG_BIT(s)) {
 		/* Checked all the same, so a file is always valid or not. */
 		memset(&scratch, 0, sizeof scratch);
 		dst = &scratch;
 	}
-	ret = config_set(dst, s, value, why, sizeof why);
-	if (dst == &scratch) {
-		free(scratch.scheduler);
-		free(scratch.module_dir);
-		free(scratch.log);
-		free(scratch.disk_model);
+	/*
+	 * Relative to what?  The daemon's directory changes when it
+	 * detaches, and the file is read again then.
+	 */
+	if (s->type == CONFIG_PATH && value[0] != '/') {
+		snprintf(why, sizeof why, "%s=%s: not an absolute path",
+			 s->name, value);
+		ret = -1;
+	} else {
+		ret = config_set(dst, s, value, why, sizeof why);
 	}
+	if (dst == &scratch)
+		config_free_values(&scratch);
+	else if (ret == 0)
+		dst->named |= CONFIG_BIT(s);
 	if (ret == 0 && s->type == CONFIG_NAME && elv_find(value) == NULL) {
 		char names[512];
 
@@ -448,7 +615,7 @@ static int config_setting_cb(cfg_t *c, cfg_opt_t *opt)
 		cfg_error(c, "%s", why);
 		return -1;
 	}
-	if (strcmp(name, "module_dir") == 0)
+	if (s->type == CONFIG_PATH)
 		config_ctx.module_dir_line = c->line;
 	return 0;
 }
@@ -498,26 +665,6 @@ static int config_tunable_cb(cfg_t *sec, cfg_opt_t *opt)
 	return 0;
 }
 
-/* The registered schedulers, by name: "noop deadline" split. */
-static unsigned config_types(const struct elevator_type **types,
-			     unsigned max)
-{
-	char names[1024], *name, *save;
-	unsigned n = 0;
-
-	if (elv_list_names(names, sizeof names, NULL) < 0)
-		return 0;
-	for (name = strtok_r(names, " \n", &save); name != NULL && n < max;
-	     name = strtok_r(NULL, " \n", &save)) {
-		types[n] = elv_find(name);
-		if (types[n] != NULL)
-			n++;
-	}
-	return n;
-}
-
-#define CONFIG_TYPES_MAX 64
-
 /*
  * The option table: every plain setting, and with sections, one section
  * per registered scheduler with a string option per tunable (the callback
@@ -526,12 +673,15 @@ static unsigned config_types(const struct elevator_type **types,
  */
 static cfg_opt_t *config_table(bool sections)
 {
-	const struct elevator_type *types[CONFIG_TYPES_MAX];
-	unsigned nr_types = sections ? config_types(types, CONFIG_TYPES_MAX) : 0;
+	const struct elevator_type *type;
+	unsigned nr_types = 0;
 	size_t n = ARRAY_SIZE(config_settings);
-	cfg_opt_t *opts = calloc(n + nr_types + 1, sizeof *opts);
+	cfg_opt_t *opts;
 	cfg_opt_t end = CFG_END();
 
+	while (sections && elv_nth(nr_types) != NULL)
+		nr_types++;
+	opts = calloc(n + nr_types + 1, sizeof *opts);
 	if (opts == NULL)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -548,14 +698,15 @@ static cfg_opt_t *config_table(bool sections)
 		size_t nt = 0, j = 0;
 		cfg_opt_t *sub;
 
-		for (t = types[i]->tunables; t != NULL && t->name != NULL; t++)
+		type = elv_nth(i);
+		for (t = type->tunables; t != NULL && t->name != NULL; t++)
 			nt++;
 		sub = calloc(nt + 1, sizeof *sub);
 		if (sub == NULL) {
 			opts[n + i] = end;
 			goto fail;
 		}
-		for (t = types[i]->tunables; t != NULL && t->name != NULL; t++) {
+		for (t = type->tunables; t != NULL && t->name != NULL; t++) {
 			cfg_opt_t o = CFG_STR(t->name, NULL, CFGF_NODEFAULT);
 
 			o.validcb = config_tunable_cb;
@@ -563,7 +714,7 @@ static cfg_opt_t *config_table(bool sections)
 		}
 		sub[j] = end;
 		{
-			cfg_opt_t o = CFG_SEC(types[i]->name, sub, CFGF_NONE);
+			cfg_opt_t o = CFG_SEC(type->name, sub, CFGF_NONE);
 
 			opts[n + i] = o;
 		}
@@ -590,7 +741,14 @@ bool config_given(const struct config *cfg, const char *name)
 {
 	const struct config_setting *s = config_find(name, strlen(name));
 
-	return s != NULL && (cfg->given & (1u << (s - config_settings)));
+	return s != NULL && (cfg->given & CONFIG_BIT(s));
+}
+
+bool config_named(const struct config *cfg, const char *name)
+{
+	const struct config_setting *s = config_find(name, strlen(name));
+
+	return s != NULL && (cfg->named & CONFIG_BIT(s));
 }
 
 /*
@@ -778,53 +936,242 @@ static void config_print_str(FILE *fp, const char *name, const char *value)
 	fputs("\"\n", fp);
 }
 
+/* A setting's value, in the file's syntax. */
+static void config_print_value(FILE *fp, const struct config *cfg,
+			       const struct config_setting *s)
+{
+	const void *field = config_field(cfg, s);
+
+	if (s->type == CONFIG_UINT)
+		fprintf(fp, "%s = %u\n", s->name, *(const unsigned *)field);
+	else if (s->type == CONFIG_BOOL)
+		fprintf(fp, "%s = %s\n", s->name,
+			*(const bool *)field ? "yes" : "no");
+	else
+		config_print_str(fp, s->name, *(char *const *)field);
+}
+
 void config_print(const struct config *cfg, FILE *fp)
 {
-	const struct elevator_type *types[CONFIG_TYPES_MAX];
-	unsigned nr_types = config_types(types, CONFIG_TYPES_MAX);
+	const struct elevator_type *type;
 
 	fprintf(fp, "# fuse-iosched: the effective configuration\n"
 		"# (built-in defaults < %s < -o options)\n",
 		cfg->config_read != NULL ? cfg->config_read :
 		"no configuration file");
-	config_print_str(fp, "scheduler", cfg->scheduler);
-	fprintf(fp, "threads = %u\n", cfg->threads);
-	fprintf(fp, "nr_requests = %u\n", cfg->nr_requests);
-	config_print_str(fp, "module_dir", cfg->module_dir);
-	fprintf(fp, "max_background = %u\n", cfg->max_background);
-	fprintf(fp, "writeback_cache = %s\n",
-		cfg->writeback_cache ? "yes" : "no");
-	config_print_str(fp, "log", cfg->log);
-	config_print_str(fp, "disk_model", cfg->disk_model);
-	fprintf(fp, "seek_ms = %u\n", cfg->seek_ms);
-	fprintf(fp, "rpm = %u\n", cfg->rpm);
-	fprintf(fp, "mb_per_s = %u\n", cfg->mb_per_s);
-	for (unsigned i = 0; i < nr_types; i++) {
-		const struct elv_tunable *t = types[i]->tunables;
+	for (size_t i = 0; i < ARRAY_SIZE(config_settings); i++)
+		config_print_value(fp, cfg, &config_settings[i]);
+	/* Each tunable as fuse-iosched(8) lists it: default, unit, range. */
+	for (unsigned i = 0; (type = elv_nth(i)) != NULL; i++) {
+		const struct elv_tunable *t = type->tunables;
 
-		fprintf(fp, "\n# %s: %s\n%s {\n", types[i]->name,
-			types[i]->description != NULL ?
-			types[i]->description : "", types[i]->name);
+		fprintf(fp, "\n# %s: %s\n%s {\n", type->name,
+			type->description != NULL ? type->description : "",
+			type->name);
 		for (; t != NULL && t->name != NULL; t++)
-			fprintf(fp, "\t%s = %" PRId64 "\t# %s%s%s\n", t->name,
-				config_tunable_value(cfg, types[i], t),
+			fprintf(fp, "\t%s = %" PRId64 "\t# %s%s(%" PRId64
+				" to %" PRId64 "): %s\n", t->name,
+				config_tunable_value(cfg, type, t),
 				t->unit != NULL ? t->unit : "",
-				t->unit != NULL && *t->unit != '\0' ? ": " : "",
+				t->unit != NULL && *t->unit != '\0' ? " " : "",
+				t->min, t->max,
 				t->description != NULL ? t->description : "");
 		fputs("}\n", fp);
 	}
+}
+
+/* Text after an option of --help, from column col, wrapped at 76. */
+static void config_usage_words(FILE *fp, const char *text, size_t col)
+{
+	const size_t indent = 27, width = 76;
+	bool first = true;
+
+	while (*text != '\0') {
+		size_t n = strcspn(text, " ");
+
+		if (!first && col + 1 + n > width) {
+			fprintf(fp, "\n%*s", (int)indent, "");
+			col = indent;
+			first = true;
+		}
+		if (!first) {
+			fputc(' ', fp);
+			col++;
+		}
+		fprintf(fp, "%.*s", (int)n, text);
+		col += n;
+		first = false;
+		text += n;
+		text += strspn(text, " ");
+	}
+}
+
+void config_usage(FILE *fp)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(config_settings); i++) {
+		const struct config_setting *s = &config_settings[i];
+		char opt[64], text[512];
+		const char *def;
+		size_t col;
+		int n;
+
+		n = snprintf(opt, sizeof opt, "    -o %s%s%s", s->name,
+			     s->arg != NULL ? "=" : "",
+			     s->arg != NULL ? s->arg : "");
+		fprintf(fp, "%-26s ", opt);
+		col = (n < 26 ? 26 : (size_t)n) + 1;
+		def = s->def_doc != NULL ? s->def_doc : s->def;
+		if (s->type == CONFIG_UINT)
+			snprintf(text, sizeof text, "%s, %u to %u (default: %s)",
+				 s->help, s->min, s->max, def);
+		else
+			snprintf(text, sizeof text, "%s (default: %s)", s->help,
+				 def);
+		config_usage_words(fp, text, col);
+		fputc('\n', fp);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* SIGHUP: what changed is applied, or said to wait for the next mount. */
+
+/* A setting's value as the log shows it. */
+static const char *config_value_str(const struct config *cfg,
+				    const struct config_setting *s, char *buf,
+				    size_t size)
+{
+	const void *field = config_field(cfg, s);
+
+	if (s->type == CONFIG_UINT)
+		snprintf(buf, size, "%u", *(const unsigned *)field);
+	else if (s->type == CONFIG_BOOL)
+		snprintf(buf, size, "%s", *(const bool *)field ? "yes" : "no");
+	else
+		snprintf(buf, size, "%s", *(char *const *)field);
+	return buf;
+}
+
+static bool config_equal(const struct config *a, const struct config *b,
+			 const struct config_setting *s)
+{
+	const void *fa = config_field(a, s), *fb = config_field(b, s);
+
+	if (s->type == CONFIG_UINT)
+		return *(const unsigned *)fa == *(const unsigned *)fb;
+	if (s->type == CONFIG_BOOL)
+		return *(const bool *)fa == *(const bool *)fb;
+	return strcmp(*(char *const *)fa, *(char *const *)fb) == 0;
+}
+
+static void config_swap(struct config *a, struct config *b,
+			const struct config_setting *s)
+{
+	size_t size = s->type == CONFIG_UINT ? sizeof(unsigned) :
+		      s->type == CONFIG_BOOL ? sizeof(bool) : sizeof(char *);
+	char tmp[sizeof(char *) > sizeof(unsigned) ? sizeof(char *) :
+		 sizeof(unsigned)];
+
+	memcpy(tmp, config_field(a, s), size);
+	memcpy(config_field(a, s), config_field(b, s), size);
+	memcpy(config_field(b, s), tmp, size);
+}
+
+static void config_apply_scheduler(struct queue *q, const struct config *next)
+{
+	const struct elevator_type *type = elv_get(next->scheduler);
+
+	/* elv_switch logs the switch, or why it failed. */
+	if (type == NULL)
+		log_err("configuration reload: no scheduler %s",
+			next->scheduler);
+	else
+		elv_switch(q, type);
+}
+
+static void config_apply_nr_requests(struct queue *q,
+				     const struct config *next)
+{
+	queue_set_nr_requests(q, next->nr_requests);
+}
+
+static void config_apply_log(struct queue *q, const struct config *next)
+{
+	(void)q;
+	log_set_level(config_log_level(next));
+}
+
+struct config_tunable_change {
+	const struct config *cur, *next;
+	unsigned nr;
+	char what[4][96];	/* the first few, for the log */
+};
+
+/* Under the queue lock: what the file changed, on the active instance. */
+static int config_reload_tunables(struct elevator_queue *eq, void *arg)
+{
+	struct config_tunable_change *c = arg;
+	const struct elv_tunable *t;
+
+	for (t = eq->type->tunables; t != NULL && t->name != NULL; t++) {
+		int64_t was = config_tunable_value(c->cur, eq->type, t);
+		int64_t now = config_tunable_value(c->next, eq->type, t);
+
+		if (was == now || elv_tunable_set(eq, t->name, now) != 0)
+			continue;
+		if (c->nr < ARRAY_SIZE(c->what))
+			snprintf(c->what[c->nr], sizeof c->what[0],
+				 "%s %s %" PRId64 " -> %" PRId64,
+				 eq->type->name, t->name, was, now);
+		c->nr++;
+	}
+	return 0;
+}
+
+void config_reload_apply(struct config *cur, struct config *next,
+			 struct queue *q)
+{
+	struct config_tunable_change tc = { .cur = cur, .next = next };
+	struct config_tunable *swap;
+
+	/*
+	 * In table order, so the switch comes first: the new instance
+	 * starts with the new defaults, and the tunables below then find
+	 * it active.  Applied settings move into cur, so that the next
+	 * reload compares with what is in force.
+	 */
+	for (size_t i = 0; i < ARRAY_SIZE(config_settings); i++) {
+		const struct config_setting *s = &config_settings[i];
+		char was[128], now[128];
+
+		if (config_equal(cur, next, s))
+			continue;
+		config_value_str(cur, s, was, sizeof was);
+		config_value_str(next, s, now, sizeof now);
+		if (s->apply == NULL) {
+			log_warn("configuration reload: %s %s -> %s: it takes "
+				 "effect at the next mount", s->name, was, now);
+			continue;
+		}
+		log_info("configuration reload: %s %s -> %s", s->name, was,
+			 now);
+		s->apply(q, next);
+		config_swap(cur, next, s);
+	}
+	queue_with_elevator(q, config_reload_tunables, &tc);
+	for (unsigned i = 0; i < tc.nr && i < ARRAY_SIZE(tc.what); i++)
+		log_info("configuration reload: %s", tc.what[i]);
+	swap = cur->tunables;
+	cur->tunables = next->tunables;
+	next->tunables = swap;
 }
 
 void config_free(struct config *cfg)
 {
 	struct config_tunable *ct, *next;
 
+	config_free_values(cfg);
 	free(cfg->backing);
 	free(cfg->mountpoint);
-	free(cfg->scheduler);
-	free(cfg->module_dir);
-	free(cfg->log);
-	free(cfg->disk_model);
 	free(cfg->config_file);
 	free(cfg->config_read);
 	for (unsigned i = 0; i < cfg->nr_opts; i++)

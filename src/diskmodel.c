@@ -143,7 +143,7 @@ uint64_t diskmodel_seek_ns(const struct diskmodel *dm, uint64_t distance)
 }
 
 uint64_t diskmodel_cost_ns(const struct diskmodel *dm, uint64_t head,
-			   const struct request *rq)
+			   const struct elv_request *rq)
 {
 	uint64_t distance = rq->sector > head ? rq->sector - head :
 			    head - rq->sector;
@@ -156,7 +156,7 @@ uint64_t diskmodel_cost_ns(const struct diskmodel *dm, uint64_t head,
 
 /* Caller holds dm->lock. */
 static uint64_t do_diskmodel_book(struct diskmodel *dm,
-				  const struct request *rq, uint64_t now_ns)
+				  const struct elv_request *rq, uint64_t now_ns)
 {
 	uint64_t start = now_ns > dm->busy_until_ns ? now_ns :
 			 dm->busy_until_ns;
@@ -166,7 +166,7 @@ static uint64_t do_diskmodel_book(struct diskmodel *dm,
 	return dm->busy_until_ns;
 }
 
-uint64_t diskmodel_book(struct diskmodel *dm, const struct request *rq,
+uint64_t diskmodel_book(struct diskmodel *dm, const struct elv_request *rq,
 			uint64_t now_ns)
 {
 	uint64_t end;

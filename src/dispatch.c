@@ -13,7 +13,7 @@
 
 #include "fuse-iosched.h"
 
-/* A merged io stays within QUEUE_MAX_SECTORS, so parts are few. */
+/* A merged io stays within IOSCHED_MAX_SECTORS, so parts are few. */
 #define DISPATCH_IOV_STACK 64
 
 struct dispatch {

@@ -85,6 +85,17 @@ const struct elevator_type *elv_find(const char *name)
 	return type;
 }
 
+const struct elevator_type *elv_nth(unsigned i)
+{
+	const struct elevator_type *type = NULL;
+
+	pthread_mutex_lock(&elv_lock);
+	if (i < elv_nr_types)
+		type = elv_types[i];
+	pthread_mutex_unlock(&elv_lock);
+	return type;
+}
+
 const struct elevator_type *elv_get(const char *name)
 {
 	const struct elevator_type *type = elv_find(name);

@@ -6,7 +6,6 @@
 
 #include "fuse-iosched.h"
 
-#define FS_OPS_MAX_IO (1024 * 1024)	/* matches QUEUE_MAX_SECTORS */
 
 static void fs_ops_want(struct fuse_conn_info *conn, unsigned cap)
 {
@@ -55,7 +54,7 @@ static void fs_ops_init(void *userdata, struct fuse_conn_info *conn)
 	 * left alone: libfuse refuses a value that differs from the
 	 * max_read mount option, and without one reads are unlimited.
 	 */
-	conn->max_write = FS_OPS_MAX_IO;
+	conn->max_write = IOSCHED_MAX_SECTORS << IOSCHED_SECTOR_SHIFT;
 	if (bg) {
 		conn->max_background = bg;
 		conn->congestion_threshold = bg * 3 / 4 ? bg * 3 / 4 : 1;

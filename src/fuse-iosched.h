@@ -41,6 +41,8 @@ void log_open(bool to_syslog, int max_level);
 void log_set_level(int max_level);
 /* "error", "warning", "info", "debug"...: a syslog level, or -1. */
 int log_level_parse(const char *name);
+/* The name of a syslog level (LOG_EMERG to LOG_DEBUG), or NULL. */
+const char *log_level_name(int level);
 void log_msg(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 #define log_err(...) log_msg(LOG_ERR, __VA_ARGS__)
@@ -51,6 +53,7 @@ void log_msg(int level, const char *fmt, ...)
 /* config.c: built-in defaults < the configuration file < -o options */
 #define CONFIG_FILE SYSCONF_DIR "/fuse-iosched.conf"
 #define CONFIG_ERR_MAX 512
+struct queue;
 /* A tunable value from a scheduler section of the file. */
 struct config_tunable {
 	struct config_tunable *next;
@@ -72,14 +75,13 @@ struct config {
 	unsigned rpm;		/* hdd: spindle speed */
 	unsigned mb_per_s;	/* hdd: transfer rate, 10^6 bytes/s */
 	char *log;		/* log level name */
-	int log_level;		/* syslog level: messages above are dropped */
 	bool foreground;
 	bool debug;
-	bool scheduler_set;	/* named by -o or the file: no fallback */
 
 	char *config_file;	/* -o config=PATH; NULL: CONFIG_FILE if any */
 	char *config_read;	/* the file actually read, or NULL */
 	unsigned given;		/* settings -o gave (bit per setting) */
+	unsigned named;		/* settings -o or the file gave */
 	char **opts;		/* our -o options, replayed on reload */
 	unsigned nr_opts;
 	struct config_tunable *tunables;	/* the file's sections */
@@ -89,6 +91,12 @@ struct config {
 int config_init(struct config *cfg);
 /* Whether -o gave the setting called name. */
 bool config_given(const struct config *cfg, const char *name);
+/* Whether -o or the file gave it (else it is the built-in default). */
+bool config_named(const struct config *cfg, const char *name);
+/* The syslog level to log at: log, or debug under -d. */
+int config_log_level(const struct config *cfg);
+/* The -o lines of --help, from the settings table. */
+void config_usage(FILE *fp);
 /* One -o option: 0 ours and valid, 1 not ours, -1 invalid (err set). */
 int config_option(struct config *cfg, const char *opt, char *err,
 		  size_t size);
@@ -103,6 +111,10 @@ int config_reload(const struct config *cur, struct config *next, char *err,
 int64_t config_tunable_value(const struct config *cfg,
 			     const struct elevator_type *type,
 			     const struct elv_tunable *t);
+/* SIGHUP: apply to q what next changes from cur (or log that it waits
+ * for the next mount); what was applied moves into cur. */
+void config_reload_apply(struct config *cur, struct config *next,
+			 struct queue *q);
 /* Make the file's tunables the defaults of new instances. */
 int config_apply_tunables(const struct config *cfg, char *err, size_t size);
 /* The effective configuration, in the file's syntax. */
@@ -317,7 +329,7 @@ struct io_part {
 };
 
 struct io {
-	struct request rq;	/* the scheduler's view */
+	struct elv_request rq;	/* the scheduler's view */
 	struct inode *inode;	/* NULL in unit tests */
 	int fd;			/* backing fd (not owned) */
 	struct io_part *parts, *parts_tail;
@@ -383,7 +395,6 @@ struct queue_params {
 	void (*wakeup_at)(void *arg, uint64_t at_ns);
 	void *wakeup_arg;
 };
-#define QUEUE_MAX_SECTORS 2048	/* a merged io stays within 1 MiB */
 #define NR_REQUESTS_MIN 1
 #define NR_REQUESTS_MAX 65536
 
@@ -435,6 +446,8 @@ int elv_list_names(char *buf, size_t size, const char *active);
 int elv_register(const struct elevator_type *type, const char *origin);
 void elv_unregister_all(void);
 const struct elevator_type *elv_find(const char *name);
+/* The i-th registered scheduler, in registration order, or NULL. */
+const struct elevator_type *elv_nth(unsigned i);
 /* Find name, loading NAME.so from the module directory if needed. */
 const struct elevator_type *elv_get(const char *name);
 /* "noop [deadline] ...\n" */
@@ -458,7 +471,9 @@ int elv_tunable_set(struct elevator_queue *eq, const char *name,
 int elv_tunable_default_set(const struct elevator_type *type,
 			    const char *name, int64_t value);
 void elv_tunable_defaults_clear(void);
-extern const struct elevator_type elv_noop;
+
+/* noop.c: the built-in scheduler, written against the public header only */
+const struct elevator_type *elv_noop(void);
 
 /* module.c: scheduler modules */
 void module_set_dir(const char *dir);
@@ -487,9 +502,9 @@ void diskmodel_free(struct diskmodel *dm);
 uint64_t diskmodel_seek_ns(const struct diskmodel *dm, uint64_t distance);
 /* The service time of rq with the head at sector head. */
 uint64_t diskmodel_cost_ns(const struct diskmodel *dm, uint64_t head,
-			   const struct request *rq);
+			   const struct elv_request *rq);
 /* Book the head for rq from now_ns, or when it frees: its slot's end. */
-uint64_t diskmodel_book(struct diskmodel *dm, const struct request *rq,
+uint64_t diskmodel_book(struct diskmodel *dm, const struct elv_request *rq,
 			uint64_t now_ns);
 /* For workers: queue_next once the head is free, then sleep through the
  * io's service time; NULL once the queue is stopped. */

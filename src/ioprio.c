@@ -28,7 +28,7 @@
 /* From linux/ioprio.h, whose class enum clashes with elevator.h's. */
 #define IOPRIO_WHO_PROCESS 1
 
-#define IOPRIO_DEFAULT IOSCHED_IOPRIO(IOPRIO_CLASS_BE, 4)
+#define IOPRIO_DEFAULT IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_BE, 4)
 
 #define IOPRIO_CACHE_SIZE 64		/* slots; a power of two */
 #define IOPRIO_CACHE_TTL_NS 100000000ULL	/* 100 ms */
@@ -63,15 +63,15 @@ static int ioprio_query(pid_t pid)
 	if (prio < 0)
 		return IOPRIO_DEFAULT;	/* gone (ESRCH) or not ours to ask */
 	class = IOSCHED_IOPRIO_CLASS(prio);
-	if (class == IOPRIO_CLASS_RT || class == IOPRIO_CLASS_BE) {
+	if (class == ELV_IOPRIO_CLASS_RT || class == ELV_IOPRIO_CLASS_BE) {
 		int level = IOSCHED_IOPRIO_LEVEL(prio);
 
 		if (level >= IOSCHED_IOPRIO_LEVELS)
 			level = IOSCHED_IOPRIO_LEVELS - 1;
 		return IOSCHED_IOPRIO(class, level);
 	}
-	if (class == IOPRIO_CLASS_IDLE)
-		return IOSCHED_IOPRIO(IOPRIO_CLASS_IDLE, 0);
+	if (class == ELV_IOPRIO_CLASS_IDLE)
+		return IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_IDLE, 0);
 
 	/* Class NONE: the I/O priority follows the CPU priority. */
 	errno = 0;
@@ -83,9 +83,9 @@ static int ioprio_query(pid_t pid)
 	if (nice > 19)
 		nice = 19;
 	policy = sched_getscheduler(pid);
-	class = IOPRIO_CLASS_BE;
+	class = ELV_IOPRIO_CLASS_BE;
 	if (policy == SCHED_FIFO || policy == SCHED_RR)
-		class = IOPRIO_CLASS_RT;
+		class = ELV_IOPRIO_CLASS_RT;
 	return IOSCHED_IOPRIO(class, (nice + 20) / 5);
 }
 

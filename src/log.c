@@ -32,6 +32,13 @@ void log_set_level(int max_level)
 	__atomic_store_n(&log_max_level, max_level, __ATOMIC_RELAXED);
 }
 
+const char *log_level_name(int level)
+{
+	if (level < 0 || (size_t)level >= ARRAY_SIZE(log_names))
+		return NULL;
+	return log_names[level];
+}
+
 int log_level_parse(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(log_names); i++)

@@ -46,21 +46,12 @@ static void main_usage(const char *prog)
 "Mount the directory BACKING on MOUNTPOINT; every read and write goes\n"
 "through an I/O scheduler that MOUNTPOINT/.control/scheduler switches.\n\n"
 "fuse-iosched options (they override the configuration file):\n"
-"    --print-config         print the effective configuration and exit\n"
+"    --print-config         print the configuration a mount would use, and\n"
+"                           exit\n"
 "    -o config=PATH         configuration file (default: " CONFIG_FILE ",\n"
-"                           if it exists)\n"
-"    -o scheduler=NAME      scheduler at mount time (default: deadline)\n"
-"    -o threads=N           dispatch worker threads (default: 2 per core)\n"
-"    -o nr_requests=N       queue depth limit (default: 128)\n"
-"    -o module_dir=DIR      scheduler modules (default: " MODULE_DIR ")\n"
-"    -o max_background=N    FUSE background requests (default: 64)\n"
-"    -o writeback_cache     let the kernel batch writes (loses their pid)\n"
-"    -o log=LEVEL           error, warning, info (default) or debug\n"
-"    -o disk_model=MODEL    none (default), or hdd: charge each request the\n"
-"                           service time of a single-spindle disk\n"
-"    -o seek_ms=N           hdd: average seek, ms (default: 8)\n"
-"    -o rpm=N               hdd: spindle speed (default: 7200)\n"
-"    -o mb_per_s=N          hdd: transfer rate, MB/s (default: 150)\n"
+"                           if it exists)\n");
+	config_usage(stdout);
+	printf(
 "Options mount(8) passes from fstab (defaults, nofail, noauto, _netdev,\n"
 "user, relatime, x-*, ...) are accepted and ignored.  SIGHUP re-reads\n"
 "the configuration file.\n\n");
@@ -150,15 +141,13 @@ static int main_config(struct config *cfg)
 	if (config_load_early(cfg, err, sizeof err) != 0)
 		goto fail;
 	/* noop first: the built-in one leads the list, as in the kernel. */
-	elv_register(&elv_noop, "built-in");
+	elv_register(elv_noop(), "built-in");
 	module_set_dir(cfg->module_dir);
 	module_load_all();
 	if (config_load(cfg, err, sizeof err) != 0 ||
 	    config_apply_tunables(cfg, err, sizeof err) != 0)
 		goto fail;
-	if (cfg->debug && !config_given(cfg, "log"))
-		cfg->log_level = LOG_DEBUG;
-	log_set_level(cfg->log_level);
+	log_set_level(config_log_level(cfg));
 	return 0;
 
 fail:
@@ -179,52 +168,18 @@ static const struct elevator_type *main_scheduler(struct config *cfg)
 	if (elv_list_names(names, sizeof names, NULL) < 0)
 		names[0] = '\0';
 	names[strcspn(names, "\n")] = '\0';
-	if (cfg->scheduler_set) {
+	if (config_named(cfg, "scheduler")) {
 		fprintf(stderr, "fuse-iosched: unknown scheduler '%s' "
 			"(available: %s)\n", cfg->scheduler, names);
 		return NULL;
 	}
 	log_warn("default scheduler %s not found in %s; using noop",
 		 cfg->scheduler, cfg->module_dir);
-	return &elv_noop;
+	return elv_noop();
 }
 
 /* ------------------------------------------------------------------ */
 /* SIGHUP: re-read the configuration file.                             */
-
-struct main_tunable_change {
-	const struct config *cur, *next;
-	unsigned nr;
-	char what[4][96];	/* the first few, for the log */
-};
-
-/* Under the queue lock: what the file changed, on the active instance. */
-static int main_reload_tunables(struct elevator_queue *eq, void *arg)
-{
-	struct main_tunable_change *c = arg;
-	const struct elv_tunable *t;
-
-	for (t = eq->type->tunables; t != NULL && t->name != NULL; t++) {
-		int64_t was = config_tunable_value(c->cur, eq->type, t);
-		int64_t now = config_tunable_value(c->next, eq->type, t);
-
-		if (was == now || elv_tunable_set(eq, t->name, now) != 0)
-			continue;
-		if (c->nr < ARRAY_SIZE(c->what))
-			snprintf(c->what[c->nr], sizeof c->what[0],
-				 "%s %s %" PRId64 " -> %" PRId64,
-				 eq->type->name, t->name, was, now);
-		c->nr++;
-	}
-	return 0;
-}
-
-static void main_reload_later(const char *what, bool changed)
-{
-	if (changed)
-		log_warn("configuration reload: %s changed; it takes effect "
-			 "at the next mount", what);
-}
 
 /*
  * Runs on the timer's libevent thread, called from its SIGHUP event (not
@@ -242,71 +197,20 @@ static void main_reload_later(const char *what, bool changed)
 static void main_reload(void *arg)
 {
 	struct fs *fs = arg;
-	struct config *cur = fs->cfg, next;
-	struct main_tunable_change tc = { .cur = cur, .next = &next };
-	const struct elevator_type *type;
+	struct config next;
 	char err[CONFIG_ERR_MAX];
-	char *swap;
 
-	if (config_reload(cur, &next, err, sizeof err) != 0 ||
+	if (config_reload(fs->cfg, &next, err, sizeof err) != 0 ||
 	    config_apply_tunables(&next, err, sizeof err) != 0) {
 		log_err("configuration reload failed, keeping the current "
 			"settings: %s", err);
 		/* Put the defaults of new instances back as they were. */
-		if (config_apply_tunables(cur, err, sizeof err) != 0)
+		if (config_apply_tunables(fs->cfg, err, sizeof err) != 0)
 			log_err("configuration reload: %s", err);
 		config_free(&next);
 		return;
 	}
-	if (next.log_level != cur->log_level && !cur->debug)
-		log_set_level(next.log_level);
-
-	/* Switch first: the new instance starts with the new defaults. */
-	if (strcmp(next.scheduler, cur->scheduler) != 0) {
-		type = elv_get(next.scheduler);
-		if (type == NULL)
-			log_err("configuration reload: no scheduler %s",
-				next.scheduler);
-		else
-			elv_switch(fs->queue, type);
-	}
-	queue_with_elevator(fs->queue, main_reload_tunables, &tc);
-	for (unsigned i = 0; i < tc.nr && i < ARRAY_SIZE(tc.what); i++)
-		log_info("configuration reload: %s", tc.what[i]);
-
-	if (next.nr_requests != cur->nr_requests) {
-		queue_set_nr_requests(fs->queue, next.nr_requests);
-		log_info("configuration reload: nr_requests %u -> %u",
-			 cur->nr_requests, next.nr_requests);
-	}
-	main_reload_later("module_dir",
-			  strcmp(next.module_dir, cur->module_dir) != 0);
-	main_reload_later("threads", next.threads != cur->threads);
-	main_reload_later("max_background",
-			  next.max_background != cur->max_background);
-	main_reload_later("writeback_cache",
-			  next.writeback_cache != cur->writeback_cache);
-	main_reload_later("the disk model",
-			  strcmp(next.disk_model, cur->disk_model) != 0 ||
-			  next.seek_ms != cur->seek_ms ||
-			  next.rpm != cur->rpm ||
-			  next.mb_per_s != cur->mb_per_s);
-
-	/*
-	 * Keep what was applied.  Other threads read only backing,
-	 * writeback_cache and max_background of *cur, none of which change.
-	 */
-	swap = cur->scheduler, cur->scheduler = next.scheduler;
-	next.scheduler = swap;
-	swap = cur->log, cur->log = next.log, next.log = swap;
-	cur->log_level = next.log_level;
-	cur->nr_requests = next.nr_requests;
-	{
-		struct config_tunable *t = cur->tunables;
-
-		cur->tunables = next.tunables;
-		next.tunables = t;
-	}
+	config_reload_apply(fs->cfg, &next, fs->queue);
 	log_info("configuration reloaded from %s",
 		 next.config_read != NULL ? next.config_read :
 		 "(no file: built-in defaults)");
@@ -415,11 +319,39 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts)
 	return ret;
 }
 
-/* --print-config: what a mount with these options would use. */
-static int main_print_config(struct config *cfg)
+/*
+ * --print-config: what a mount with these options would use, checked as
+ * a mount checks them, without mounting: BACKING and MOUNTPOINT if given,
+ * the file, the scheduler (the default's fallback shown), libfuse's own
+ * options.
+ */
+static int main_print_config(struct config *cfg, struct fuse_args *args)
 {
+	const struct elevator_type *type;
+	struct fuse_session *se;
+	int root_fd = -1;
+	char *name;
+
+	if (cfg->backing != NULL || cfg->mountpoint != NULL) {
+		if (main_check(cfg, &root_fd) != 0)
+			return 1;
+		close(root_fd);
+	}
 	if (main_config(cfg) != 0)
 		return 1;
+	type = main_scheduler(cfg);
+	if (type == NULL)
+		return 1;
+	/* It reports an unknown option itself; it does not mount. */
+	se = fuse_session_new(args, &fs_ops, sizeof fs_ops, NULL);
+	if (se == NULL)
+		return 1;
+	fuse_session_destroy(se);
+	name = strdup(type->name);
+	if (name == NULL)
+		return 1;
+	free(cfg->scheduler);
+	cfg->scheduler = name;
 	config_print(cfg, stdout);
 	return fflush(stdout) == 0 ? 0 : 1;
 }
@@ -458,7 +390,7 @@ int main(int argc, char *argv[])
 	cfg.foreground = opts.foreground;
 	cfg.debug = opts.debug;
 	if (ma.print_config) {
-		status = main_print_config(&cfg);
+		status = main_print_config(&cfg, &args);
 		goto out;
 	}
 	if (main_check(&cfg, &fs.root_fd) != 0 || main_config(&cfg) != 0)
@@ -503,7 +435,7 @@ int main(int argc, char *argv[])
 	/* From here on the mount exists: the parent exits 0. */
 	if (fuse_daemonize(cfg.foreground) != 0)
 		goto out_unmount;
-	log_open(!cfg.foreground, cfg.log_level);
+	log_open(!cfg.foreground, config_log_level(&cfg));
 
 	/*
 	 * libfuse returns the signal's number when SIGTERM, SIGINT (or its

@@ -2,10 +2,16 @@
  * Scheduler modules: NAME.so files in the module directory, each exporting
  * one function, IOSCHED_ELEVATOR_SYMBOL, that returns its struct
  * elevator_type.  A module is checked before it is registered: the ABI
- * version must be ours, the structure at least as large as ours, the
+ * version must be ours, the structure at least as large as ABI 2.0's, the
  * required methods present, the name well formed and equal to the file's,
  * and the tunable table consistent.  A refused module is closed again and
  * leaves one log line naming the file and the reason.
+ *
+ * The registry holds a copy of the module's structure: the first
+ * struct_size bytes we know, the rest zeroed (nbdkit's policy), so that a
+ * module built against an older 2.x header, whose structure ends earlier,
+ * has the newer optional hooks absent, and one built against a newer
+ * header has only the part this daemon understands read.
  *
  * Loaded modules stay open until module_unload_all, since the registry
  * points into them; nothing is unloaded while the daemon runs.
@@ -15,6 +21,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +31,16 @@
 
 #define MODULE_NAME_MAX 31
 
+/* The size of struct elevator_type in ABI 2.0: up to its tunables. */
+#define MODULE_TYPE_MIN_SIZE \
+	(offsetof(struct elevator_type, tunables) + \
+	 sizeof(((struct elevator_type *)0)->tunables))
+
 struct module {
 	struct module *next;
 	void *handle;
 	char *path;		/* also the registry's origin string */
+	struct elevator_type type;	/* what is registered: see above */
 };
 
 /* Serializes loading; protects module_dir and module_list. */
@@ -122,14 +135,16 @@ static int module_check(const struct elevator_type *type, const char *name,
 		return -ENOEXEC;
 	}
 	if (type->abi_version != IOSCHED_ABI_VERSION) {
-		snprintf(why, size, "ABI version %u, this daemon needs %u",
+		snprintf(why, size, "built for ABI version %u, this daemon "
+			 "needs %u: rebuild it against this version's "
+			 "<fuse-iosched/elevator.h>",
 			 type->abi_version, IOSCHED_ABI_VERSION);
 		return -ENOEXEC;
 	}
-	if (type->struct_size < sizeof(struct elevator_type)) {
+	if (type->struct_size < MODULE_TYPE_MIN_SIZE) {
 		snprintf(why, size, "struct elevator_type of %zu bytes, "
 			 "expected at least %zu", type->struct_size,
-			 sizeof(struct elevator_type));
+			 (size_t)MODULE_TYPE_MIN_SIZE);
 		return -ENOEXEC;
 	}
 	if (type->ops.add_request == NULL || type->ops.dispatch == NULL ||
@@ -194,18 +209,26 @@ static int module_do_load(const char *name)
 		error = -ENOEXEC;
 		goto fail;
 	}
-	type = entry();
-	error = module_check(type, name, why, sizeof why);
-	if (error != 0) {
-		log_err("module %s: refused: %s", path, why);
-		goto fail;
-	}
-
 	m = calloc(1, sizeof *m);
 	if (m == NULL || (m->path = strdup(path)) == NULL) {
 		free(m);
 		log_err("module %s: out of memory", path);
 		error = -ENOMEM;
+		goto fail;
+	}
+	type = entry();
+	/* Version and size first: they say how much of *type there is. */
+	if (type != NULL && type->abi_version == IOSCHED_ABI_VERSION &&
+	    type->struct_size >= MODULE_TYPE_MIN_SIZE) {
+		memcpy(&m->type, type, type->struct_size < sizeof m->type ?
+		       type->struct_size : sizeof m->type);
+		type = &m->type;
+	}
+	error = module_check(type, name, why, sizeof why);
+	if (error != 0) {
+		log_err("module %s: refused: %s", path, why);
+		free(m->path);
+		free(m);
 		goto fail;
 	}
 	/* elv_register says why it refuses (a duplicate name, a full table). */

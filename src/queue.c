@@ -145,7 +145,7 @@ static bool queue_can_merge(const struct io *a, const struct io *b)
 {
 	return a != b && a->rq.file == b->rq.file && a->rq.dir == b->rq.dir &&
 	       a->fd == b->fd && a->rq.offset + a->rq.bytes == b->rq.offset &&
-	       a->rq.nr_sectors + b->rq.nr_sectors <= QUEUE_MAX_SECTORS;
+	       a->rq.nr_sectors + b->rq.nr_sectors <= IOSCHED_MAX_SECTORS;
 }
 
 /*
@@ -221,7 +221,7 @@ static void do_queue_merge_requests(struct queue *q, struct io *a,
 static bool do_queue_try_merge(struct queue *q, struct io *io)
 {
 	const struct elevator_ops *ops = &q->eq->type->ops;
-	struct request *found_rq = NULL;
+	struct elv_request *found_rq = NULL;
 	struct io *found, *next;
 
 	found = queue_hash_find(q, io->rq.file, io->rq.offset);
@@ -302,7 +302,7 @@ void queue_submit(struct queue *q, struct io *io)
 /* Take the next io the elevator dispatches, or NULL. */
 static struct io *do_queue_dispatch(struct queue *q)
 {
-	struct request *rq;
+	struct elv_request *rq;
 	struct io *io;
 	uint64_t now;
 

@@ -73,15 +73,20 @@ mount_fs() {
 	done
 }
 
-# Unmount and check that the daemon exits on its own, with status 0.
-unmount_fs() {
-	fusermount3 -u "$MNT" || fail "fusermount3 -u failed"
+# Wait (10 s at most) until DAEMON_PID has exited, after WHAT.
+wait_daemon_exit() {
 	i=0
 	while kill -0 "$DAEMON_PID" 2>/dev/null; do
 		i=$((i + 1))
-		[ $i -lt 200 ] || fail "daemon did not exit within 10 s of unmount"
+		[ $i -lt 200 ] || fail "daemon did not exit within 10 s of $1"
 		sleep 0.05
 	done
+}
+
+# Unmount and check that the daemon exits on its own, with status 0.
+unmount_fs() {
+	fusermount3 -u "$MNT" || fail "fusermount3 -u failed"
+	wait_daemon_exit unmount
 	st=0; wait "$DAEMON_PID" || st=$?
 	DAEMON_PID=
 	[ "$st" -eq 0 ] || fail "daemon exited with status $st"
@@ -98,4 +103,20 @@ check_log() {
 # Compare the mount with the backing directory: same names, same contents.
 compare_trees() {
 	diff -r --no-dereference "$BACKING" "$MNT" || fail "mount and backing differ"
+}
+
+# SIGHUP the daemon of mount_fs and wait (10 s at most) until it logged
+# the end of that reload: "configuration reloaded" or "reload failed",
+# or, with PATTERN, a new line matching PATTERN (for a reload that logs
+# at a level the others are dropped at).
+reload_fs() {
+	_re=${1:-configuration reload(ed from| failed)}
+	_n=$(grep -cE "$_re" "$LOG" || true)
+	kill -HUP "$DAEMON_PID" || fail "SIGHUP: no daemon"
+	i=0
+	while [ "$(grep -cE "$_re" "$LOG" || true)" -le "$_n" ]; do
+		i=$((i + 1))
+		[ $i -lt 200 ] || fail "no '$_re' in the log within 10 s of SIGHUP"
+		sleep 0.05
+	done
 }

@@ -73,7 +73,7 @@ r=$(switch badabi)
 echo "badabi: $r"
 assert_eq deadline "$(active)" "after a refused module"
 listed badabi && fail "a refused module is listed"
-grep -q 'badabi.*ABI' "$LOG" || fail "no log line says why badabi was refused"
+grep -q "badabi.*ABI version 1, this daemon needs 2" "$LOG" || fail "no log line says why badabi was refused"
 io_works "after a refused module"
 
 echo "--- init fails"

@@ -1,16 +1,24 @@
 /*
- * fuse-iosched scheduler ABI.
+ * fuse-iosched scheduler ABI, version 2.
  *
  * A scheduler is one struct elevator_type: a name, a description, a table
  * of methods (struct elevator_ops) and a table of tunables.  The host binds
  * one instance of a scheduler to its request queue through a struct
  * elevator_queue.  Schedulers are built as shared objects that export one
- * symbol, made by IOSCHED_ELEVATOR(); the host refuses a module whose
- * abi_version differs from its own.
+ * symbol, made by IOSCHED_ELEVATOR(), which also fills in the ABI version
+ * and the structure's size; the host refuses a module whose abi_version
+ * differs from its own.
  *
- * Rules for scheduler authors:
- *  - Every method is called with the queue lock held, from any thread.  No
- *    method may block, sleep or perform I/O.
+ * Every public name starts with elv_, ELV_, elevator_ or IOSCHED_ (and the
+ * entry point is iosched_elevator), so the header can be included after
+ * <linux/ioprio.h>, <linux/fs.h> and the like, and from C++.
+ *
+ * Rules for scheduler authors (fuse-iosched-scheduler(3) says more):
+ *  - Every method except init_queue and exit_queue is called with the
+ *    queue lock held, from any thread, one at a time per queue.  init_queue
+ *    runs before the instance is attached to the queue and exit_queue after
+ *    it was detached, so neither races with the other methods.  No method
+ *    may block, sleep or perform I/O.
  *  - Schedulers never read a clock: the host passes "now" (nanoseconds on a
  *    monotonic clock, or a virtual clock in tests) to the methods that need
  *    it, and calls dispatch again at the time asked for with
@@ -18,7 +26,7 @@
  *  - A request is queued in the scheduler from add_request until dispatch
  *    returns it (or merged_requests takes it away).  From add_request until
  *    completed (or merged_requests) the elv_* fields of the request are the
- *    scheduler's alone; the host never touches them.
+ *    scheduler's alone, dispatched or not; the host never touches them.
  */
 #ifndef FUSE_IOSCHED_ELEVATOR_H
 #define FUSE_IOSCHED_ELEVATOR_H
@@ -28,10 +36,33 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define IOSCHED_ABI_VERSION 1
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IOSCHED_ABI_VERSION 2
 
 /* Sector size used for all sector arithmetic. */
 #define IOSCHED_SECTOR_SHIFT 9
+
+/*
+ * The largest request the host performs, in sectors (1 MiB): merges stop
+ * there, and FUSE never sends a larger read or write.
+ */
+#define IOSCHED_MAX_SECTORS 2048
+
+/* Tunables in milliseconds, times in nanoseconds; negative counts as 0. */
+#define IOSCHED_NS_PER_MS 1000000ULL
+
+static inline uint64_t elv_ms_to_ns(int64_t ms)
+{
+	return (uint64_t)(ms < 0 ? 0 : ms) * IOSCHED_NS_PER_MS;
+}
+
+static inline int64_t elv_ns_to_ms(uint64_t ns)
+{
+	return (int64_t)(ns / IOSCHED_NS_PER_MS);
+}
 
 /* ------------------------------------------------------------------ */
 /* Intrusive doubly-linked list, for schedulers' queues.               */
@@ -95,10 +126,10 @@ static inline void elv_list_del(struct elv_list *n)
 /* I/O priorities, as ionice(1) and ioprio_set(2) define them.         */
 
 enum {
-	IOPRIO_CLASS_NONE = 0,
-	IOPRIO_CLASS_RT = 1,
-	IOPRIO_CLASS_BE = 2,
-	IOPRIO_CLASS_IDLE = 3,
+	ELV_IOPRIO_CLASS_NONE = 0,
+	ELV_IOPRIO_CLASS_RT = 1,
+	ELV_IOPRIO_CLASS_BE = 2,
+	ELV_IOPRIO_CLASS_IDLE = 3,
 };
 
 #define IOSCHED_IOPRIO_CLASS_SHIFT 13
@@ -122,7 +153,7 @@ enum elv_dir {
  * and are read-only for the scheduler (the host updates sector, nr_sectors
  * and bytes when it merges).
  */
-struct request {
+struct elv_request {
 	enum elv_dir dir;
 	bool sync;		/* a process waits for it (reads, O_SYNC writes) */
 	uint64_t file;		/* identifies the backing file: merges stay in one */
@@ -141,9 +172,54 @@ struct request {
 	void *elv_priv[2];		/* e.g. a per-process queue */
 };
 
-static inline uint64_t elv_rq_end_sector(const struct request *rq)
+static inline uint64_t elv_rq_end_sector(const struct elv_request *rq)
 {
 	return rq->sector + rq->nr_sectors;
+}
+
+/*
+ * Sector order on a list threaded through elv_sort.  Insert walks back
+ * from the tail, short for a sequential stream; equal sectors keep
+ * arrival order.
+ */
+#define elv_rq_sort_entry(l) elv_list_entry(l, struct elv_request, elv_sort)
+
+static inline void elv_rq_sort_add(struct elv_list *head,
+				   struct elv_request *rq)
+{
+	struct elv_list *pos;
+
+	for (pos = head->prev; pos != head; pos = pos->prev)
+		if (elv_rq_sort_entry(pos)->sector <= rq->sector)
+			break;
+	elv_list_add(&rq->elv_sort, pos);
+}
+
+/* The request after rq in sector order, or NULL at the end. */
+static inline struct elv_request *elv_rq_sort_next(struct elv_list *head,
+						   struct elv_request *rq)
+{
+	return rq->elv_sort.next == head ? NULL :
+		elv_rq_sort_entry(rq->elv_sort.next);
+}
+
+/* The request before rq in sector order, or NULL at the start. */
+static inline struct elv_request *elv_rq_sort_prev(struct elv_list *head,
+						   struct elv_request *rq)
+{
+	return rq->elv_sort.prev == head ? NULL :
+		elv_rq_sort_entry(rq->elv_sort.prev);
+}
+
+/* True when rq is out of sector order with its neighbours on head. */
+static inline bool elv_rq_sort_misplaced(struct elv_list *head,
+					 struct elv_request *rq)
+{
+	struct elv_request *before = elv_rq_sort_prev(head, rq);
+	struct elv_request *after = elv_rq_sort_next(head, rq);
+
+	return (before != NULL && before->sector > rq->sector) ||
+	       (after != NULL && after->sector < rq->sector);
 }
 
 /* ------------------------------------------------------------------ */
@@ -202,31 +278,31 @@ struct elevator_ops {
 	 * ELV_NO_MERGE.
 	 */
 	enum elv_merge (*merge)(struct elevator_queue *eq,
-				struct request **found,
-				const struct request *rq);
+				struct elv_request **found,
+				const struct elv_request *rq);
 	/* Optional.  rq grew by a merge of the given type; re-sort it. */
-	void (*merged)(struct elevator_queue *eq, struct request *rq,
+	void (*merged)(struct elevator_queue *eq, struct elv_request *rq,
 		       enum elv_merge type);
 	/*
 	 * Optional.  next, a queued request, was merged into rq, also queued;
 	 * forget next (it leaves the scheduler now).  rq keeps the earlier
 	 * of the two deadlines.
 	 */
-	void (*merged_requests)(struct elevator_queue *eq, struct request *rq,
-				struct request *next);
+	void (*merged_requests)(struct elevator_queue *eq, struct elv_request *rq,
+				struct elv_request *next);
 
 	/* Required.  Take ownership of rq. */
-	void (*add_request)(struct elevator_queue *eq, struct request *rq,
+	void (*add_request)(struct elevator_queue *eq, struct elv_request *rq,
 			    uint64_t now_ns);
 	/*
 	 * Required.  Hand over the next request to perform, or NULL.  With
 	 * force true (the queue is draining for a switch or for shutdown) a
 	 * scheduler must not idle: if it holds a request, it returns one.
 	 */
-	struct request *(*dispatch)(struct elevator_queue *eq, uint64_t now_ns,
+	struct elv_request *(*dispatch)(struct elevator_queue *eq, uint64_t now_ns,
 				    bool force);
 	/* Optional.  A dispatched request finished. */
-	void (*completed)(struct elevator_queue *eq, struct request *rq,
+	void (*completed)(struct elevator_queue *eq, struct elv_request *rq,
 			  uint64_t now_ns);
 	/* Required.  True while the scheduler holds requests. */
 	bool (*has_work)(struct elevator_queue *eq);
@@ -237,8 +313,9 @@ struct elevator_ops {
 
 /*
  * Each tunable is an int64_t inside elevator_data at the given offset.  The
- * host sets it to def before init_queue and clamps writes to [min, max];
- * unit is for people ("ms", "KiB", "" ...).
+ * host sets it to def before init_queue and refuses writes outside
+ * [min, max] with EINVAL (it does not clamp); unit is for people ("ms",
+ * "KiB", "" ...).
  */
 struct elv_tunable {
 	const char *name;
@@ -254,6 +331,14 @@ struct elv_tunable {
 /* ------------------------------------------------------------------ */
 /* The scheduler's description.                                        */
 
+/*
+ * abi_version and struct_size come first in every version, and are filled
+ * in by IOSCHED_ELEVATOR().  Size policy (as nbdkit's): fields added within
+ * ABI 2 go at the end of this structure; the host accepts a structure of
+ * at least the 2.0 size (up to and including tunables), uses the first
+ * struct_size bytes it knows, and zeroes the rest, so a module built
+ * against an older 2.x header has the newer optional hooks absent.
+ */
 struct elevator_type {
 	unsigned abi_version;	/* IOSCHED_ABI_VERSION */
 	size_t struct_size;	/* sizeof(struct elevator_type) */
@@ -266,14 +351,39 @@ struct elevator_type {
 
 #define IOSCHED_ELEVATOR_SYMBOL "iosched_elevator"
 
+#ifdef __cplusplus
+#define IOSCHED_EXTERN_C extern "C"
+#else
+#define IOSCHED_EXTERN_C
+#endif
+
 /*
- * Export a scheduler from a module:
+ * Define function fn returning &type, with type's ABI version and size
+ * filled in.  type is a static, non-const struct elevator_type; the host
+ * calls fn once, when it loads the module.  The macro ends with a
+ * declaration, so that the caller's semicolon is not an empty statement.
+ */
+#define IOSCHED_ELEVATOR_FN(fn, type)                                        \
+	IOSCHED_EXTERN_C __attribute__((visibility("default")))              \
+	const struct elevator_type *fn(void);                                \
+	IOSCHED_EXTERN_C const struct elevator_type *fn(void)                \
+	{                                                                    \
+		(type).abi_version = IOSCHED_ABI_VERSION;                    \
+		(type).struct_size = sizeof(struct elevator_type);           \
+		return &(type);                                              \
+	}                                                                    \
+	IOSCHED_EXTERN_C const struct elevator_type *fn(void)
+
+/*
+ * Export a scheduler from a module, after its definition:
+ *   static struct elevator_type my_type = { .name = "my", ... };
  *   IOSCHED_ELEVATOR(my_type);
  * A module holds one scheduler.
  */
-#define IOSCHED_ELEVATOR(type)                                               \
-	__attribute__((visibility("default")))                               \
-	const struct elevator_type *iosched_elevator(void);                  \
-	const struct elevator_type *iosched_elevator(void) { return &(type); }
+#define IOSCHED_ELEVATOR(type) IOSCHED_ELEVATOR_FN(iosched_elevator, type)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* FUSE_IOSCHED_ELEVATOR_H */

@@ -1,16 +1,18 @@
 /*
- * Test module: a scheduler built for another ABI version.  The loader must
- * refuse it without calling any of its methods.
+ * Test module: a scheduler built for ABI version 1, whose entry point is
+ * written by hand as the version 1 header's macro made it.  The loader
+ * must refuse it, naming both versions, without calling any of its
+ * methods.
  */
 #include "fuse-iosched/elevator.h"
 
-static void badabi_add_request(struct elevator_queue *eq, struct request *rq,
-			       uint64_t now_ns)
+static void badabi_add_request(struct elevator_queue *eq,
+			       struct elv_request *rq, uint64_t now_ns)
 {
 }
 
-static struct request *badabi_dispatch(struct elevator_queue *eq,
-				       uint64_t now_ns, bool force)
+static struct elv_request *badabi_dispatch(struct elevator_queue *eq,
+					   uint64_t now_ns, bool force)
 {
 	return NULL;
 }
@@ -21,10 +23,10 @@ static bool badabi_has_work(struct elevator_queue *eq)
 }
 
 static const struct elevator_type badabi_type = {
-	.abi_version = 999,	/* not IOSCHED_ABI_VERSION */
+	.abi_version = 1,	/* not IOSCHED_ABI_VERSION */
 	.struct_size = sizeof(struct elevator_type),
 	.name = "badabi",
-	.description = "test: wrong ABI version",
+	.description = "test: built for ABI version 1",
 	.ops = {
 		.add_request = badabi_add_request,
 		.dispatch = badabi_dispatch,
@@ -32,4 +34,9 @@ static const struct elevator_type badabi_type = {
 	},
 };
 
-IOSCHED_ELEVATOR(badabi_type);
+__attribute__((visibility("default")))
+const struct elevator_type *iosched_elevator(void);
+const struct elevator_type *iosched_elevator(void)
+{
+	return &badabi_type;
+}

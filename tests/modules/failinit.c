@@ -17,22 +17,22 @@ static int failinit_init_queue(struct elevator_queue *eq)
 }
 
 static void failinit_add_request(struct elevator_queue *eq,
-				 struct request *rq, uint64_t now_ns)
+				 struct elv_request *rq, uint64_t now_ns)
 {
 	struct failinit_data *fd = eq->elevator_data;
 
 	elv_list_add_tail(&rq->elv_fifo, &fd->fifo);
 }
 
-static struct request *failinit_dispatch(struct elevator_queue *eq,
+static struct elv_request *failinit_dispatch(struct elevator_queue *eq,
 					 uint64_t now_ns, bool force)
 {
 	struct failinit_data *fd = eq->elevator_data;
-	struct request *rq;
+	struct elv_request *rq;
 
 	if (elv_list_empty(&fd->fifo))
 		return NULL;
-	rq = elv_list_first(&fd->fifo, struct request, elv_fifo);
+	rq = elv_list_first(&fd->fifo, struct elv_request, elv_fifo);
 	elv_list_del(&rq->elv_fifo);
 	return rq;
 }
@@ -44,9 +44,7 @@ static bool failinit_has_work(struct elevator_queue *eq)
 	return !elv_list_empty(&fd->fifo);
 }
 
-static const struct elevator_type failinit_type = {
-	.abi_version = IOSCHED_ABI_VERSION,
-	.struct_size = sizeof(struct elevator_type),
+static struct elevator_type failinit_type = {
 	.name = "failinit",
 	.description = "test: init_queue fails",
 	.data_size = sizeof(struct failinit_data),

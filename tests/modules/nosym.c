@@ -7,12 +7,12 @@
 /* Visible, but under the wrong name: only iosched_elevator counts. */
 extern const struct elevator_type nosym_type;
 
-static void nosym_add_request(struct elevator_queue *eq, struct request *rq,
+static void nosym_add_request(struct elevator_queue *eq, struct elv_request *rq,
 			      uint64_t now_ns)
 {
 }
 
-static struct request *nosym_dispatch(struct elevator_queue *eq,
+static struct elv_request *nosym_dispatch(struct elevator_queue *eq,
 				      uint64_t now_ns, bool force)
 {
 	return NULL;
@@ -24,8 +24,6 @@ static bool nosym_has_work(struct elevator_queue *eq)
 }
 
 const struct elevator_type nosym_type = {
-	.abi_version = IOSCHED_ABI_VERSION,
-	.struct_size = sizeof(struct elevator_type),
 	.name = "nosym",
 	.description = "test: no entry symbol",
 	.ops = {

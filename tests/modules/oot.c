@@ -16,7 +16,7 @@ static int oot_init_queue(struct elevator_queue *eq)
 	return 0;
 }
 
-static void oot_add_request(struct elevator_queue *eq, struct request *rq,
+static void oot_add_request(struct elevator_queue *eq, struct elv_request *rq,
 			    uint64_t now_ns)
 {
 	struct oot_data *od = eq->elevator_data;
@@ -24,15 +24,15 @@ static void oot_add_request(struct elevator_queue *eq, struct request *rq,
 	elv_list_add_tail(&rq->elv_fifo, &od->fifo);
 }
 
-static struct request *oot_dispatch(struct elevator_queue *eq,
+static struct elv_request *oot_dispatch(struct elevator_queue *eq,
 				    uint64_t now_ns, bool force)
 {
 	struct oot_data *od = eq->elevator_data;
-	struct request *rq;
+	struct elv_request *rq;
 
 	if (elv_list_empty(&od->fifo))
 		return NULL;
-	rq = elv_list_first(&od->fifo, struct request, elv_fifo);
+	rq = elv_list_first(&od->fifo, struct elv_request, elv_fifo);
 	elv_list_del(&rq->elv_fifo);
 	return rq;
 }
@@ -45,14 +45,12 @@ static bool oot_has_work(struct elevator_queue *eq)
 }
 
 static void oot_merged_requests(struct elevator_queue *eq,
-				struct request *rq, struct request *next)
+				struct elv_request *rq, struct elv_request *next)
 {
 	elv_list_del(&next->elv_fifo);
 }
 
-static const struct elevator_type oot_type = {
-	.abi_version = IOSCHED_ABI_VERSION,
-	.struct_size = sizeof(struct elevator_type),
+static struct elevator_type oot_type = {
 	.name = "oot",
 	.description = "test: FIFO built out of tree",
 	.data_size = sizeof(struct oot_data),

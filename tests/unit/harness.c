@@ -78,7 +78,7 @@ struct io *h_io(int id, enum elv_dir dir, uint64_t file, uint64_t offset,
 	if (io->rq.nr_sectors == 0)
 		io->rq.nr_sectors = 1;
 	io->rq.pid = 1000 + id;
-	io->rq.ioprio = IOSCHED_IOPRIO(IOPRIO_CLASS_BE, 4);
+	io->rq.ioprio = IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_BE, 4);
 	return io;
 }
 

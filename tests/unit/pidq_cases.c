@@ -143,7 +143,7 @@ void pq_test_switch(const struct elevator_type *type)
 		held[i] = queue_try_next(q);
 		CHECK(held[i] != NULL);
 	}
-	h_switch_held(q, &elv_noop, held, HELD, 0);
+	h_switch_held(q, elv_noop(), held, HELD, 0);
 	CHECK_DONE(QUEUED);
 
 	/* And back: the scheduler serves again, pid by pid. */

@@ -8,9 +8,9 @@
 
 #include "harness.h"
 
-#define RT(l)	IOSCHED_IOPRIO(IOPRIO_CLASS_RT, (l))
-#define BE(l)	IOSCHED_IOPRIO(IOPRIO_CLASS_BE, (l))
-#define IDLE	IOSCHED_IOPRIO(IOPRIO_CLASS_IDLE, 0)
+#define RT(l)	IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_RT, (l))
+#define BE(l)	IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_BE, (l))
+#define IDLE	IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_IDLE, 0)
 
 /* A fresh queue of type on a virtual clock reset to 0. */
 struct queue *pq_queue(const struct elevator_type *type);

@@ -564,8 +564,8 @@ static void test_switch_while_waiting(void)
 	CHECK(queue_try_next(s.q) == NULL);
 	/* The clock stands still: only the drain can end the wait. */
 	pthread_create(&t, NULL, server_main, &s);
-	CHECK_EQ(elv_switch(s.q, &elv_noop), 0);
-	CHECK(queue_elevator_type(s.q) == &elv_noop);
+	CHECK_EQ(elv_switch(s.q, elv_noop()), 0);
+	CHECK(queue_elevator_type(s.q) == elv_noop());
 	__atomic_store_n(&s.stop, true, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
 	CHECK_DONE(3);

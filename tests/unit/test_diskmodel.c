@@ -15,9 +15,9 @@
 #define STROKE (1ULL << 31)	/* 1 TiB of sectors */
 
 /* A request for the cost function alone. */
-static struct request rq_at(uint64_t sector, uint64_t bytes)
+static struct elv_request rq_at(uint64_t sector, uint64_t bytes)
 {
-	struct request rq = {
+	struct elv_request rq = {
 		.dir = ELV_READ,
 		.sector = sector,
 		.bytes = bytes,
@@ -44,7 +44,7 @@ static struct diskmodel *model(unsigned seek_ms, unsigned rpm,
 static void test_contiguous(void)
 {
 	struct diskmodel *dm = model(8, 7200, 150);
-	struct request rq = rq_at(1000, 4096);
+	struct elv_request rq = rq_at(1000, 4096);
 
 	CHECK_EQ(diskmodel_cost_ns(dm, 1000, &rq), 4096 * 1000 / 150);
 	rq = rq_at(0, 1 << 20);
@@ -56,7 +56,7 @@ static void test_contiguous(void)
 static void test_rotation(void)
 {
 	struct diskmodel *dm = model(8, 7200, 150);
-	struct request rq = rq_at(1001, 4096);
+	struct elv_request rq = rq_at(1001, 4096);
 	uint64_t transfer = 4096 * 1000 / 150, cost;
 
 	cost = diskmodel_cost_ns(dm, 1000, &rq);
@@ -119,7 +119,7 @@ static void test_average_seek(void)
 static void test_parameters(void)
 {
 	struct diskmodel *dm;
-	struct request far = rq_at(STROKE, 1 << 20);
+	struct elv_request far = rq_at(STROKE, 1 << 20);
 
 	dm = model(5, 7200, 100);
 	CHECK_EQ(diskmodel_seek_ns(dm, STROKE), 500 * US + 4500 * US * 15 / 8);
@@ -161,8 +161,8 @@ static void test_parameters(void)
 static void test_book(void)
 {
 	struct diskmodel *dm = model(8, 7200, 100);
-	struct request a = rq_at(0, 4096), b = rq_at(8, 4096);
-	struct request c = rq_at(STROKE, 4096);
+	struct elv_request a = rq_at(0, 4096), b = rq_at(8, 4096);
+	struct elv_request c = rq_at(STROKE, 4096);
 	uint64_t t = 4096 * 1000 / 100, end;
 
 	/* The head starts at sector 0: a is contiguous, b follows a. */
@@ -213,7 +213,7 @@ static void *worker_run(void *arg)
 static void test_next(void)
 {
 	struct diskmodel *dm = model(5, 7200, 100);
-	struct queue *q = h_queue(&elv_noop, 16);
+	struct queue *q = h_queue(elv_noop(), 16);
 	struct worker w[2];
 	uint64_t start, last = 0, want;
 	int got = 0;

@@ -97,38 +97,38 @@ int main(void)
 	log_open(false, LOG_WARNING);
 
 	/* The kernel's own requests, and nonsense. */
-	CHECK_PRIO(ioprio_of_pid(0), IOPRIO_CLASS_BE, 4);
-	CHECK_PRIO(ioprio_of_pid(-5), IOPRIO_CLASS_BE, 4);
+	CHECK_PRIO(ioprio_of_pid(0), ELV_IOPRIO_CLASS_BE, 4);
+	CHECK_PRIO(ioprio_of_pid(-5), ELV_IOPRIO_CLASS_BE, 4);
 
 	/* Explicit priorities come back as set. */
-	c = child_start(0, IOPRIO_CLASS_BE, 7);
-	CHECK_PRIO(ioprio_of_pid(c.pid), IOPRIO_CLASS_BE, 7);
+	c = child_start(0, ELV_IOPRIO_CLASS_BE, 7);
+	CHECK_PRIO(ioprio_of_pid(c.pid), ELV_IOPRIO_CLASS_BE, 7);
 	child_stop(&c);
-	c = child_start(0, IOPRIO_CLASS_IDLE, 0);
-	CHECK_PRIO(ioprio_of_pid(c.pid), IOPRIO_CLASS_IDLE, 0);
+	c = child_start(0, ELV_IOPRIO_CLASS_IDLE, 0);
+	CHECK_PRIO(ioprio_of_pid(c.pid), ELV_IOPRIO_CLASS_IDLE, 0);
 	child_stop(&c);
 	if (geteuid() == 0) {	/* the real-time class needs privilege */
-		c = child_start(0, IOPRIO_CLASS_RT, 2);
-		CHECK_PRIO(ioprio_of_pid(c.pid), IOPRIO_CLASS_RT, 2);
+		c = child_start(0, ELV_IOPRIO_CLASS_RT, 2);
+		CHECK_PRIO(ioprio_of_pid(c.pid), ELV_IOPRIO_CLASS_RT, 2);
 		child_stop(&c);
 	}
 
 	/* No I/O priority: best effort, (nice + 20) / 5. */
 	c = child_start(10, -1, 0);
-	CHECK_PRIO(ioprio_of_pid(c.pid), IOPRIO_CLASS_BE, 6);
+	CHECK_PRIO(ioprio_of_pid(c.pid), ELV_IOPRIO_CLASS_BE, 6);
 	child_stop(&c);
 	c = child_start(19, -1, 0);
-	CHECK_PRIO(ioprio_of_pid(c.pid), IOPRIO_CLASS_BE, 7);
+	CHECK_PRIO(ioprio_of_pid(c.pid), ELV_IOPRIO_CLASS_BE, 7);
 	child_stop(&c);
 	c = child_start(0, -1, 0);
-	CHECK_PRIO(ioprio_of_pid(c.pid), IOPRIO_CLASS_BE, 4);
+	CHECK_PRIO(ioprio_of_pid(c.pid), ELV_IOPRIO_CLASS_BE, 4);
 
 	/* Cached: a change is seen only after the entry's lifetime. */
 	if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, c.pid,
-		    IOSCHED_IOPRIO(IOPRIO_CLASS_BE, 1)) == 0) {
-		CHECK_PRIO(ioprio_of_pid(c.pid), IOPRIO_CLASS_BE, 4);
+		    IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_BE, 1)) == 0) {
+		CHECK_PRIO(ioprio_of_pid(c.pid), ELV_IOPRIO_CLASS_BE, 4);
 		usleep(150 * 1000);
-		CHECK_PRIO(ioprio_of_pid(c.pid), IOPRIO_CLASS_BE, 1);
+		CHECK_PRIO(ioprio_of_pid(c.pid), ELV_IOPRIO_CLASS_BE, 1);
 	}
 	gone = c.pid;
 	child_stop(&c);
@@ -136,7 +136,7 @@ int main(void)
 	/* A process that is gone, once its cache entry has expired. */
 	usleep(150 * 1000);
 	if (kill(gone, 0) == -1 && errno == ESRCH)
-		CHECK_PRIO(ioprio_of_pid(gone), IOPRIO_CLASS_BE, 4);
+		CHECK_PRIO(ioprio_of_pid(gone), ELV_IOPRIO_CLASS_BE, 4);
 
 	if (failures != 0) {
 		fprintf(stderr, "test_ioprio: %d failures\n", failures);

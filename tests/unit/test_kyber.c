@@ -462,7 +462,7 @@ static void test_switch_away(void)
 	 * While the held writes are in flight, only the drain's force can
 	 * get the queued ones past the depth.
 	 */
-	CHECK_EQ(h_switch_held(q, &elv_noop, held, SW_HELD,
+	CHECK_EQ(h_switch_held(q, elv_noop(), held, SW_HELD,
 			       SW_QUEUED + SW_READS), SW_QUEUED + SW_READS);
 	CHECK_DONE(id - 1);
 

@@ -91,7 +91,7 @@ static void test_name_mismatch(void)
 /* failinit loads; switching to it fails and noop stays active. */
 static void test_failinit(void)
 {
-	struct queue *q = h_queue(&elv_noop, 64);
+	struct queue *q = h_queue(elv_noop(), 64);
 	const struct elevator_type *failinit;
 
 	module_set_dir(test_dir);
@@ -107,10 +107,10 @@ static void test_failinit(void)
 	queue_submit(q, h_io(1, ELV_READ, 1, 0, 4096, 100));
 	CHECK_STR(h_order(q, 0), "1");
 	CHECK_EQ(elv_switch(q, failinit), -ENOMEM);
-	CHECK(queue_elevator_type(q) == &elv_noop);
+	CHECK(queue_elevator_type(q) == elv_noop());
 	/* Through the control-file path too: an error, nothing changes. */
 	CHECK(elv_store(q, "failinit\n", 9) < 0);
-	CHECK(queue_elevator_type(q) == &elv_noop);
+	CHECK(queue_elevator_type(q) == elv_noop());
 	/* The queue still works, in FIFO order. */
 	queue_submit(q, h_io(2, ELV_READ, 2, 0, 4096, 300));
 	queue_submit(q, h_io(3, ELV_READ, 3, 0, 4096, 100));
@@ -146,7 +146,7 @@ static void test_load_all(void)
 	module_unload_all();
 	CHECK(elv_find("deadline") == NULL);
 	CHECK(elv_find("failinit") == NULL);
-	CHECK_EQ(elv_register(&elv_noop, "built-in"), 0);
+	CHECK_EQ(elv_register(elv_noop(), "built-in"), 0);
 	module_set_dir(test_dir);
 	module_load_all();
 	CHECK(elv_find("failinit") != NULL);
@@ -156,7 +156,7 @@ static void test_load_all(void)
 	module_load_all();
 	CHECK(elv_find("deadline") != NULL);
 
-	q = h_queue(&elv_noop, 64);
+	q = h_queue(elv_noop(), 64);
 	n = elv_show(q, buf, sizeof buf);
 	CHECK(n > 0);
 	/* The build's directory holds every scheduler module, in name order. */
@@ -170,7 +170,7 @@ int main(void)
 {
 	snprintf(test_dir, sizeof test_dir, "%s",
 		 dir_of("TEST_MODULE_DIR", "tests/modules/.libs"));
-	CHECK_EQ(elv_register(&elv_noop, "built-in"), 0);
+	CHECK_EQ(elv_register(elv_noop(), "built-in"), 0);
 	test_refusals();
 	test_bad_names();
 	test_name_mismatch();

@@ -9,7 +9,7 @@
 /* Requests come out in arrival order, whatever their sectors. */
 static void test_fifo(void)
 {
-	struct queue *q = h_queue(&elv_noop, 128);
+	struct queue *q = h_queue(elv_noop(), 128);
 
 	queue_submit(q, h_io(1, ELV_READ, 1, 0, 4096, 900));
 	queue_submit(q, h_io(2, ELV_WRITE, 2, 0, 4096, 100));
@@ -24,7 +24,7 @@ static void test_fifo(void)
 /* A request continuing a queued one joins it, parts in file order. */
 static void test_back_merge(void)
 {
-	struct queue *q = h_queue(&elv_noop, 128);
+	struct queue *q = h_queue(elv_noop(), 128);
 	struct stats st;
 
 	queue_submit(q, h_io(1, ELV_READ, 1, 0, 4096, 100));
@@ -41,7 +41,7 @@ static void test_back_merge(void)
 /* A request ending where a queued one starts goes in front of it. */
 static void test_front_merge(void)
 {
-	struct queue *q = h_queue(&elv_noop, 128);
+	struct queue *q = h_queue(elv_noop(), 128);
 	struct io *io;
 
 	queue_submit(q, h_io(1, ELV_WRITE, 7, 8192, 4096, 216));
@@ -65,7 +65,7 @@ static void test_front_merge(void)
 /* Filling the gap between two queued requests makes one of all three. */
 static void test_fill_gap(void)
 {
-	struct queue *q = h_queue(&elv_noop, 128);
+	struct queue *q = h_queue(elv_noop(), 128);
 
 	queue_submit(q, h_io(1, ELV_READ, 1, 0, 4096, 100));
 	queue_submit(q, h_io(2, ELV_READ, 1, 8192, 4096, 116));
@@ -79,8 +79,8 @@ static void test_fill_gap(void)
 /* No merge across files, directions, or beyond the size limit. */
 static void test_no_merge(void)
 {
-	struct queue *q = h_queue(&elv_noop, 128);
-	uint64_t big = (uint64_t)QUEUE_MAX_SECTORS << IOSCHED_SECTOR_SHIFT;
+	struct queue *q = h_queue(elv_noop(), 128);
+	uint64_t big = (uint64_t)IOSCHED_MAX_SECTORS << IOSCHED_SECTOR_SHIFT;
 
 	queue_submit(q, h_io(1, ELV_READ, 1, 0, 4096, 100));
 	queue_submit(q, h_io(2, ELV_READ, 2, 4096, 4096, 108));
@@ -95,7 +95,7 @@ static void test_no_merge(void)
 /* A dispatched request is no merge target any more. */
 static void test_no_merge_in_flight(void)
 {
-	struct queue *q = h_queue(&elv_noop, 128);
+	struct queue *q = h_queue(elv_noop(), 128);
 	struct io *io;
 
 	queue_submit(q, h_io(1, ELV_READ, 1, 0, 4096, 100));
@@ -116,7 +116,7 @@ static void test_no_merge_in_flight(void)
  */
 static void test_submit_dispatch(void)
 {
-	struct queue *q = h_queue(&elv_noop, 128);
+	struct queue *q = h_queue(elv_noop(), 128);
 	struct io *io, *next;
 
 	io = queue_submit_dispatch(q, h_io(1, ELV_READ, 1, 0, 4096, 100));

@@ -21,7 +21,7 @@ static const struct elevator_type *deadline;
 static void test_switch_drains(void)
 {
 	struct io *held[HELD];
-	struct queue *q = h_queue(&elv_noop, 128);
+	struct queue *q = h_queue(elv_noop(), 128);
 	int i;
 
 	h_now = 0;
@@ -49,8 +49,8 @@ static void test_switch_drains(void)
 	/* Switching to the active scheduler is a no-op that succeeds. */
 	CHECK_EQ(elv_switch(q, deadline), 0);
 	CHECK(queue_elevator_type(q) == deadline);
-	CHECK_EQ(elv_switch(q, &elv_noop), 0);
-	CHECK(queue_elevator_type(q) == &elv_noop);
+	CHECK_EQ(elv_switch(q, elv_noop()), 0);
+	CHECK(queue_elevator_type(q) == elv_noop());
 	queue_free(q);
 }
 
@@ -115,7 +115,7 @@ static void test_switch_under_load(void)
 	int i, switches;
 
 	h_now = 0;
-	sq = h_queue(&elv_noop, 32);
+	sq = h_queue(elv_noop(), 32);
 	pthread_create(&sub, NULL, submitter_main, NULL);
 	for (i = 0; i < STRESS_WORKERS; i++)
 		pthread_create(&workers[i], NULL, worker_main,
@@ -124,7 +124,7 @@ static void test_switch_under_load(void)
 	for (switches = 0; switches < STRESS_SWITCHES ||
 	     !__atomic_load_n(&stress_submitted, __ATOMIC_ACQUIRE);
 	     switches++) {
-		CHECK_EQ(elv_switch(sq, switches % 2 ? &elv_noop : deadline),
+		CHECK_EQ(elv_switch(sq, switches % 2 ? elv_noop() : deadline),
 			 0);
 		usleep(1000);
 	}

@@ -1,0 +1,39 @@
+# --print-config refuses what a mount refuses, with the same one line on
+# stderr and exit status 1: an unknown scheduler, an option libfuse does
+# not know, a missing BACKING.  Neither mounts (the mount fails before).
+. "$top_srcdir/tests/lib.sh"
+[ -e "$MODULE_DIR/deadline.so" ] || skip "the deadline module is not built"
+
+: >"$T/empty.conf"
+base="module_dir=$MODULE_DIR,config=$T/empty.conf"
+# same WHAT BACKING OPTIONS...: --print-config and a mount fail alike.
+same() {
+	what=$1 backing=$2
+	shift 2
+	st=0
+	timeout 10 "$FUSE_IOSCHED" --print-config "$@" "$backing" "$MNT" \
+		>"$T/out" 2>"$T/print.err" </dev/null || st=$?
+	assert_eq 1 "$st" "--print-config exit status for $what"
+	[ ! -s "$T/out" ] || fail "--print-config printed a configuration for $what"
+	st=0
+	timeout 10 "$FUSE_IOSCHED" -f "$@" "$backing" "$MNT" \
+		>"$T/out" 2>"$T/mount.err" </dev/null || st=$?
+	assert_eq 1 "$st" "mount exit status for $what"
+	! mountpoint -q "$MNT" || fail "mounted despite $what"
+	assert_eq 1 "$(wc -l <"$T/mount.err")" "lines on stderr for $what"
+	diff "$T/mount.err" "$T/print.err" >&2 ||
+		fail "$what: --print-config and the mount say different things"
+}
+
+same "-o scheduler=nope" "$BACKING" -o "$base,scheduler=nope"
+grep -q "unknown scheduler 'nope'" "$T/print.err" || fail "$(cat "$T/print.err")"
+same "-o nosuchoption" "$BACKING" -o "$base,nosuchoption"
+grep -q "nosuchoption" "$T/print.err" || fail "$(cat "$T/print.err")"
+same "a missing BACKING" "$T/missing" -o "$base"
+grep -q "$T/missing" "$T/print.err" || fail "$(cat "$T/print.err")"
+
+# Valid options: both accept them (the mount part needs no check here).
+"$FUSE_IOSCHED" --print-config -o "$base,scheduler=noop,allow_other" \
+	"$BACKING" "$MNT" >"$T/out" || fail "--print-config refused valid options"
+grep -qxF 'scheduler = "noop"' "$T/out" || fail "$(cat "$T/out")"
+exit 0
