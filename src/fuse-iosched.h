@@ -360,9 +360,9 @@ static inline bool trace_on(void)
 				    memory_order_relaxed) != 0;
 }
 /* Record an event ('Q', 'M', 'F', 'D', 'C') of rq for every reader. */
-void trace_emit(char action, const struct request *rq, uint64_t now_ns,
+void trace_emit(char action, const struct elv_request *rq, uint64_t now_ns,
 		uint64_t wait_ns, uint64_t service_ns);
-static inline void trace_rq(char action, const struct request *rq,
+static inline void trace_rq(char action, const struct elv_request *rq,
 			    uint64_t now_ns, uint64_t wait_ns,
 			    uint64_t service_ns)
 {

@@ -460,7 +460,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fuse-iosched-replay: %s\n", err);
 		goto out;
 	}
-	elv_register(&elv_noop, "built-in");
+	elv_register(elv_noop(), "built-in");
 	module_set_dir(m.cfg.module_dir);
 	module_load_all();
 	if (config_load(&m.cfg, err, sizeof err) != 0 ||

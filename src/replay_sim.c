@@ -97,8 +97,8 @@ static void cost_end(uint64_t t0)
 }
 
 static enum elv_merge cost_merge(struct elevator_queue *eq,
-				 struct request **found,
-				 const struct request *rq)
+				 struct elv_request **found,
+				 const struct elv_request *rq)
 {
 	enum elv_merge m;
 	COST_BEGIN;
@@ -108,7 +108,7 @@ static enum elv_merge cost_merge(struct elevator_queue *eq,
 	return m;
 }
 
-static void cost_merged(struct elevator_queue *eq, struct request *rq,
+static void cost_merged(struct elevator_queue *eq, struct elv_request *rq,
 			enum elv_merge type)
 {
 	COST_BEGIN;
@@ -118,7 +118,7 @@ static void cost_merged(struct elevator_queue *eq, struct request *rq,
 }
 
 static void cost_merged_requests(struct elevator_queue *eq,
-				 struct request *rq, struct request *next)
+				 struct elv_request *rq, struct elv_request *next)
 {
 	COST_BEGIN;
 
@@ -126,7 +126,7 @@ static void cost_merged_requests(struct elevator_queue *eq,
 	COST_END;
 }
 
-static void cost_add_request(struct elevator_queue *eq, struct request *rq,
+static void cost_add_request(struct elevator_queue *eq, struct elv_request *rq,
 			     uint64_t now_ns)
 {
 	COST_BEGIN;
@@ -135,10 +135,10 @@ static void cost_add_request(struct elevator_queue *eq, struct request *rq,
 	COST_END;
 }
 
-static struct request *cost_dispatch(struct elevator_queue *eq,
+static struct elv_request *cost_dispatch(struct elevator_queue *eq,
 				     uint64_t now_ns, bool force)
 {
-	struct request *rq;
+	struct elv_request *rq;
 	COST_BEGIN;
 
 	rq = cost_type->ops.dispatch(eq, now_ns, force);
@@ -146,7 +146,7 @@ static struct request *cost_dispatch(struct elevator_queue *eq,
 	return rq;
 }
 
-static void cost_completed(struct elevator_queue *eq, struct request *rq,
+static void cost_completed(struct elevator_queue *eq, struct elv_request *rq,
 			   uint64_t now_ns)
 {
 	COST_BEGIN;
@@ -325,7 +325,7 @@ static int replay_submit(struct replay_state *s, size_t idx)
 	io->rq.nr_sectors = r->nr_sectors;
 	/* Distinct, non-zero: per-process schedulers key on it. */
 	io->rq.pid = (pid_t)r->proc + 1;
-	io->rq.ioprio = IOSCHED_IOPRIO(IOPRIO_CLASS_BE, 4);
+	io->rq.ioprio = IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_BE, 4);
 
 	queue_submit(s->q, io);
 	s->outstanding++;

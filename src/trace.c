@@ -115,7 +115,7 @@ static bool do_trace_push(struct trace_reader *r, const struct trace_event *e)
 	return true;
 }
 
-void trace_emit(char action, const struct request *rq, uint64_t now_ns,
+void trace_emit(char action, const struct elv_request *rq, uint64_t now_ns,
 		uint64_t wait_ns, uint64_t service_ns)
 {
 	struct trace_event e = {
