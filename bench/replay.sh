@@ -13,8 +13,9 @@
 # the last completion: the definitions the replay uses).  The table gives,
 # per workload and scheduler, the median over the rounds of the mount's
 # and the replay's MiB/s and read latency p50, and their difference; and
-# whether both order the schedulers the same way.  Results in
-# RESULTS_DIR/replay/; figures of one run in bench/RESULTS.md.
+# whether both order the schedulers the same way.  Traces, fio and replay
+# output and the table in RESULTS_DIR; figures of one run in
+# bench/RESULTS.md.
 BENCH=replay
 RUNTIME=5
 SIZE=256m
@@ -23,8 +24,7 @@ SIZE=256m
 REPLAY=${FUSE_IOSCHED_REPLAY:-$HERE/../src/fuse-iosched-replay}
 [ -x "$REPLAY" ] || REPLAY=$(command -v fuse-iosched-replay) ||
 	die "no fuse-iosched-replay: build it or set FUSE_IOSCHED_REPLAY"
-OUT=$RESULTS/replay
-mkdir -p "$OUT"
+OUT=$RESULTS
 SCHEDS="deadline anticipatory"
 
 for j in 0 1 2; do layout "$B/seq.$j.0" "$SIZE"; done

@@ -33,7 +33,7 @@
 #include "fuse-iosched.h"
 
 #define TRACE_RING 4096		/* events per reader; a power of two */
-#define TRACE_LINE_MAX 160	/* the longest line trace_format makes */
+#define TRACE_LINE_MAX 256	/* room for the longest line: about 230 */
 #define TRACE_COMM_SLOTS 64	/* the pid -> comm cache; a power of two */
 #define TRACE_COMM_TTL_NS 1000000000ULL
 #define TRACE_WATCH_NS 200000000ULL	/* mount check with parked reads */
@@ -196,7 +196,8 @@ static void trace_comm_of(pid_t pid, char *buf, size_t size)
 /* ------------------------------------------------------------------ */
 /* Formatting: blkparse's default output, with C's wait and service.   */
 
-static int trace_format(const struct trace_event *e, char *buf, size_t size)
+static int trace_format_line(const struct trace_event *e, char *buf,
+			   size_t size)
 {
 	char comm[16], rwbs[4];
 	int n;
@@ -212,6 +213,8 @@ static int trace_format(const struct trace_event *e, char *buf, size_t size)
 		     " [%s]", 0, 0, 0, e->seq, e->time_ns / 1000000000u,
 		     e->time_ns % 1000000000u, (int)e->pid, e->action, rwbs,
 		     e->sector, e->nr_sectors, comm);
+	if (n < 0 || (size_t)n >= size)
+		return n;
 	if (e->action == 'C')
 		n += snprintf(buf + n, size - (size_t)n,
 			      " wait %" PRIu64 ".%09" PRIu64 " service %"
@@ -220,8 +223,21 @@ static int trace_format(const struct trace_event *e, char *buf, size_t size)
 			      e->wait_ns % 1000000000u,
 			      e->service_ns / 1000000000u,
 			      e->service_ns % 1000000000u);
+	if ((size_t)n >= size)
+		return n;
 	n += snprintf(buf + n, size - (size_t)n, "\n");
 	return n;
+}
+
+/* The line's length in buf, never more than size - 1. */
+static size_t trace_format(const struct trace_event *e, char *buf,
+			   size_t size)
+{
+	int n = trace_format_line(e, buf, size);
+
+	if (n < 0)
+		return 0;
+	return (size_t)n < size ? (size_t)n : size - 1;
 }
 
 /*
@@ -275,9 +291,8 @@ static bool trace_append(struct trace_reader *r, const struct trace_event *evs,
 		r->header_sent = true;
 	}
 	for (i = 0; i < n; i++)
-		r->text_len += (size_t)trace_format(&evs[i],
-						    text + r->text_len,
-						    TRACE_LINE_MAX);
+		r->text_len += trace_format(&evs[i], text + r->text_len,
+					    TRACE_LINE_MAX);
 	return true;
 }
 
