@@ -19,12 +19,7 @@ start_reader() {
 }
 # daemon_exits: within 10 s, with status 0; so does the reader (EOF).
 daemon_exits() {
-	i=0
-	while kill -0 "$DAEMON_PID" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 200 ] || fail "$1: daemon still running after 10 s"
-		sleep 0.05
-	done
+	wait_daemon_exit "$1"
 	st=0; wait "$DAEMON_PID" || st=$?
 	DAEMON_PID=
 	assert_eq 0 "$st" "$1: daemon's exit status"
