@@ -145,6 +145,12 @@ static const struct config_setting config_settings[] = {
 	{ .name = "mb_per_s", .type = CONFIG_UINT, CONFIG_FIELD(mb_per_s),
 	  .min = 1, .max = DISKMODEL_MB_PER_S_MAX, .def = "150",
 	  .arg = "N", .help = "hdd: transfer rate, 10^6 bytes/s" },
+	{ .name = "metrics", .type = CONFIG_STR, CONFIG_FIELD(metrics),
+	  .valid = metrics_addr_valid,
+	  .expect = "off, HOST:PORT, [HOST]:PORT or :PORT (port 1 to 65535)",
+	  .def = "off",
+	  .arg = "ADDR:PORT", .help = "serve Prometheus metrics at /metrics; "
+	  ":PORT binds the loopback only" },
 };
 
 /* One bit per setting in config.given and config.named. */

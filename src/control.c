@@ -46,8 +46,10 @@
 
 #include "fuse-iosched.h"
 
-/* Like sysfs: a page of content, at most a page written at once. */
+/* Like sysfs: at most a page written at once. */
 #define CONTROL_BUF_SIZE 4096
+/* Content: a page, but stats with its histograms needs a few. */
+#define CONTROL_SHOW_SIZE 16384
 
 /*
  * The inode numbers FUSE sees.  FUSE_ROOT_ID is 1; struct inode pointers
@@ -116,7 +118,7 @@ struct control_file {
 	const char *tunable;
 	pthread_mutex_t lock;	/* protects len and buf */
 	size_t len;
-	char buf[CONTROL_BUF_SIZE];
+	char buf[CONTROL_SHOW_SIZE];
 };
 
 /*
@@ -599,7 +601,7 @@ void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		  struct fuse_file_info *fi)
 {
 	struct control_file *f = (struct control_file *)(uintptr_t)fi->fh;
-	char copy[CONTROL_BUF_SIZE];
+	char copy[CONTROL_SHOW_SIZE];
 	size_t n = 0;
 	int error = 0;
 

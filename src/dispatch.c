@@ -28,7 +28,11 @@ struct dispatch {
  * error that stopped them (err, 0 for a short read at end of file): parts
  * wholly done get their length, the part where it stopped gets what it
  * got (a short read or write), later parts get the error (or 0 for reads
- * past the end).
+ * past the end).  A writeback write cut short by an error gets the error
+ * instead: the kernel takes a short count there as done, and the rest
+ * would be lost without a word.  So does a read: FUSE takes a short read
+ * for the end of the file (or a hole), and would show zeros or a shorter
+ * file where the error was.
  */
 static void dispatch_spread(struct io *io, size_t done, int err)
 {
@@ -38,6 +42,10 @@ static void dispatch_spread(struct io *io, size_t done, int err)
 		if (done >= p->len) {
 			p->result = (ssize_t)p->len;
 			done -= p->len;
+		} else if (done > 0 && err &&
+			   (io->rq.dir == ELV_READ || p->whole)) {
+			p->result = -err;
+			done = 0;
 		} else if (done > 0) {
 			p->result = (ssize_t)done;
 			done = 0;

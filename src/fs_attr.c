@@ -11,11 +11,16 @@
 
 #include "fuse-iosched.h"
 
-static int fs_attr_stat(const struct inode *inode, struct stat *st)
+static int fs_attr_stat(struct inode *inode, struct stat *st)
 {
-	if (fstatat(inode->fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
-		return errno;
-	return 0;
+	int fd = fs_fd_get(inode), err = 0;
+
+	if (fd < 0)
+		return -fd;
+	if (fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+		err = errno;
+	fs_fd_put(inode);
+	return err;
 }
 
 void fs_attr_getattr(fuse_req_t req, fuse_ino_t ino,
@@ -47,15 +52,15 @@ static struct timespec fs_attr_time(int to_set, int set, int now,
 	return ts;
 }
 
-/* Apply the changes in to_set; 0 or an errno. */
-static int fs_attr_change(struct inode *inode, const struct stat *attr,
-			  int to_set, struct fuse_file_info *fi)
+/* Apply the changes in to_set to the inode open as pfd (O_PATH) and fd
+ * (open file, or -1); 0 or an errno. */
+static int fs_attr_change(struct inode *inode, int pfd, int fd,
+			  const struct stat *attr, int to_set)
 {
 	char path[FS_PROC_PATH_MAX];
-	int fd = fi ? (int)fi->fh : -1;
 	int res;
 
-	fs_inode_proc_path(inode, path);
+	fs_inode_proc_path(pfd, path);
 	if (to_set & FUSE_SET_ATTR_MODE) {
 		/* Through /proc a symlink gets EOPNOTSUPP, as lchmod does. */
 		res = fd >= 0 ? fchmod(fd, attr->st_mode)
@@ -69,7 +74,7 @@ static int fs_attr_change(struct inode *inode, const struct stat *attr,
 		gid_t gid = to_set & FUSE_SET_ATTR_GID ? attr->st_gid
 						       : (gid_t)-1;
 
-		if (fchownat(inode->fd, "", uid, gid,
+		if (fchownat(pfd, "", uid, gid,
 			     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == -1)
 			return errno;
 	}
@@ -92,7 +97,7 @@ static int fs_attr_change(struct inode *inode, const struct stat *attr,
 				     FUSE_SET_ATTR_MTIME_NOW, &attr->st_mtim);
 		/* AT_EMPTY_PATH works on O_PATH fds, symlinks included. */
 		res = fd >= 0 ? futimens(fd, tv)
-			      : utimensat(inode->fd, "", tv, AT_EMPTY_PATH);
+			      : utimensat(pfd, "", tv, AT_EMPTY_PATH);
 		if (res == -1)
 			return errno;
 	}
@@ -104,14 +109,20 @@ void fs_attr_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 {
 	struct inode *inode;
 	struct stat st;
-	int err;
+	int pfd, err;
 
 	if (control_is_ino(ino)) {
 		control_setattr(req, ino, attr, to_set, fi);
 		return;
 	}
 	inode = fs_inode(req, ino);
-	err = fs_attr_change(inode, attr, to_set, fi);
+	pfd = fs_fd_get(inode);
+	if (pfd < 0) {
+		fuse_reply_err(req, -pfd);
+		return;
+	}
+	err = fs_attr_change(inode, pfd, fi ? (int)fi->fh : -1, attr, to_set);
+	fs_fd_put(inode);
 	if (!err)
 		err = fs_attr_stat(inode, &st);
 	if (err)
@@ -123,15 +134,26 @@ void fs_attr_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 void fs_attr_readlink(fuse_req_t req, fuse_ino_t ino)
 {
 	char buf[PATH_MAX + 1];
+	struct inode *inode;
 	ssize_t res;
+	int fd;
 
 	if (control_is_ino(ino)) {
 		fuse_reply_err(req, CONTROL_EPERM);
 		return;
 	}
-	res = readlinkat(fs_inode(req, ino)->fd, "", buf, sizeof(buf));
+	inode = fs_inode(req, ino);
+	fd = fs_fd_get(inode);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
+	res = readlinkat(fd, "", buf, sizeof(buf));
 	if (res == -1)
-		fuse_reply_err(req, errno);
+		res = -errno;
+	fs_fd_put(inode);
+	if (res < 0)
+		fuse_reply_err(req, (int)-res);
 	else if (res == sizeof(buf))
 		fuse_reply_err(req, ENAMETOOLONG);
 	else {
@@ -143,15 +165,21 @@ void fs_attr_readlink(fuse_req_t req, fuse_ino_t ino)
 void fs_attr_statfs(fuse_req_t req, fuse_ino_t ino)
 {
 	struct statvfs sv;
-	int fd;
+	struct inode *inode;
+	int fd, err = 0;
 
 	/* df(1) on anything under .control reports the backing fs. */
-	if (control_is_ino(ino))
-		fd = fs_of(req)->root.fd;
-	else
-		fd = fs_inode(req, ino)->fd;
+	inode = control_is_ino(ino) ? &fs_of(req)->root : fs_inode(req, ino);
+	fd = fs_fd_get(inode);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
 	if (fstatvfs(fd, &sv) == -1)
-		fuse_reply_err(req, errno);
+		err = errno;
+	fs_fd_put(inode);
+	if (err)
+		fuse_reply_err(req, err);
 	else
 		fuse_reply_statfs(req, &sv);
 }

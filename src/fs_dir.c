@@ -53,31 +53,38 @@ static void fs_dir_make(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
 	struct inode *dir;
 	struct fs_cred cred;
-	int res, err;
+	int fd, res, err;
 
 	if (control_is_ino(parent) || fs_inode_is_control_name(parent, name)) {
 		fuse_reply_err(req, CONTROL_EPERM);
 		return;
 	}
 	dir = fs_inode(req, parent);
+	fd = fs_fd_get(dir);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
 	err = fs_inode_cred_enter(req, &cred);
 	if (err) {
+		fs_fd_put(dir);
 		fuse_reply_err(req, err);
 		return;
 	}
 	switch (kind) {
 	case FS_DIR_MKDIR:
-		res = mkdirat(dir->fd, name, mode);
+		res = mkdirat(fd, name, mode);
 		break;
 	case FS_DIR_SYMLINK:
-		res = symlinkat(link, dir->fd, name);
+		res = symlinkat(link, fd, name);
 		break;
 	default:
-		res = mknodat(dir->fd, name, mode, rdev);
+		res = mknodat(fd, name, mode, rdev);
 		break;
 	}
 	err = res == -1 ? errno : 0;
 	fs_inode_cred_leave(&cred);
+	fs_fd_put(dir);
 	if (err)
 		fuse_reply_err(req, err);
 	else
@@ -106,7 +113,8 @@ void fs_dir_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent,
 		 const char *name)
 {
 	char path[FS_PROC_PATH_MAX];
-	struct inode *dir;
+	struct inode *inode, *dir;
+	int fd, dfd, err = 0;
 
 	if (control_is_ino(ino) || control_is_ino(parent) ||
 	    fs_inode_is_control_name(parent, name)) {
@@ -118,10 +126,25 @@ void fs_dir_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent,
 	 * the /proc magic link reaches the same inode (a symlink itself, not
 	 * its target) without it.
 	 */
-	fs_inode_proc_path(fs_inode(req, ino), path);
+	inode = fs_inode(req, ino);
 	dir = fs_inode(req, parent);
-	if (linkat(AT_FDCWD, path, dir->fd, name, AT_SYMLINK_FOLLOW) == -1)
-		fuse_reply_err(req, errno);
+	fd = fs_fd_get(inode);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
+	dfd = fs_fd_get(dir);
+	if (dfd < 0)
+		err = -dfd;
+	else {
+		fs_inode_proc_path(fd, path);
+		if (linkat(AT_FDCWD, path, dfd, name, AT_SYMLINK_FOLLOW) == -1)
+			err = errno;
+		fs_fd_put(dir);
+	}
+	fs_fd_put(inode);
+	if (err)
+		fuse_reply_err(req, err);
 	else
 		fs_dir_reply_entry(req, dir, name);
 }
@@ -129,14 +152,22 @@ void fs_dir_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent,
 static void fs_dir_remove(fuse_req_t req, fuse_ino_t parent, const char *name,
 			  int flags)
 {
+	struct inode *dir;
+	int fd, err;
+
 	if (control_is_ino(parent) || fs_inode_is_control_name(parent, name)) {
 		fuse_reply_err(req, CONTROL_EPERM);
 		return;
 	}
-	if (unlinkat(fs_inode(req, parent)->fd, name, flags) == -1)
-		fuse_reply_err(req, errno);
-	else
-		fuse_reply_err(req, 0);
+	dir = fs_inode(req, parent);
+	fd = fs_fd_get(dir);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
+	err = unlinkat(fd, name, flags) == -1 ? errno : 0;
+	fs_fd_put(dir);
+	fuse_reply_err(req, err);
 }
 
 void fs_dir_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -153,7 +184,8 @@ void fs_dir_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		   fuse_ino_t newparent, const char *newname,
 		   unsigned int flags)
 {
-	int res;
+	struct inode *from, *to;
+	int fd, newfd, res, err = 0;
 
 	if (control_is_ino(parent) || control_is_ino(newparent) ||
 	    fs_inode_is_control_name(parent, name) ||
@@ -161,14 +193,35 @@ void fs_dir_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_reply_err(req, CONTROL_EPERM);
 		return;
 	}
+	from = fs_inode(req, parent);
+	to = fs_inode(req, newparent);
+	fd = fs_fd_get(from);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
+	newfd = fs_fd_get(to);
+	if (newfd < 0) {
+		fs_fd_put(from);
+		fuse_reply_err(req, -newfd);
+		return;
+	}
 	/* RENAME_NOREPLACE and RENAME_EXCHANGE reach the backing fs as is. */
 	if (flags)
-		res = renameat2(fs_inode(req, parent)->fd, name,
-				fs_inode(req, newparent)->fd, newname, flags);
+		res = renameat2(fd, name, newfd, newname, flags);
 	else
-		res = renameat(fs_inode(req, parent)->fd, name,
-			       fs_inode(req, newparent)->fd, newname);
-	fuse_reply_err(req, res == -1 ? errno : 0);
+		res = renameat(fd, name, newfd, newname);
+	if (res == -1)
+		err = errno;
+	else {
+		/* An inode reached again by name must be looked for there. */
+		fs_inode_renamed(to, newfd, newname);
+		if (flags & RENAME_EXCHANGE)
+			fs_inode_renamed(from, fd, name);
+	}
+	fs_fd_put(to);
+	fs_fd_put(from);
+	fuse_reply_err(req, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -188,8 +241,7 @@ void fs_dir_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	fd = openat(fs_inode(req, ino)->fd, ".",
-		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = fs_inode_reopen(fs_inode(req, ino), O_RDONLY | O_DIRECTORY);
 	if (fd == -1 || !(d->dp = fdopendir(fd))) {
 		int err = errno;
 

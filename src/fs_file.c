@@ -76,24 +76,31 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct fuse_entry_param e;
 	struct fs_cred cred;
 	struct inode *dir, *inode;
-	int fd, err;
+	int fd, dfd, err;
 
 	if (control_is_ino(parent) || fs_inode_is_control_name(parent, name)) {
 		fuse_reply_err(req, CONTROL_EPERM);
 		return;
 	}
 	dir = fs_inode(req, parent);
+	dfd = fs_fd_get(dir);
+	if (dfd < 0) {
+		fuse_reply_err(req, -dfd);
+		return;
+	}
 	err = fs_inode_cred_enter(req, &cred);
 	if (err) {
+		fs_fd_put(dir);
 		fuse_reply_err(req, err);
 		return;
 	}
 	/* O_NOFOLLOW: a symlink put there behind the kernel's back must not
 	 * make us create its target, which may lie outside BACKING. */
-	fd = openat(dir->fd, name,
+	fd = openat(dfd, name,
 		    fs_file_flags(req, fi->flags) | O_CREAT | O_NOFOLLOW, mode);
 	err = fd == -1 ? errno : 0;
 	fs_inode_cred_leave(&cred);
+	fs_fd_put(dir);
 	if (err) {
 		fuse_reply_err(req, err);
 		return;
@@ -167,14 +174,18 @@ void fs_file_write_buf(fuse_req_t req, fuse_ino_t ino,
 
 void fs_file_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	int fd;
+	int fd, err;
 
 	/* close(2) of a control file must not fail: nothing to flush. */
 	if (control_is_ino(ino)) {
 		fuse_reply_err(req, 0);
 		return;
 	}
-	fs_inode_wait_writes(fs_inode(req, ino));
+	err = fs_inode_wait_writes_err(fs_of(req), fs_inode(req, ino));
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
+	}
 	/*
 	 * Closing a duplicate reports the backing fs's close errors (NFS
 	 * write-back, quotas) without giving up our descriptor.  Without a
@@ -207,19 +218,21 @@ void fs_file_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		   struct fuse_file_info *fi)
 {
 	struct inode *inode;
-	int res;
+	int res, err;
 
 	if (control_is_ino(ino)) {
 		fuse_reply_err(req, 0);
 		return;
 	}
 	inode = fs_inode(req, ino);
-	fs_inode_wait_writes(inode);
+	err = fs_inode_wait_writes_err(fs_of(req), inode);
 	res = datasync ? fdatasync(fi->fh) : fsync(fi->fh);
 	/* Delayed allocation has just placed the data: look it up anew. */
 	if (res == 0)
 		sectormap_invalidate(inode->smap, 0, 0);
-	fuse_reply_err(req, res == -1 ? errno : 0);
+	else if (!err)
+		err = errno;
+	fuse_reply_err(req, err);
 }
 
 void fs_file_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,

@@ -2,10 +2,13 @@
  * The inode table of the passthrough filesystem.
  *
  * A fuse_ino_t handed to the kernel is the address of a struct inode that
- * holds an O_PATH descriptor of the backing inode.  Working from O_PATH
- * descriptors (and *at() calls relative to them) keeps every operation
- * inside BACKING whatever the kernel's idea of a path is, and survives
- * renames done behind our back.  An inode lives as long as the kernel
+ * reaches the backing inode through an O_PATH descriptor (held for a
+ * bounded set of inodes, see fs_fd.c).  Working from O_PATH descriptors
+ * (and *at() calls relative to them) keeps every operation inside BACKING
+ * whatever the kernel's idea of a path is, and survives renames done
+ * behind our back while the descriptor is held.  Each inode also keeps
+ * its parent and name, to be reached again once its descriptor is closed
+ * when file handles cannot be used.  An inode lives as long as the kernel
  * remembers it: lookups count up, forgets count down, and the last forget
  * frees it.  The table maps (dev, ino) to inodes so that one backing inode
  * (hard links, lookups by two names) has one fuse_ino_t.
@@ -45,6 +48,11 @@ static int fs_inode_cmp(const void *a, const void *b)
 	return 0;
 }
 
+static fuse_ino_t fs_inode_id(const struct fs *fs, const struct inode *inode)
+{
+	return inode == &fs->root ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)inode;
+}
+
 struct inode *fs_inode(fuse_req_t req, fuse_ino_t ino)
 {
 	if (ino == FUSE_ROOT_ID)
@@ -52,23 +60,31 @@ struct inode *fs_inode(fuse_req_t req, fuse_ino_t ino)
 	return (struct inode *)(uintptr_t)ino;
 }
 
-static void fs_inode_setup(struct inode *inode, int fd, const struct stat *st)
+/* 0, or ENOMEM with nothing to tear down. */
+static int fs_inode_setup(struct inode *inode, int fd, const struct stat *st)
 {
+	inode->smap = sectormap_new(st->st_dev, st->st_ino);
+	if (inode->smap == NULL)
+		return ENOMEM;
 	inode->fd = fd;
+	inode->fd_users = 0;
+	inode->lru_prev = inode->lru_next = NULL;
 	inode->dev = st->st_dev;
 	inode->ino = st->st_ino;
 	inode->type = st->st_mode & S_IFMT;
-	inode->smap = sectormap_new(st->st_dev, st->st_ino);
 	pthread_mutex_init(&inode->lock, NULL);
 	pthread_cond_init(&inode->writes_done, NULL);
 	inode->writes_pending[0] = inode->writes_pending[1] = 0;
 	inode->write_epoch = 0;
+	inode->write_err = 0;
 	pthread_mutex_init(&inode->fsync_lock, NULL);
+	return 0;
 }
 
 static void fs_inode_teardown(struct inode *inode)
 {
-	close(inode->fd);
+	fs_fd_forget(inode);
+	free(inode->name);
 	sectormap_free(inode->smap);
 	pthread_mutex_destroy(&inode->lock);
 	pthread_cond_destroy(&inode->writes_done);
@@ -109,9 +125,15 @@ int fs_inode_table_init(struct fs *fs)
 			close(fd);
 		return -1;
 	}
+	if (fs_inode_setup(&fs->root, fd, &st) != 0) {
+		log_err("%s: out of memory", fs->cfg->backing);
+		if (root_fd_ours)
+			close(fd);
+		return -1;
+	}
 	fs->root_fd = fd;
-	fs_inode_setup(&fs->root, fd, &st);
 	fs->root.nlookup = 2;	/* the kernel never forgets the root */
+	fs_fd_init(fs);
 	return 0;
 }
 
@@ -122,6 +144,7 @@ void fs_inode_table_destroy(struct fs *fs)
 	tdestroy(table, fs_inode_free);
 	table = NULL;
 	pthread_mutex_unlock(&table_lock);
+	fs_fd_exit();
 
 	sectormap_free(fs->root.smap);
 	fs->root.smap = NULL;
@@ -145,12 +168,17 @@ int fs_inode_entry(fuse_req_t req, struct inode *parent, const char *name,
 {
 	struct fs *fs = fs_of(req);
 	struct inode key, *inode, **slot;
-	int fd, err;
+	int fd, pfd, err;
 
 	memset(e, 0, sizeof(*e));
-	fd = openat(parent->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	pfd = fs_fd_get(parent);
+	if (pfd < 0)
+		return -pfd;
+	fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	err = errno;
+	fs_fd_put(parent);
 	if (fd == -1)
-		return errno;
+		return err;
 	if (fstatat(fd, "", &e->attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) {
 		err = errno;
 		close(fd);
@@ -165,21 +193,32 @@ int fs_inode_entry(fuse_req_t req, struct inode *parent, const char *name,
 		inode = *slot;
 		inode->nlookup++;
 		pthread_mutex_unlock(&table_lock);
-		close(fd);	/* the inode keeps the fd it was born with */
+		close(fd);	/* the inode has its own, or reopens it */
 	} else {
 		inode = calloc(1, sizeof(*inode));
 		if (inode) {
-			inode->dev = key.dev;	/* the key tsearch compares */
-			inode->ino = key.ino;
+			inode->name = strdup(name);
+			if (inode->name &&
+			    fs_inode_setup(inode, -1, &e->attr) != 0) {
+				free(inode->name);
+				inode->name = NULL;
+			}
 		}
-		if (!inode || !tsearch(inode, &table, fs_inode_cmp)) {
+		if (!inode || !inode->name ||
+		    !tsearch(inode, &table, fs_inode_cmp)) {
 			pthread_mutex_unlock(&table_lock);
-			free(inode);
+			if (inode && inode->name)
+				fs_inode_free(inode);
+			else
+				free(inode);
 			close(fd);
 			return ENOMEM;
 		}
-		fs_inode_setup(inode, fd, &e->attr);
+		inode->handle = fs_fd_handle(fd);
+		inode->parent = parent;
+		parent->nlookup++;	/* the root's count never matters */
 		inode->nlookup = 1;
+		fs_fd_adopt(inode, fd);
 		pthread_mutex_unlock(&table_lock);
 	}
 
@@ -190,30 +229,105 @@ int fs_inode_entry(fuse_req_t req, struct inode *parent, const char *name,
 	return 0;
 }
 
-/* Drop n kernel references to inode; the last one frees it. */
+/* Drop n references to inode; the last one frees it, and drops the one it
+ * held on its parent. */
 void fs_inode_unref(struct inode *inode, uint64_t n)
 {
-	bool gone = false;
+	struct inode *parent;
 
-	pthread_mutex_lock(&table_lock);
-	if (n > inode->nlookup) {
-		log_warn("forget of %" PRIu64 " references, inode has %" PRIu64,
-			 n, inode->nlookup);
-		n = inode->nlookup;
-	}
-	inode->nlookup -= n;
-	if (inode->nlookup == 0) {
-		tdelete(inode, &table, fs_inode_cmp);
-		gone = true;
-	}
-	pthread_mutex_unlock(&table_lock);
-	if (gone)
+	for (;;) {
+		parent = NULL;
+		pthread_mutex_lock(&table_lock);
+		if (inode->parent == NULL) {	/* the root stays */
+			pthread_mutex_unlock(&table_lock);
+			return;
+		}
+		if (n > inode->nlookup) {
+			log_warn("forget of %" PRIu64 " references, inode has %"
+				 PRIu64, n, inode->nlookup);
+			n = inode->nlookup;
+		}
+		inode->nlookup -= n;
+		if (inode->nlookup == 0) {
+			tdelete(inode, &table, fs_inode_cmp);
+			parent = inode->parent;
+		}
+		pthread_mutex_unlock(&table_lock);
+		if (parent == NULL)
+			return;
 		fs_inode_free(inode);
+		inode = parent;
+		n = 1;
+	}
 }
 
-void fs_inode_proc_path(const struct inode *inode, char *buf)
+/*
+ * Reach inode through its parent's descriptor and the name it was last
+ * known by, for when its own descriptor was closed and no file handle
+ * serves.  The parent is held by a reference meanwhile: a rename may
+ * change inode->parent under us.
+ */
+int fs_inode_reopen_by_name(struct inode *inode)
 {
-	snprintf(buf, FS_PROC_PATH_MAX, "/proc/self/fd/%d", inode->fd);
+	struct inode *parent;
+	char *name;
+	int pfd, fd;
+
+	pthread_mutex_lock(&table_lock);
+	parent = inode->parent;
+	name = parent != NULL ? strdup(inode->name) : NULL;
+	if (name != NULL)
+		parent->nlookup++;
+	pthread_mutex_unlock(&table_lock);
+	if (name == NULL)
+		return parent != NULL ? -ENOMEM : -ESTALE;
+	pfd = fs_fd_get(parent);
+	if (pfd >= 0) {
+		fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd == -1)
+			fd = -errno;
+		fs_fd_put(parent);
+	} else
+		fd = pfd;
+	fs_inode_unref(parent, 1);
+	free(name);
+	return fd;
+}
+
+void fs_inode_renamed(struct inode *newparent, int newparent_fd,
+		      const char *newname)
+{
+	struct inode key, **slot, *inode, *old = NULL;
+	struct stat st;
+	char *name;
+
+	if (fstatat(newparent_fd, newname, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return;
+	name = strdup(newname);
+	if (name == NULL)
+		return;		/* the old name serves while it exists */
+	key.dev = st.st_dev;
+	key.ino = st.st_ino;
+	pthread_mutex_lock(&table_lock);
+	slot = tfind(&key, &table, fs_inode_cmp);
+	inode = slot != NULL ? *slot : NULL;
+	if (inode != NULL && inode->parent != NULL) {
+		old = inode->parent;
+		newparent->nlookup++;
+		inode->parent = newparent;
+		free(inode->name);
+		inode->name = name;
+		name = NULL;
+	}
+	pthread_mutex_unlock(&table_lock);
+	free(name);
+	if (old != NULL)
+		fs_inode_unref(old, 1);
+}
+
+void fs_inode_proc_path(int fd, char *buf)
+{
+	snprintf(buf, FS_PROC_PATH_MAX, "/proc/self/fd/%d", fd);
 }
 
 /*
@@ -221,12 +335,22 @@ void fs_inode_proc_path(const struct inode *inode, char *buf)
  * written, and reopening it through /proc/self/fd reaches the very inode
  * it names without any path lookup inside BACKING.
  */
-int fs_inode_reopen(const struct inode *inode, int flags)
+int fs_inode_reopen(struct inode *inode, int flags)
 {
 	char path[FS_PROC_PATH_MAX];
+	int pfd, fd, err;
 
-	fs_inode_proc_path(inode, path);
-	return open(path, (flags & ~O_NOFOLLOW) | O_CLOEXEC);
+	pfd = fs_fd_get(inode);
+	if (pfd < 0) {
+		errno = -pfd;
+		return -1;
+	}
+	fs_inode_proc_path(pfd, path);
+	fd = open(path, (flags & ~O_NOFOLLOW) | O_CLOEXEC);
+	err = errno;
+	fs_fd_put(inode);
+	errno = err;
+	return fd;
 }
 
 /* Is this ".control" in the root, the name the control directory owns? */
@@ -354,6 +478,74 @@ void fs_inode_write_end(struct inode *inode, unsigned epoch)
 	if (--inode->writes_pending[epoch] == 0)
 		pthread_cond_broadcast(&inode->writes_done);
 	pthread_mutex_unlock(&inode->lock);
+}
+
+/*
+ * A write the kernel made from its page cache failed.  The kernel may keep
+ * the error for fsync and close itself, but the writer must learn of it
+ * even when it does not: keep it here for the next fsync or flush of the
+ * file (reported at least once, as the kernel's AS_EIO).
+ *
+ * The size: under the writeback cache the kernel trusts its own file size
+ * and never takes ours, so a file cut short by the error would stay
+ * longer on the mount than in BACKING.  The backing file is extended to
+ * the end of the failed write instead (a hole, which costs no space): the
+ * two agree, and the lost range reads as zeros once the pages are dropped
+ * (fs_inode_write_err_report).  The attributes are invalidated so that
+ * times and blocks are fetched again; only the attributes (offset -1),
+ * since dropping pages here would wait for the writeback being answered.
+ */
+void fs_inode_write_failed(struct fs *fs, struct inode *inode, int fd,
+			   uint64_t end, int err)
+{
+	struct stat st;
+	int res;
+
+	pthread_mutex_lock(&inode->lock);
+	inode->write_err = err;
+	pthread_mutex_unlock(&inode->lock);
+	log_warn("writeback to inode %llu failed: %s",
+		 (unsigned long long)inode->ino, strerror(err));
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size < end &&
+	    ftruncate(fd, (off_t)end) == -1)
+		log_warn("inode %llu: cannot keep size %llu: %s",
+			 (unsigned long long)inode->ino,
+			 (unsigned long long)end, strerror(errno));
+	res = fuse_lowlevel_notify_inval_inode(fs->se, fs_inode_id(fs, inode),
+					       -1, 0);
+	if (res < 0 && res != -ENOENT)
+		log_debug("inode %llu: attribute invalidation: %s",
+			  (unsigned long long)inode->ino, strerror(-res));
+}
+
+/*
+ * Report a kept write error to fsync or flush: the kernel's cached pages
+ * of the file still hold what never reached BACKING; drop them, so that
+ * reads show what the file holds.  The writeback has ended by now.
+ */
+static void fs_inode_write_err_report(struct fs *fs, struct inode *inode)
+{
+	int res;
+
+	res = fuse_lowlevel_notify_inval_inode(fs->se, fs_inode_id(fs, inode),
+					       0, 0);
+	if (res < 0 && res != -ENOENT)
+		log_debug("inode %llu: page invalidation: %s",
+			  (unsigned long long)inode->ino, strerror(-res));
+}
+
+int fs_inode_wait_writes_err(struct fs *fs, struct inode *inode)
+{
+	int err;
+
+	fs_inode_wait_writes(inode);
+	pthread_mutex_lock(&inode->lock);
+	err = inode->write_err;
+	inode->write_err = 0;
+	pthread_mutex_unlock(&inode->lock);
+	if (err)
+		fs_inode_write_err_report(fs, inode);
+	return err;
 }
 
 void fs_inode_wait_writes(struct inode *inode)

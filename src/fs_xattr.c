@@ -30,31 +30,51 @@ static void fs_xattr_reply(fuse_req_t req, ssize_t res, const char *buf,
 }
 
 /*
- * Put the /proc/self/fd path of ino's backing inode in path and return 0,
- * or, for an inode with no attributes, the error a change of them gets:
- * CONTROL_EPERM for a control file, EPERM for a symlink.
+ * Put the /proc/self/fd path of ino's backing inode in path, its
+ * descriptor pinned in *pinned until fs_xattr_done, and return 0; or, for
+ * an inode with no attributes, the error a change of them gets:
+ * CONTROL_EPERM for a control file, EPERM for a symlink; or the error
+ * reaching it.
  */
-static int fs_xattr_path(fuse_req_t req, fuse_ino_t ino, char *path)
+static int fs_xattr_path(fuse_req_t req, fuse_ino_t ino, char *path,
+			 struct inode **pinned)
 {
 	struct inode *inode;
+	int fd;
 
+	*pinned = NULL;
 	if (control_is_ino(ino))
 		return CONTROL_EPERM;
 	inode = fs_inode(req, ino);
 	if (S_ISLNK(inode->type))
 		return EPERM;
-	fs_inode_proc_path(inode, path);
+	fd = fs_fd_get(inode);
+	if (fd < 0)
+		return -fd;
+	fs_inode_proc_path(fd, path);
+	*pinned = inode;
 	return 0;
+}
+
+static void fs_xattr_done(struct inode *pinned)
+{
+	int errsv = errno;
+
+	if (pinned != NULL)
+		fs_fd_put(pinned);
+	errno = errsv;
 }
 
 void fs_xattr_set(fuse_req_t req, fuse_ino_t ino, const char *name,
 		  const char *value, size_t size, int flags)
 {
 	char path[FS_PROC_PATH_MAX];
-	int err = fs_xattr_path(req, ino, path);
+	struct inode *pinned;
+	int err = fs_xattr_path(req, ino, path, &pinned);
 
 	if (err == 0 && setxattr(path, name, value, size, flags) == -1)
 		err = errno;
+	fs_xattr_done(pinned);
 	fuse_reply_err(req, err);
 }
 
@@ -62,18 +82,21 @@ void fs_xattr_get(fuse_req_t req, fuse_ino_t ino, const char *name,
 		  size_t size)
 {
 	char path[FS_PROC_PATH_MAX];
+	struct inode *pinned;
 	char *buf = NULL;
 	ssize_t res;
 
-	if (fs_xattr_path(req, ino, path) != 0) {
+	if (fs_xattr_path(req, ino, path, &pinned) != 0) {
 		fuse_reply_err(req, ENODATA);
 		return;
 	}
 	if (size && !(buf = malloc(size))) {
+		fs_xattr_done(pinned);
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
 	res = getxattr(path, name, buf, size);
+	fs_xattr_done(pinned);
 	fs_xattr_reply(req, res, buf, size);
 	free(buf);
 }
@@ -81,18 +104,21 @@ void fs_xattr_get(fuse_req_t req, fuse_ino_t ino, const char *name,
 void fs_xattr_list(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
 	char path[FS_PROC_PATH_MAX];
+	struct inode *pinned;
 	char *buf = NULL;
 	ssize_t res;
 
-	if (fs_xattr_path(req, ino, path) != 0) {
+	if (fs_xattr_path(req, ino, path, &pinned) != 0) {
 		fs_xattr_reply(req, 0, NULL, size);
 		return;
 	}
 	if (size && !(buf = malloc(size))) {
+		fs_xattr_done(pinned);
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
 	res = listxattr(path, buf, size);
+	fs_xattr_done(pinned);
 	fs_xattr_reply(req, res, buf, size);
 	free(buf);
 }
@@ -100,9 +126,11 @@ void fs_xattr_list(fuse_req_t req, fuse_ino_t ino, size_t size)
 void fs_xattr_remove(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
 	char path[FS_PROC_PATH_MAX];
-	int err = fs_xattr_path(req, ino, path);
+	struct inode *pinned;
+	int err = fs_xattr_path(req, ino, path, &pinned);
 
 	if (err == 0 && removexattr(path, name) == -1)
 		err = errno;
+	fs_xattr_done(pinned);
 	fuse_reply_err(req, err);
 }

@@ -5,8 +5,9 @@
  *   elevator switch mutex  ->  inode table mutex  ->  inode lock
  *   ->  queue lock  ->  libevent's internal base lock
  * and the disk model's head lock  ->  queue lock (diskmodel_next),
- * and queue lock  ->  trace lock (trace_emit); libfuse's request lock
- * ->  trace lock (a FUSE interrupt of a parked trace read).
+ * and queue lock  ->  trace lock (trace_emit), libfuse's request lock
+ * ->  trace lock (a FUSE interrupt of a parked trace read),
+ * and the inode table mutex  ->  the fd lock (fs_fd.c; a leaf).
  * The queue lock is never held while calling into FUSE or doing I/O.
  */
 #ifndef FUSE_IOSCHED_H
@@ -24,6 +25,7 @@
 #include <fuse_lowlevel.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -43,8 +45,11 @@ void log_set_level(int max_level);
 int log_level_parse(const char *name);
 /* The name of a syslog level (LOG_EMERG to LOG_DEBUG), or NULL. */
 const char *log_level_name(int level);
+/* Any int is a level: below LOG_EMERG counts as it, above as LOG_DEBUG. */
 void log_msg(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void log_vmsg(int level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 #define log_err(...) log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARNING, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
@@ -71,6 +76,7 @@ struct config {
 	unsigned max_background; /* FUSE background requests */
 	bool writeback_cache;	/* FUSE writeback cache: batching vs pid */
 	char *disk_model;	/* "none" or "hdd" (diskmodel.c) */
+	char *metrics;		/* "off" or the address of /metrics */
 	unsigned seek_ms;	/* hdd: average seek */
 	unsigned rpm;		/* hdd: spindle speed */
 	unsigned mb_per_s;	/* hdd: transfer rate, 10^6 bytes/s */
@@ -130,8 +136,38 @@ void timer_arm(struct timer *t, uint64_t at_ns);
 void timer_stop(struct timer *t);
 /* Run fn(arg) on the loop thread when signal signo arrives; -errno. */
 int timer_on_signal(struct timer *t, int signo, timer_fn fn, void *arg);
+/* The loop's libevent base, for what serves on it (metrics.c). */
+struct event_base *timer_base(struct timer *t);
+/* Run fn(arg) in timer_stop, after the loop ended, before the base goes. */
+void timer_on_stop(struct timer *t, timer_fn fn, void *arg);
+
+/* metrics.c: the Prometheus endpoint, on the timer's loop */
+struct queue;
+/* "off", or HOST:PORT, [HOST]:PORT, :PORT (loopback), port 1-65535. */
+bool metrics_addr_valid(const char *addr);
+/* Bind and listen, before mounting: the socket, or -1 and err set. */
+int metrics_listen(const char *addr, char *err, size_t size);
+/* Serve /metrics on fd (taken over, closed on failure); 0 or -errno. */
+int metrics_start(struct timer *t, int fd, struct queue *q);
 
 /* stats.c: per direction, updated under the queue lock */
+/*
+ * Latency histograms: bucket i < STATS_BUCKETS - 1 counts times of at most
+ * 2^i microseconds (and more than the bucket before), the last one the
+ * rest.  Fixed bounds: recording is an index computation, no allocation.
+ */
+#define STATS_BUCKETS 27		/* 1 us .. 2^25 us (33.6 s), then inf */
+enum stats_class {			/* I/O priority classes, as ionice(1) */
+	STATS_CLASS_RT,
+	STATS_CLASS_BE,			/* also class NONE: it means BE */
+	STATS_CLASS_IDLE,
+	STATS_CLASSES
+};
+struct stats_hist {
+	uint64_t count;
+	uint64_t sum_ns;
+	uint64_t bucket[STATS_BUCKETS];	/* not cumulative */
+};
 struct stats_dir {
 	uint64_t requests;	/* FUSE requests submitted */
 	uint64_t merges;	/* of which merged into another */
@@ -143,11 +179,29 @@ struct stats_dir {
 	uint64_t in_flight;	/* now: ios dispatched, not completed */
 	uint64_t wait_ns;	/* total time from arrival to dispatch */
 	uint64_t service_ns;	/* total time from dispatch to completion */
+	struct stats_hist wait[STATS_CLASSES];		/* per io, at dispatch */
+	struct stats_hist service[STATS_CLASSES];	/* at completion */
 };
 struct stats {
 	struct stats_dir dir[2];	/* ELV_READ, ELV_WRITE */
 	uint64_t switches;
+	/* As the kernel's io_ticks and time_in_queue, over ios queued or
+	 * in flight: the time with at least one, and the integral of their
+	 * number over time. */
+	uint64_t busy_ns;
+	uint64_t depth_ns;
 };
+extern const char *const stats_class_names[STATS_CLASSES];
+/* The class of an I/O priority (IOSCHED_IOPRIO). */
+enum stats_class stats_class_of(int ioprio);
+/* The bucket of a time. */
+unsigned stats_bucket(uint64_t ns);
+/* Bucket i's upper bound in microseconds; 0 for the last (infinite). */
+uint64_t stats_bucket_us(unsigned i);
+void stats_hist_add(struct stats_hist *h, uint64_t ns);
+/* The upper bound (us) of the bucket holding the pct-th percentile; 0 if
+ * empty, UINT64_MAX if in the last bucket. */
+uint64_t stats_percentile_us(const struct stats_hist *h, unsigned pct);
 int stats_format(const struct stats *s, char *buf, size_t size);
 
 /* sectormap.c: file offset -> device sector */
@@ -161,11 +215,19 @@ void sectormap_invalidate(struct sectormap *m, uint64_t off, uint64_t len);
 
 /* fs_inode.c: the inode table; a fuse_ino_t is a struct inode pointer */
 struct inode {
-	int fd;			/* O_PATH fd of the backing inode, immutable */
+	/* O_PATH descriptor of the backing inode, held for a bounded set of
+	 * inodes (fs_fd.c); use it only between fs_fd_get and fs_fd_put. */
+	int fd;			/* fd lock: -1 while closed */
+	unsigned fd_users;	/* fd lock: uses in progress pin fd */
+	struct inode *lru_prev, *lru_next;	/* fd lock: NULL if unlisted */
+	struct file_handle *handle;	/* immutable; NULL: reach by name */
+	struct inode *parent;	/* table mutex; NULL for the root */
+	char *name;		/* table mutex: its name in parent */
 	dev_t dev;		/* immutable */
 	ino_t ino;		/* immutable */
 	mode_t type;		/* S_IFMT bits, immutable */
-	uint64_t nlookup;	/* protected by the inode table mutex */
+	uint64_t nlookup;	/* table mutex: the kernel's lookups, and one
+				 * per inode that has this one as parent */
 	struct sectormap *smap;	/* its own lock */
 
 	pthread_mutex_t lock;	/* protects the write accounting below */
@@ -173,6 +235,8 @@ struct inode {
 	unsigned writes_pending[2];	/* per epoch; see fs_inode_wait_writes */
 	unsigned write_epoch;
 	pthread_mutex_t fsync_lock;	/* serializes write waits */
+	int write_err;		/* inode lock: a writeback write's errno,
+				 * for the next fsync or flush to report */
 };
 
 /* struct fs is the FUSE userdata; fuse_req_userdata(req) returns it. */
@@ -203,6 +267,28 @@ unsigned fs_inode_write_begin(struct inode *inode);
 void fs_inode_write_end(struct inode *inode, unsigned epoch);
 /* Wait until every write begun before this call has ended. */
 void fs_inode_wait_writes(struct inode *inode);
+/* A writeback write of the backing fd up to byte end failed with err:
+ * keep err for fsync and flush, and keep the size the kernel counts. */
+void fs_inode_write_failed(struct fs *fs, struct inode *inode, int fd,
+			   uint64_t end, int err);
+/* fs_inode_wait_writes, then take the kept error: 0 or an errno. */
+int fs_inode_wait_writes_err(struct fs *fs, struct inode *inode);
+
+/* fs_fd.c: inode descriptors, at most a number the limit allows */
+/* Raise RLIMIT_NOFILE and size the set; after fs->root_fd is open. */
+void fs_fd_init(struct fs *fs);
+/* Log the limits and how inodes are reached again. */
+void fs_fd_report(void);
+void fs_fd_exit(void);
+/* inode's descriptor, pinned until fs_fd_put; or -errno (ESTALE: gone). */
+int fs_fd_get(struct inode *inode);
+void fs_fd_put(struct inode *inode);
+/* A new inode's first descriptor; call under the inode table mutex. */
+void fs_fd_adopt(struct inode *inode, int fd);
+/* A file handle of fd's inode, or NULL when it cannot be reopened so. */
+struct file_handle *fs_fd_handle(int fd);
+/* The inode is being freed: close and drop what fs_fd.c holds. */
+void fs_fd_forget(struct inode *inode);
 
 /* fs_*.c: shared by the filesystem files */
 #define FS_PROC_PATH_MAX 32	/* "/proc/self/fd/" and an int */
@@ -215,8 +301,15 @@ struct fs_cred {		/* a thread's credentials, saved to restore */
 int fs_inode_entry(fuse_req_t req, struct inode *parent, const char *name,
 		   struct fuse_entry_param *e);
 void fs_inode_unref(struct inode *inode, uint64_t n);
-void fs_inode_proc_path(const struct inode *inode, char *buf);
-int fs_inode_reopen(const struct inode *inode, int flags);
+/* "/proc/self/fd/N" of a descriptor from fs_fd_get. */
+void fs_inode_proc_path(int fd, char *buf);
+/* Open inode's backing inode with flags; -1 and errno. */
+int fs_inode_reopen(struct inode *inode, int flags);
+/* Open inode through its parent's descriptor and name; fd or -errno. */
+int fs_inode_reopen_by_name(struct inode *inode);
+/* parent/name was renamed to newparent/newname: follow it. */
+void fs_inode_renamed(struct inode *newparent, int newparent_fd,
+		      const char *newname);
 bool fs_inode_is_control_name(fuse_ino_t parent, const char *name);
 int fs_inode_cred_enter(fuse_req_t req, struct fs_cred *saved);
 void fs_inode_cred_leave(struct fs_cred *saved);
@@ -325,6 +418,8 @@ struct io_part {
 	sem_t *lender;		/* non-NULL: buf is lent; post when done */
 	size_t len;
 	ssize_t result;		/* bytes done, or -errno, set at completion */
+	bool whole;		/* a write whose writer cannot see a short
+				 * count (writeback): cut short, it fails */
 	unsigned write_epoch;	/* from fs_inode_write_begin, for writes */
 };
 

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <syslog.h>
 
+#include <event2/event.h>
+
 #include "fuse-iosched.h"
 
 static bool log_to_syslog;
@@ -19,12 +21,46 @@ static const char *const log_names[] = {
 	[LOG_NOTICE] = "notice", [LOG_INFO] = "info", [LOG_DEBUG] = "debug",
 };
 
+/* libfuse's levels are syslog's. */
+static void log_from_fuse(enum fuse_log_level level, const char *fmt,
+			  va_list ap)
+{
+	log_vmsg((int)level, fmt, ap);
+}
+
+static void log_from_libevent(int severity, const char *msg)
+{
+	int level;
+
+	switch (severity) {
+	case EVENT_LOG_DEBUG:
+		level = LOG_DEBUG;
+		break;
+	case EVENT_LOG_MSG:
+		level = LOG_INFO;
+		break;
+	case EVENT_LOG_WARN:
+		level = LOG_WARNING;
+		break;
+	default:
+		level = LOG_ERR;
+		break;
+	}
+	log_msg(level, "libevent: %s", msg);
+}
+
+/*
+ * libfuse and libevent print to stderr by themselves, which goes nowhere
+ * once daemonized: their messages come here instead, to syslog then.
+ */
 void log_open(bool to_syslog, int max_level)
 {
 	log_to_syslog = to_syslog;
 	log_set_level(max_level);
 	if (to_syslog)
 		openlog("fuse-iosched", LOG_PID, LOG_DAEMON);
+	fuse_set_log_func(log_from_fuse);
+	event_set_log_callback(log_from_libevent);
 }
 
 void log_set_level(int max_level)
@@ -47,18 +83,35 @@ int log_level_parse(const char *name)
 	return -1;
 }
 
-void log_msg(int level, const char *fmt, ...)
+void log_vmsg(int level, const char *fmt, va_list ap)
 {
-	va_list ap;
 	char line[1024];
+	size_t n;
 
+	/* Levels come from modules and libraries too: keep to the table. */
+	if (level < LOG_EMERG)
+		level = LOG_EMERG;
+	else if (level > LOG_DEBUG)
+		level = LOG_DEBUG;
 	if (level > __atomic_load_n(&log_max_level, __ATOMIC_RELAXED))
 		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
+	n = (size_t)vsnprintf(line, sizeof line, fmt, ap);
+	/* Library messages end in a newline; ours do not. */
+	if (n > sizeof line - 1)
+		n = sizeof line - 1;
+	while (n > 0 && line[n - 1] == '\n')
+		line[--n] = '\0';
 	if (log_to_syslog)
 		syslog(level, "%s", line);
 	else
 		fprintf(stderr, "fuse-iosched: %s: %s\n", log_names[level], line);
+}
+
+void log_msg(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(level, fmt, ap);
+	va_end(ap);
 }

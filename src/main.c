@@ -268,7 +268,9 @@ static int main_mount_opts(struct fuse_args *args, const struct config *cfg)
 	return ret;
 }
 
-static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts)
+/* metrics_fd: the bound /metrics socket (taken over), or -1. */
+static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
+		      int metrics_fd)
 {
 	const struct config *cfg = fs->cfg;
 	struct diskmodel *dm = NULL;
@@ -276,8 +278,16 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts)
 	int ret;
 
 	fs->timer = timer_start(main_timer_fired, fs);
-	if (fs->timer == NULL)
+	if (fs->timer == NULL) {
+		if (metrics_fd >= 0)
+			close(metrics_fd);
 		return -1;
+	}
+	if (metrics_fd >= 0) {
+		if (metrics_start(fs->timer, metrics_fd, fs->queue) != 0)
+			return -1;
+		log_info("metrics: serving /metrics on %s", cfg->metrics);
+	}
 	if (strcmp(cfg->disk_model, "none") != 0) {
 		dm = diskmodel_new(cfg->seek_ms, cfg->rpm, cfg->mb_per_s);
 		if (dm == NULL) {
@@ -366,7 +376,8 @@ int main(int argc, char *argv[])
 	struct fs fs = { .cfg = &cfg, .root_fd = -1, .timeout = 1.0 };
 	struct queue_params qp = { 0 };
 	bool inodes = false;
-	int status = 1;
+	int status = 1, metrics_fd = -1;
+	char err[CONFIG_ERR_MAX];
 
 	if (config_init(&cfg) != 0) {
 		fprintf(stderr, "fuse-iosched: out of memory\n");
@@ -427,6 +438,14 @@ int main(int argc, char *argv[])
 	signal(SIGTERM, SIG_DFL);
 	if (fuse_set_signal_handlers(fs.se) != 0)
 		goto out;
+	/* Bound before mounting: a port in use must fail the mount. */
+	if (strcmp(cfg.metrics, "off") != 0) {
+		metrics_fd = metrics_listen(cfg.metrics, err, sizeof err);
+		if (metrics_fd < 0) {
+			fprintf(stderr, "fuse-iosched: %s\n", err);
+			goto out_signals;
+		}
+	}
 	if (fuse_session_mount(fs.se, cfg.mountpoint) != 0) {
 		fprintf(stderr, "fuse-iosched: cannot mount on %s\n",
 			cfg.mountpoint);
@@ -436,12 +455,14 @@ int main(int argc, char *argv[])
 	if (fuse_daemonize(cfg.foreground) != 0)
 		goto out_unmount;
 	log_open(!cfg.foreground, config_log_level(&cfg));
+	fs_fd_report();
 
 	/*
 	 * libfuse returns the signal's number when SIGTERM, SIGINT (or its
 	 * SIGHUP, which ours replaces) ended the loop: a clean unmount too.
 	 */
-	status = main_serve(&fs, &opts) < 0 ? 1 : 0;
+	status = main_serve(&fs, &opts, metrics_fd) < 0 ? 1 : 0;
+	metrics_fd = -1;
 
 	/* Answer everything still queued before the mount goes away. */
 	trace_stop();
@@ -462,6 +483,8 @@ out:
 	module_unload_all();
 	if (fs.root_fd >= 0)
 		close(fs.root_fd);
+	if (metrics_fd >= 0)
+		close(metrics_fd);
 	free(opts.mountpoint);
 	fuse_opt_free_args(&args);
 	config_free(&cfg);

@@ -4,8 +4,10 @@
  * elevator_type.  A module is checked before it is registered: the ABI
  * version must be ours, the structure at least as large as ABI 2.0's, the
  * required methods present, the name well formed and equal to the file's,
- * and the tunable table consistent.  A refused module is closed again and
- * leaves one log line naming the file and the reason.
+ * and the tunable table consistent.  Before that, the file and its
+ * directory must be safe to run code from (module_trusted).  A refused
+ * module is closed again and leaves one log line naming the file and the
+ * reason.
  *
  * The registry holds a copy of the module's structure: the first
  * struct_size bytes we know, the rest zeroed (nbdkit's policy), so that a
@@ -26,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fuse-iosched.h"
 
@@ -168,7 +171,51 @@ static int module_check(const struct elevator_type *type, const char *name,
 	return 0;
 }
 
-/* Load and register dir/name.so; the caller holds module_lock. */
+/*
+ * A module is code run with the daemon's rights, often root's.  As sudo
+ * does for its plugins, refuse a module file or directory that anyone but
+ * root or the daemon's user could have changed: owned by another user, or
+ * writable by its group or by others.  (A symlink is judged by its
+ * target; the link itself can only change with its directory.)
+ */
+static bool module_trusted(const char *path, char *why, size_t size)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0) {
+		snprintf(why, size, "%s", strerror(errno));
+		return false;
+	}
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		snprintf(why, size, "owned by uid %u, neither root nor the "
+			 "daemon's user", (unsigned)st.st_uid);
+		return false;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(why, size, "writable by %s (mode %03o)",
+			 st.st_mode & S_IWOTH ? "others" : "its group",
+			 (unsigned)(st.st_mode & 07777));
+		return false;
+	}
+	return true;
+}
+
+/* Whether modules may be loaded from the module directory (logged). */
+static bool module_dir_trusted(void)
+{
+	char why[128];
+	struct stat st;
+
+	/* A missing directory is reported where it is read. */
+	if (stat(module_get_dir(), &st) != 0 ||
+	    module_trusted(module_get_dir(), why, sizeof why))
+		return true;
+	log_err("module directory %s: refused: %s", module_get_dir(), why);
+	return false;
+}
+
+/* Load and register dir/name.so; the caller holds module_lock and has
+ * checked the directory. */
 static int module_do_load(const char *name)
 {
 	char path[PATH_MAX], why[256];
@@ -194,6 +241,10 @@ static int module_do_load(const char *name)
 		error = errno;
 		log_warn("module %s: %s", path, strerror(error));
 		return -error;
+	}
+	if (!module_trusted(path, why, sizeof why)) {
+		log_err("module %s: refused: %s", path, why);
+		return -EPERM;
 	}
 
 	/* Resolve everything now: a missing symbol must fail here. */
@@ -254,7 +305,7 @@ int module_load(const char *name)
 	int error;
 
 	pthread_mutex_lock(&module_lock);
-	error = module_do_load(name);
+	error = module_dir_trusted() ? module_do_load(name) : -EPERM;
 	pthread_mutex_unlock(&module_lock);
 	return error;
 }
@@ -279,6 +330,10 @@ void module_load_all(void)
 	int i, n;
 
 	pthread_mutex_lock(&module_lock);
+	if (!module_dir_trusted()) {
+		pthread_mutex_unlock(&module_lock);
+		return;
+	}
 	n = scandir(module_get_dir(), &names, module_filter, alphasort);
 	if (n < 0) {
 		log_warn("module directory %s: %s", module_get_dir(),

@@ -39,6 +39,7 @@ struct queue {
 	uint64_t wakeup_ns;		/* earliest wake-up armed, 0 if none */
 	struct io *hash[QUEUE_HASH_SIZE];	/* queued ios by end offset */
 	struct stats stats;
+	uint64_t depth_since_ns;	/* stats.busy_ns/depth_ns cover until */
 
 	/* Set at creation, read-only after. */
 	struct queue_params p;
@@ -52,6 +53,25 @@ static uint64_t queue_now(struct queue *q)
 static uint64_t queue_clock_default(void *arg)
 {
 	return clock_now_ns();
+}
+
+/*
+ * Before the number of ios queued or in flight changes: account the time
+ * since the last change at the old number (io_ticks, time_in_queue).
+ */
+static void do_queue_account(struct queue *q, uint64_t now)
+{
+	unsigned depth = q->nr_queued + q->nr_in_flight;
+	uint64_t dt;
+
+	if (now <= q->depth_since_ns)
+		return;	/* the virtual clock of tests may stand still */
+	dt = now - q->depth_since_ns;
+	if (depth > 0) {
+		q->stats.busy_ns += dt;
+		q->stats.depth_ns += dt * depth;
+	}
+	q->depth_since_ns = now;
 }
 
 /* ------------------------------------------------------------------ */
@@ -208,6 +228,7 @@ static void do_queue_merge_requests(struct queue *q, struct io *a,
 	queue_trace_merge(q, 'M', b);
 	queue_join(a, b, false);
 	queue_hash_add(q, a);
+	do_queue_account(q, queue_now(q));
 	q->nr_queued--;
 	q->stats.dir[a->rq.dir].queued--;
 	q->stats.dir[a->rq.dir].merges++;
@@ -271,6 +292,8 @@ static bool do_queue_try_merge(struct queue *q, struct io *io)
  * or frozen. */
 static void do_queue_submit(struct queue *q, struct io *io)
 {
+	uint64_t now;
+
 	q->stats.dir[io->rq.dir].requests += io->nr_parts;
 	/* Time spent waiting for a slot counts as queueing time. */
 	io->rq.arrival_ns = queue_now(q);
@@ -284,8 +307,10 @@ static void do_queue_submit(struct queue *q, struct io *io)
 		}
 		pthread_cond_wait(&q->submit_cv, &q->lock);
 	}
-	q->eq->type->ops.add_request(q->eq, &io->rq, queue_now(q));
+	now = queue_now(q);
+	q->eq->type->ops.add_request(q->eq, &io->rq, now);
 	queue_hash_add(q, io);
+	do_queue_account(q, now);
 	q->nr_queued++;
 	q->stats.dir[io->rq.dir].queued++;
 }
@@ -321,6 +346,8 @@ static struct io *do_queue_dispatch(struct queue *q)
 	q->stats.dir[rq->dir].in_flight++;
 	q->stats.dir[rq->dir].dispatched++;
 	q->stats.dir[rq->dir].wait_ns += now - rq->arrival_ns;
+	stats_hist_add(&q->stats.dir[rq->dir].wait[stats_class_of(rq->ioprio)],
+		       now - rq->arrival_ns);
 	trace_rq('D', rq, now, 0, 0);
 	return io;
 }
@@ -401,11 +428,14 @@ void queue_done(struct queue *q, struct io *io)
 	now = queue_now(q);
 	if (ops->completed != NULL)
 		ops->completed(q->eq, &io->rq, now);
+	do_queue_account(q, now);
 	q->nr_in_flight--;
 	sd->in_flight--;
 	sd->completed += io->nr_parts;
 	sd->sectors += io->rq.nr_sectors;
 	sd->service_ns += now - io->dispatch_ns;
+	stats_hist_add(&sd->service[stats_class_of(io->rq.ioprio)],
+		       now - io->dispatch_ns);
 	trace_rq('C', &io->rq, now, io->dispatch_ns - io->rq.arrival_ns,
 		 now - io->dispatch_ns);
 	for (p = io->parts; p != NULL; p = p->next)
@@ -523,6 +553,7 @@ unsigned queue_nr_requests(struct queue *q)
 void queue_get_stats(struct queue *q, struct stats *out)
 {
 	pthread_mutex_lock(&q->lock);
+	do_queue_account(q, queue_now(q));
 	*out = q->stats;
 	pthread_mutex_unlock(&q->lock);
 }

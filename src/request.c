@@ -104,6 +104,7 @@ void io_set_origin(struct io *io, fuse_req_t req, int open_flags)
 static void io_end(struct io *io)
 {
 	struct inode *inode = io->inode;
+	uint64_t end = io->rq.offset;
 	struct io_part *p;
 
 	/*
@@ -113,6 +114,10 @@ static void io_end(struct io *io)
 	 */
 	for (p = io->parts; p != NULL; p = p->next) {
 		/* fsync waits for this before it may sync. */
+		end += p->len;
+		if (io->rq.dir == ELV_WRITE && p->result < 0 && p->whole)
+			fs_inode_write_failed(fs_of(p->req), inode, io->fd,
+					      end, (int)-p->result);
 		if (io->rq.dir == ELV_WRITE)
 			fs_inode_write_end(inode, p->write_epoch);
 		if (p->result < 0)
@@ -204,6 +209,11 @@ void io_submit_write(fuse_req_t req, struct inode *inode, int fd,
 		return;
 	p = io->parts;
 	p->write_epoch = fs_inode_write_begin(inode);
+	/* Writeback: the kernel's own writes, and every write but a direct
+	 * one under the writeback cache, come from the page cache. */
+	p->whole = fuse_req_ctx(req)->pid == 0 ||
+		   (fs_of(req)->cfg->writeback_cache &&
+		    !(open_flags & O_DIRECT));
 	/*
 	 * in is libfuse's only until we return.  The writer of a large
 	 * synchronous write waits for our reply anyway; when the queue is

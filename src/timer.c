@@ -32,6 +32,8 @@ struct timer {
 	timer_fn fn;
 	void *arg;
 	struct timer_signal *signals;	/* set up before use, then fixed */
+	timer_fn stop_fn;		/* timer_on_stop; set once */
+	void *stop_arg;
 };
 
 uint64_t clock_now_ns(void)
@@ -138,6 +140,21 @@ int timer_on_signal(struct timer *t, int signo, timer_fn fn, void *arg)
 	return 0;
 }
 
+struct event_base *timer_base(struct timer *t)
+{
+	return t->base;
+}
+
+/*
+ * Call fn(arg) from timer_stop, once the loop has ended and before its
+ * base is freed: what lives on the loop (the metrics server) goes then.
+ */
+void timer_on_stop(struct timer *t, timer_fn fn, void *arg)
+{
+	t->stop_fn = fn;
+	t->stop_arg = arg;
+}
+
 void timer_stop(struct timer *t)
 {
 	struct timer_signal *s, *next;
@@ -146,6 +163,8 @@ void timer_stop(struct timer *t)
 		return;
 	event_base_loopbreak(t->base);
 	pthread_join(t->thread, NULL);
+	if (t->stop_fn != NULL)
+		t->stop_fn(t->stop_arg);
 	/* Freeing the event gives the signal its old handler back. */
 	for (s = t->signals; s != NULL; s = next) {
 		next = s->next;

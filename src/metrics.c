@@ -1,0 +1,315 @@
+/*
+ * The Prometheus endpoint (-o metrics=ADDRESS:PORT): /metrics in the text
+ * exposition format, served by libevent's evhttp on the timer thread's
+ * event loop.
+ *
+ * The socket is bound before the filesystem is mounted, so that a bad
+ * address or a port in use fails the mount with a clear message instead
+ * of leaving a mount without its metrics; the daemon keeps the socket
+ * across fuse_daemonize and hands it to evhttp once the loop runs.  A
+ * scrape copies the counters under the queue lock (queue_get_stats) and
+ * formats them without it.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
+
+#include "fuse-iosched.h"
+
+#define METRICS_HOST_MAX 256
+#define METRICS_TIMEOUT_S 10		/* per connection, for reading or writing */
+#define METRICS_HEADERS_MAX 8192	/* bytes of request headers */
+#define METRICS_BODY_MAX 1024		/* a GET has none */
+
+struct metrics {
+	struct evhttp *http;	/* the timer thread's, after metrics_start */
+	struct queue *q;
+};
+
+static const char *const metrics_dirs[] = { "read", "write" };
+
+/*
+ * Split "HOST:PORT", "[HOST]:PORT" or ":PORT" (loopback); false if it is
+ * not that.  The host is only checked for shape here: getaddrinfo judges
+ * it when the socket is bound.
+ */
+static bool metrics_split(const char *addr, char *host, char *port)
+{
+	const char *colon = strrchr(addr, ':');
+	size_t hlen;
+	char *end;
+	unsigned long n;
+
+	if (colon == NULL || colon[1] == '\0')
+		return false;
+	errno = 0;
+	n = strtoul(colon + 1, &end, 10);
+	if (colon[1] < '0' || colon[1] > '9' || *end != '\0' || errno != 0 ||
+	    n < 1 || n > 65535)
+		return false;
+	snprintf(port, 6, "%lu", n);
+	hlen = (size_t)(colon - addr);
+	if (hlen >= 2 && addr[0] == '[' && addr[hlen - 1] == ']') {
+		addr++;		/* an IPv6 literal in brackets */
+		hlen -= 2;
+	} else if (memchr(addr, ':', hlen) != NULL) {
+		return false;	/* IPv6 needs its brackets */
+	}
+	if (hlen >= METRICS_HOST_MAX || memchr(addr, '[', hlen) != NULL ||
+	    memchr(addr, ']', hlen) != NULL)
+		return false;
+	memcpy(host, addr, hlen);
+	host[hlen] = '\0';
+	return true;
+}
+
+bool metrics_addr_valid(const char *addr)
+{
+	char host[METRICS_HOST_MAX], port[6];
+
+	return strcmp(addr, "off") == 0 || metrics_split(addr, host, port);
+}
+
+int metrics_listen(const char *addr, char *err, size_t size)
+{
+	char host[METRICS_HOST_MAX], port[6];
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC,
+		.ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_PASSIVE | AI_NUMERICSERV,
+	}, *res, *ai;
+	int fd = -1, one = 1, ret, saved = 0;
+
+	if (!metrics_split(addr, host, port)) {
+		snprintf(err, size, "metrics=%s: not HOST:PORT, [HOST]:PORT "
+			 "or :PORT with a port from 1 to 65535", addr);
+		return -1;
+	}
+	/* No host: the loopback only, never every interface. */
+	ret = getaddrinfo(host[0] != '\0' ? host : "127.0.0.1", port, &hints,
+			  &res);
+	if (ret != 0) {
+		snprintf(err, size, "metrics=%s: %s", addr, gai_strerror(ret));
+		return -1;
+	}
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC |
+			    SOCK_NONBLOCK, ai->ai_protocol);
+		if (fd < 0) {
+			saved = errno;
+			continue;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+		    listen(fd, 16) == 0)
+			break;
+		saved = errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		snprintf(err, size, "metrics=%s: cannot listen: %s", addr,
+			 strerror(saved));
+	return fd;
+}
+
+/* ------------------------------------------------------------------ */
+/* The exposition.                                                     */
+
+static void metrics_head(struct evbuffer *b, const char *name,
+			 const char *type, const char *help)
+{
+	evbuffer_add_printf(b, "# HELP fuse_iosched_%s %s\n"
+			    "# TYPE fuse_iosched_%s %s\n",
+			    name, help, name, type);
+}
+
+/* The counters and gauges per direction: fields of struct stats_dir. */
+static const struct metrics_dir_field {
+	const char *name, *type, *help;
+	size_t offset;
+} metrics_dir_fields[] = {
+#define METRICS_DIR_FIELD(f) offsetof(struct stats_dir, f)
+	{ "requests_total", "counter", "FUSE read or write requests received.",
+	  METRICS_DIR_FIELD(requests) },
+	{ "merges_total", "counter", "Requests merged into a queued I/O.",
+	  METRICS_DIR_FIELD(merges) },
+	{ "dispatched_total", "counter",
+	  "I/O operations performed, after merging.",
+	  METRICS_DIR_FIELD(dispatched) },
+	{ "completed_total", "counter", "FUSE requests answered.",
+	  METRICS_DIR_FIELD(completed) },
+	{ "sectors_total", "counter", "512-byte sectors completed.",
+	  METRICS_DIR_FIELD(sectors) },
+	{ "errors_total", "counter", "FUSE requests answered with an error.",
+	  METRICS_DIR_FIELD(errors) },
+	{ "queue_depth", "gauge", "I/Os waiting in the scheduler now.",
+	  METRICS_DIR_FIELD(queued) },
+	{ "in_flight", "gauge", "I/Os being performed now.",
+	  METRICS_DIR_FIELD(in_flight) },
+#undef METRICS_DIR_FIELD
+};
+
+static void metrics_per_dir(struct evbuffer *b, const struct stats *st,
+			    const struct metrics_dir_field *f)
+{
+	unsigned d;
+
+	metrics_head(b, f->name, f->type, f->help);
+	for (d = 0; d < 2; d++)
+		evbuffer_add_printf(b, "fuse_iosched_%s{direction=\"%s\"} "
+				    "%llu\n", f->name, metrics_dirs[d],
+				    (unsigned long long)*(const uint64_t *)
+				    ((const char *)&st->dir[d] + f->offset));
+}
+
+static void metrics_hist(struct evbuffer *b, const char *name,
+			 const char *dir, enum stats_class c,
+			 const struct stats_hist *h)
+{
+	uint64_t cum = 0;
+	unsigned i;
+
+	for (i = 0; i < STATS_BUCKETS - 1; i++) {
+		cum += h->bucket[i];
+		evbuffer_add_printf(b, "fuse_iosched_%s_bucket{direction=\"%s\","
+				    "class=\"%s\",le=\"%.6f\"} %llu\n", name,
+				    dir, stats_class_names[c],
+				    (double)stats_bucket_us(i) / 1e6,
+				    (unsigned long long)cum);
+	}
+	evbuffer_add_printf(b, "fuse_iosched_%s_bucket{direction=\"%s\","
+			    "class=\"%s\",le=\"+Inf\"} %llu\n"
+			    "fuse_iosched_%s_sum{direction=\"%s\",class=\"%s\"} "
+			    "%.9f\n"
+			    "fuse_iosched_%s_count{direction=\"%s\","
+			    "class=\"%s\"} %llu\n",
+			    name, dir, stats_class_names[c],
+			    (unsigned long long)h->count,
+			    name, dir, stats_class_names[c],
+			    (double)h->sum_ns / 1e9,
+			    name, dir, stats_class_names[c],
+			    (unsigned long long)h->count);
+}
+
+static void metrics_hists(struct evbuffer *b, const struct stats *st,
+			  bool service)
+{
+	const char *name = service ? "service_seconds" : "wait_seconds";
+	unsigned d, c;
+
+	metrics_head(b, name, "histogram", service ?
+		     "Time from dispatch to completion of an I/O." :
+		     "Time an I/O waited in the queue, from arrival to "
+		     "dispatch.");
+	for (d = 0; d < 2; d++)
+		for (c = 0; c < STATS_CLASSES; c++)
+			metrics_hist(b, name, metrics_dirs[d], c, service ?
+				     &st->dir[d].service[c] :
+				     &st->dir[d].wait[c]);
+}
+
+static void metrics_format(struct evbuffer *b, struct queue *q)
+{
+	struct stats st;
+	size_t i;
+
+	queue_get_stats(q, &st);
+	for (i = 0; i < ARRAY_SIZE(metrics_dir_fields); i++)
+		metrics_per_dir(b, &st, &metrics_dir_fields[i]);
+	metrics_hists(b, &st, false);
+	metrics_hists(b, &st, true);
+	metrics_head(b, "io_time_seconds_total", "counter",
+		     "Time with at least one I/O queued or in flight.");
+	evbuffer_add_printf(b, "fuse_iosched_io_time_seconds_total %.9f\n",
+			    (double)st.busy_ns / 1e9);
+	metrics_head(b, "io_time_weighted_seconds_total", "counter",
+		     "Integral of the number of I/Os queued or in flight "
+		     "over time.");
+	evbuffer_add_printf(b, "fuse_iosched_io_time_weighted_seconds_total "
+			    "%.9f\n", (double)st.depth_ns / 1e9);
+	metrics_head(b, "nr_requests", "gauge", "The queue depth limit.");
+	evbuffer_add_printf(b, "fuse_iosched_nr_requests %u\n",
+			    queue_nr_requests(q));
+	metrics_head(b, "scheduler_switches_total", "counter",
+		     "Scheduler switches since mounting.");
+	evbuffer_add_printf(b, "fuse_iosched_scheduler_switches_total %llu\n",
+			    (unsigned long long)st.switches);
+	metrics_head(b, "scheduler_info", "gauge",
+		     "The active scheduler, in the label scheduler.");
+	evbuffer_add_printf(b, "fuse_iosched_scheduler_info{scheduler=\"%s\"} "
+			    "1\n", queue_elevator_type(q)->name);
+}
+
+/* On the timer thread, for GET /metrics. */
+static void metrics_serve(struct evhttp_request *req, void *arg)
+{
+	struct metrics *m = arg;
+	struct evbuffer *b;
+
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET &&
+	    evhttp_request_get_command(req) != EVHTTP_REQ_HEAD) {
+		evhttp_send_error(req, 405, "Method Not Allowed");
+		return;
+	}
+	b = evbuffer_new();
+	if (b == NULL) {
+		evhttp_send_error(req, 500, "Out of memory");
+		return;
+	}
+	metrics_format(b, m->q);
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+			  "Content-Type", "text/plain; version=0.0.4; "
+			  "charset=utf-8");
+	evhttp_send_reply(req, 200, "OK", b);
+	evbuffer_free(b);
+}
+
+static void metrics_free(void *arg)
+{
+	struct metrics *m = arg;
+
+	evhttp_free(m->http);
+	free(m);
+}
+
+int metrics_start(struct timer *t, int fd, struct queue *q)
+{
+	struct metrics *m = calloc(1, sizeof *m);
+
+	if (m == NULL)
+		goto fail;
+	m->q = q;
+	m->http = evhttp_new(timer_base(t));
+	if (m->http == NULL)
+		goto fail;
+	evhttp_set_allowed_methods(m->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD);
+	/* A scrape is one small request: a client that dawdles or sends
+	 * more holds a connection and memory on the loop for nothing. */
+	evhttp_set_timeout(m->http, METRICS_TIMEOUT_S);
+	evhttp_set_max_headers_size(m->http, METRICS_HEADERS_MAX);
+	evhttp_set_max_body_size(m->http, METRICS_BODY_MAX);
+	if (evhttp_set_cb(m->http, "/metrics", metrics_serve, m) != 0 ||
+	    evhttp_accept_socket_with_handle(m->http, fd) == NULL)
+		goto fail_http;
+	/* evhttp now owns fd; it is freed with the loop's base. */
+	timer_on_stop(t, metrics_free, m);
+	return 0;
+
+fail_http:
+	evhttp_free(m->http);
+fail:
+	free(m);
+	close(fd);
+	log_err("metrics: cannot serve: %s", strerror(ENOMEM));
+	return -ENOMEM;
+}

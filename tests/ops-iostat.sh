@@ -1,0 +1,73 @@
+# fuse-iosched-stat reports a mount's rates: reads while reading, nothing
+# while idle, a switch marked in its interval; it runs as another user
+# and refuses a directory that is not a fuse-iosched mount.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
+require_root
+require setpriv
+STAT=${FUSE_IOSCHED_STAT:-$top_builddir/tools/fuse-iosched-stat}
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+# col NAME LINE: the value of column NAME (per the header) in the report.
+col() {
+	awk -v c="$1" '$1 == "Mount" { for (i = 1; i <= NF; i++)
+		if ($i == c) n = i; next } NF > 1 && n { print $n }' "$2" |
+		tail -n 1
+}
+
+chmod 755 "$T"
+mount_fs -o allow_other,scheduler=deadline
+dd if=/dev/urandom of="$MNT/f" bs=1M count=4 status=none
+
+# Not a mount: one clear line, status 1, nothing on stdout.
+if "$STAT" -c 1 "$BACKING" >"$T/out" 2>"$T/err"; then
+	fail "accepted a plain directory"
+fi
+grep -q "not a fuse-iosched mount" "$T/err" || fail "message: $(cat "$T/err")"
+[ ! -s "$T/out" ] || fail "printed a report for a plain directory"
+"$STAT" -c 1 "$T/nonexistent" 2>"$T/err" && fail "accepted a missing path"
+grep -q "not a fuse-iosched mount" "$T/err" || fail "message: $(cat "$T/err")"
+st=0; "$STAT" -i 0 "$MNT" 2>/dev/null || st=$?
+assert_eq 2 "$st" "status of -i 0"
+
+# Idle, as nobody: zero rates and utilisation.
+as_nobody "$STAT" -i 0.5 -c 1 "$MNT" >"$T/idle" || fail "nobody: $(cat "$T/idle")"
+cat "$T/idle"
+assert_eq "$MNT" "$(awk 'NR == 2 { print $1 }' "$T/idle")" "mount column"
+for c in r/s w/s rkB/s aqu-sz %util; do
+	assert_eq 0.00 "$(col "$c" "$T/idle")" "idle $c"
+done
+assert_eq deadline "$(col scheduler "$T/idle")" "scheduler while idle"
+
+# Reading with O_DIRECT (the page cache would hide repeats): r/s > 0.
+(
+	end=$(($(date +%s) + 20))
+	while [ "$(date +%s)" -lt "$end" ] && [ ! -e "$T/stop" ]; do
+		dd if="$MNT/f" of=/dev/null bs=64k iflag=direct status=none
+	done
+) &
+reader=$!
+cleanup_push "touch '$T/stop'; kill $reader 2>/dev/null"
+sleep 0.3
+"$STAT" -i 1 -c 2 "$MNT" >"$T/busy"
+touch "$T/stop"
+wait "$reader"
+cat "$T/busy"
+awk -v v="$(col r/s "$T/busy")" 'BEGIN { exit !(v > 0) }' ||
+	fail "r/s not above 0 while reading"
+awk -v v="$(col rkB/s "$T/busy")" 'BEGIN { exit !(v > 0) }' ||
+	fail "rkB/s not above 0 while reading"
+awk -v v="$(col %util "$T/busy")" 'BEGIN { exit !(v > 0 && v <= 100) }' ||
+	fail "%util not in (0, 100] while reading"
+assert_eq 0.00 "$(col w/s "$T/busy")" "w/s while only reading"
+
+# A switch is marked in its interval, and only there.
+"$STAT" -i 1.5 -c 2 "$MNT" >"$T/switch" &
+statpid=$!
+sleep 0.5
+echo noop >"$MNT/.control/scheduler"
+wait "$statpid" || fail "fuse-iosched-stat failed during a switch"
+cat "$T/switch"
+sched=$(awk -v m="$MNT" '$1 == m { print $NF }' "$T/switch" | tr '\n' ' ')
+assert_eq "noop* noop " "$sched" "scheduler column over the switch"
+
+unmount_fs
+check_log

@@ -1,0 +1,64 @@
+#!/bin/bash
+# Modules are code run as root: a module file or module directory that
+# someone other than root (or the daemon's user) could have changed is
+# refused, with a log line that says why, and a trusted copy of the same
+# module loads.  Cases: a world-writable module file, a group-writable
+# one, a directory owned by another user, a world-writable directory.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
+require_root
+require python3
+[ -f "$MODULE_DIR/deadline.so" ] || skip "$MODULE_DIR/deadline.so is not built"
+
+S=$MNT/.control/scheduler
+listed() { tr -d '[]' <"$S" | tr ' ' '\n' | grep -qx "$1"; }
+switch_fails() {
+	python3 - "$S" "$1" <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+try:
+    os.write(fd, sys.argv[2].encode() + b"\n")
+    sys.exit("switch to %s worked" % sys.argv[2])
+except OSError:
+    pass
+finally:
+    os.close(fd)
+PY
+}
+
+# case DIR-SETUP FILE-SETUP WANT: mount with a fresh module directory
+# holding deadline.so, changed by the two commands; deadline must be
+# refused at mount and at a switch, with WANT in the log line.
+refused() {
+	local mods=$T/mods
+	rm -rf "$mods"; mkdir -m 755 "$mods"
+	cp "$MODULE_DIR/deadline.so" "$mods/"
+	chmod 755 "$mods/deadline.so"
+	eval "$1"; eval "$2"
+	: >"$LOG"
+	# The last module_dir given wins over lib.sh's.
+	mount_fs -o "module_dir=$mods,scheduler=noop"
+	listed deadline && fail "$3: deadline was loaded"
+	switch_fails deadline || fail "$3"
+	grep -q "refused: .*$3" "$LOG" || fail "$3: no log line: $(cat "$LOG")"
+	unmount_fs
+	grep 'refused' "$LOG" | head -n 1
+}
+
+refused : 'chmod o+w "$mods/deadline.so"' 'writable by others'
+refused : 'chmod g+w "$mods/deadline.so"' 'writable by its group'
+refused 'chown nobody "$mods"' : 'owned by uid'
+refused 'chmod 777 "$mods"' : 'writable by others'
+refused : 'chown nobody "$mods/deadline.so"' 'owned by uid'
+
+# The same module, trusted, loads; and the build tree's modules load
+# (the test suite depends on it: check their modes here).
+chown root "$T/mods" "$T/mods/deadline.so"
+chmod 755 "$T/mods" "$T/mods/deadline.so"
+mount_fs -o "module_dir=$T/mods,scheduler=deadline"
+unmount_fs
+mount_fs
+for m in deadline anticipatory cfq bfq kyber; do
+	listed $m || fail "$m from $MODULE_DIR not loaded: $(grep refused "$LOG")"
+done
+unmount_fs
+check_log 'refused'
