@@ -197,11 +197,6 @@ static struct as_data *as_data(struct elevator_queue *eq)
 	return eq->elevator_data;
 }
 
-static struct elv_request *as_sort_entry(struct elv_list *l)
-{
-	return elv_list_entry(l, struct elv_request, elv_sort);
-}
-
 static struct elv_request *as_fifo_entry(struct elv_list *l)
 {
 	return elv_list_entry(l, struct elv_request, elv_fifo);
@@ -214,13 +209,14 @@ static enum elv_dir as_other(enum elv_dir dir)
 
 static uint64_t as_expire_ns(const struct as_data *ad, enum elv_dir dir)
 {
-	return elv_ms_to_ns(dir == ELV_READ ? ad->read_expire : ad->write_expire);
+	return elv_ms_to_ns(dir == ELV_READ ? ad->read_expire :
+			    ad->write_expire);
 }
 
 static uint64_t as_batch_ns(const struct as_data *ad, enum elv_dir dir)
 {
 	return elv_ms_to_ns(dir == ELV_READ ? ad->read_batch_expire :
-		     ad->write_batch_expire);
+			    ad->write_batch_expire);
 }
 
 static uint64_t as_distance(uint64_t a, uint64_t b)
@@ -388,8 +384,9 @@ static bool as_cost(const struct as_data *ad, const struct elv_request *rq,
 }
 
 /* The better of two candidates (either may be NULL) to serve next. */
-static struct elv_request *as_choose(const struct as_data *ad, struct elv_request *a,
-				 struct elv_request *b)
+static struct elv_request *as_choose(const struct as_data *ad,
+				     struct elv_request *a,
+				     struct elv_request *b)
 {
 	uint64_t ca = 0, cb = 0;
 	bool ra, rb;
@@ -413,7 +410,8 @@ static struct elv_request *as_choose(const struct as_data *ad, struct elv_reques
  * The request to serve after rq, rq excluded: its neighbour ahead (the
  * lowest one when rq is the last, wrapping round) or its neighbour behind.
  */
-static struct elv_request *as_find_next(struct as_data *ad, struct elv_request *rq)
+static struct elv_request *as_find_next(struct as_data *ad,
+					struct elv_request *rq)
 {
 	struct elv_list *head = &ad->sort_list[rq->dir];
 	struct elv_request *ahead = elv_rq_sort_next(head, rq);
@@ -599,7 +597,7 @@ static bool as_antic_hold(struct elevator_queue *eq, struct as_data *ad,
 /* Dispatch.                                                           */
 
 static struct elv_request *as_move_to_dispatch(struct as_data *ad,
-					   struct elv_request *rq)
+					       struct elv_request *rq)
 {
 	enum elv_dir dir = rq->dir;
 	struct as_proc *p = rq->elv_priv[0];
@@ -619,8 +617,9 @@ static struct elv_request *as_move_to_dispatch(struct as_data *ad,
 	return rq;
 }
 
-static struct elv_request *as_dispatch(struct elevator_queue *eq, uint64_t now_ns,
-				   bool force)
+static struct elv_request *as_dispatch(struct elevator_queue *eq,
+				       uint64_t now_ns,
+				       bool force)
 {
 	struct as_data *ad = as_data(eq);
 	enum elv_dir dir = ad->batch_dir, other = as_other(dir);
@@ -707,32 +706,6 @@ static void as_exit_queue(struct elevator_queue *eq)
 	ad->antic_proc = NULL;
 }
 
-/*
- * Offer a queued request that rq directly precedes in the same file (the
- * host finds back merges itself).  A linear scan, as in deadline: front
- * merges are rare and queues short.
- */
-static enum elv_merge as_merge(struct elevator_queue *eq,
-			       struct elv_request **found,
-			       const struct elv_request *rq)
-{
-	struct as_data *ad = as_data(eq);
-	struct elv_list *pos;
-	struct elv_request *cand;
-
-	elv_list_for_each(pos, &ad->sort_list[rq->dir]) {
-		cand = as_sort_entry(pos);
-		if (cand->file != rq->file ||
-		    rq->offset + rq->bytes != cand->offset)
-			continue;
-		if (cand->nr_sectors + rq->nr_sectors > IOSCHED_MAX_SECTORS)
-			continue;
-		*found = cand;
-		return ELV_FRONT_MERGE;
-	}
-	return ELV_NO_MERGE;
-}
-
 /* A front merge moved rq's first sector down: put it back in order. */
 static void as_merged(struct elevator_queue *eq, struct elv_request *rq,
 		      enum elv_merge type)
@@ -750,16 +723,13 @@ static void as_merged(struct elevator_queue *eq, struct elv_request *rq,
  * so the merged data is not served later than its oldest part; then next
  * is forgotten.
  */
-static void as_merged_requests(struct elevator_queue *eq, struct elv_request *rq,
+static void as_merged_requests(struct elevator_queue *eq,
+			       struct elv_request *rq,
 			       struct elv_request *next)
 {
 	struct as_data *ad = as_data(eq);
 
-	if (next->elv_deadline_ns < rq->elv_deadline_ns) {
-		elv_list_del(&rq->elv_fifo);
-		elv_list_add(&rq->elv_fifo, &next->elv_fifo);
-		rq->elv_deadline_ns = next->elv_deadline_ns;
-	}
+	elv_rq_merge_fifo(rq, next);
 	as_remove(ad, next);
 
 	if (elv_rq_sort_misplaced(&ad->sort_list[rq->dir], rq)) {
@@ -825,6 +795,21 @@ static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
 	}
 }
 
+/*
+ * As as_may_queue: the process being anticipated is admitted over the
+ * limit, or the wait would end with its request stuck behind a full queue.
+ */
+static enum elv_may_queue as_may_queue(struct elevator_queue *eq,
+				       const struct elv_request *rq)
+{
+	struct as_data *ad = as_data(eq);
+
+	if (as_antic_waiting(ad) && ad->antic_proc != NULL &&
+	    ad->antic_proc->pid == rq->pid)
+		return ELV_MQUEUE_MUST;
+	return ELV_MQUEUE_MAY;
+}
+
 static bool as_has_work(struct elevator_queue *eq)
 {
 	struct as_data *ad = as_data(eq);
@@ -834,6 +819,15 @@ static bool as_has_work(struct elevator_queue *eq)
 
 /* ------------------------------------------------------------------ */
 /* Tunables, shown and set under .control/iosched/.                    */
+
+/*
+ * est_time, read-only as in the kernel: the think time assumed for a
+ * process not seen before, in microseconds.
+ */
+static int64_t as_est_time_show(struct elevator_queue *eq)
+{
+	return (int64_t)(as_data(eq)->new_ttime.mean / 1000);
+}
 
 static const struct elv_tunable as_tunables[] = {
 	ELV_TUNABLE(struct as_data, read_expire, AS_READ_EXPIRE,
@@ -851,6 +845,8 @@ static const struct elv_tunable as_tunables[] = {
 	ELV_TUNABLE(struct as_data, antic_expire, AS_ANTIC_EXPIRE,
 		    0, 1000, "ms",
 		    "longest idle wait for a process's next read (0: never)"),
+	ELV_TUNABLE_COMPUTED("est_time", as_est_time_show, "us",
+			     "think time assumed for a new process"),
 	{ .name = NULL },
 };
 
@@ -864,13 +860,13 @@ static struct elevator_type anticipatory_type = {
 	.ops = {
 		.init_queue = as_init_queue,
 		.exit_queue = as_exit_queue,
-		.merge = as_merge,
 		.merged = as_merged,
 		.merged_requests = as_merged_requests,
 		.add_request = as_add_request,
 		.dispatch = as_dispatch,
 		.completed = as_completed,
 		.has_work = as_has_work,
+		.may_queue = as_may_queue,
 	},
 	.tunables = as_tunables,
 };

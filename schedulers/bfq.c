@@ -718,7 +718,7 @@ static void bfq_remove_rq(struct bfq_data *bd, struct bfq_queue *bfqq,
 
 /* Hand rq of the queue in service over to the host, and charge it. */
 static struct elv_request *bfq_take(struct bfq_data *bd, struct bfq_queue *bfqq,
-				struct elv_request *rq, uint64_t now_ns)
+				    struct elv_request *rq, uint64_t now_ns)
 {
 	struct bfq_sched *st = &bd->sched[bfqq->cls];
 	uint64_t charge = bfq_charge(rq);
@@ -743,7 +743,7 @@ static struct elv_request *bfq_take(struct bfq_data *bd, struct bfq_queue *bfqq,
  * goes out, the queue in service first.
  */
 static struct elv_request *bfq_dispatch_forced(struct bfq_data *bd,
-					   uint64_t now_ns)
+					       uint64_t now_ns)
 {
 	struct bfq_queue *bfqq = bd->active;
 	int c;
@@ -783,7 +783,8 @@ static int bfq_init_queue(struct elevator_queue *eq)
 }
 
 /* next was merged into rq: it leaves its queue, which may go too. */
-static void bfq_merged_requests(struct elevator_queue *eq, struct elv_request *rq,
+static void bfq_merged_requests(struct elevator_queue *eq,
+				struct elv_request *rq,
 				struct elv_request *next)
 {
 	struct bfq_data *bd = bfq_data(eq);
@@ -860,8 +861,9 @@ static void bfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 		bfq_expire(bd, now_ns, BFQ_EXP_PREEMPTED);
 }
 
-static struct elv_request *bfq_dispatch(struct elevator_queue *eq, uint64_t now_ns,
-				    bool force)
+static struct elv_request *bfq_dispatch(struct elevator_queue *eq,
+					uint64_t now_ns,
+					bool force)
 {
 	struct bfq_data *bd = bfq_data(eq);
 	struct bfq_queue *bfqq;
@@ -982,7 +984,7 @@ static struct elevator_type bfq_type = {
 	.ops = {
 		.init_queue = bfq_init_queue,
 		.exit_queue = pidq_exit_queue,
-		.merge = pidq_merge,
+		.allow_merge = pidq_allow_merge,
 		.merged = pidq_merged,
 		.merged_requests = bfq_merged_requests,
 		.add_request = bfq_add_request,

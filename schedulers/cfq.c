@@ -355,7 +355,7 @@ new_queue:
 
 /* Hand rq of the active queue over to the host. */
 static struct elv_request *cfq_take(struct cfq_data *cd, struct cfq_queue *cfqq,
-				struct elv_request *rq, uint64_t now_ns)
+				    struct elv_request *rq, uint64_t now_ns)
 {
 	uintptr_t flags = 0;
 
@@ -382,7 +382,7 @@ static struct elv_request *cfq_take(struct cfq_data *cd, struct cfq_queue *cfqq,
  * goes out, the active queue first.
  */
 static struct elv_request *cfq_dispatch_forced(struct cfq_data *cd,
-					   uint64_t now_ns)
+					       uint64_t now_ns)
 {
 	struct cfq_queue *cfqq = cd->active;
 	int c;
@@ -422,7 +422,8 @@ static int cfq_init_queue(struct elevator_queue *eq)
 }
 
 /* next was merged into rq: it leaves its queue, which may go too. */
-static void cfq_merged_requests(struct elevator_queue *eq, struct elv_request *rq,
+static void cfq_merged_requests(struct elevator_queue *eq,
+				struct elv_request *rq,
 				struct elv_request *next)
 {
 	struct cfq_data *cd = cfq_data(eq);
@@ -491,8 +492,9 @@ static void cfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 	}
 }
 
-static struct elv_request *cfq_dispatch(struct elevator_queue *eq, uint64_t now_ns,
-				    bool force)
+static struct elv_request *cfq_dispatch(struct elevator_queue *eq,
+					uint64_t now_ns,
+					bool force)
 {
 	struct cfq_data *cd = cfq_data(eq);
 	struct cfq_queue *cfqq;
@@ -601,6 +603,23 @@ static void cfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 /* ------------------------------------------------------------------ */
 /* Tunables, shown and set under .control/iosched/.                    */
 
+/*
+ * As cfq_may_queue: while cfq idles for the active queue's process, that
+ * process's next synchronous request is admitted over the limit, or the
+ * slice would run out with its request stuck behind a full queue.
+ */
+static enum elv_may_queue cfq_may_queue(struct elevator_queue *eq,
+					const struct elv_request *rq)
+{
+	const struct cfq_data *cd = cfq_data(eq);
+	const struct cfq_queue *active = cd->active;
+
+	if (cd->idling && active != NULL && active->per_process &&
+	    rq->sync && active->q.pid == rq->pid)
+		return ELV_MQUEUE_MUST;
+	return ELV_MQUEUE_MAY;
+}
+
 static const struct elv_tunable cfq_tunables[] = {
 	ELV_TUNABLE(struct cfq_data, quantum, CFQ_QUANTUM, 1, 1024, "",
 		    "requests a queue may have in flight in its slice"),
@@ -638,13 +657,14 @@ static struct elevator_type cfq_type = {
 	.ops = {
 		.init_queue = cfq_init_queue,
 		.exit_queue = pidq_exit_queue,
-		.merge = pidq_merge,
+		.allow_merge = pidq_allow_merge,
 		.merged = pidq_merged,
 		.merged_requests = cfq_merged_requests,
 		.add_request = cfq_add_request,
 		.dispatch = cfq_dispatch,
 		.completed = cfq_completed,
 		.has_work = pidq_has_work,
+		.may_queue = cfq_may_queue,
 	},
 	.tunables = cfq_tunables,
 };

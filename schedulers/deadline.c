@@ -30,16 +30,10 @@
 #define DL_WRITE_EXPIRE		5000
 /* Read batches that may pass over waiting writes before writes get one. */
 #define DL_WRITES_STARVED	2
-/* Offer front merges (1) or leave only the host's back merges (0). */
+/* Allow the host's front merges of new requests (1) or not (0). */
 #define DL_FRONT_MERGES		1
 /* Requests in one batch, in sector order, before expiry is checked again. */
 #define DL_FIFO_BATCH		16
-
-/*
- * The largest request a front merge may build, in sectors.  The host checks
- * its own limit as well; this keeps the module from offering candidates that
- * could never be accepted.
- */
 
 
 struct deadline_data {
@@ -82,11 +76,6 @@ static struct deadline_data *dl_data(struct elevator_queue *eq)
 	return eq->elevator_data;
 }
 
-static struct elv_request *dl_sort_entry(struct elv_list *l)
-{
-	return elv_list_entry(l, struct elv_request, elv_sort);
-}
-
 static struct elv_request *dl_fifo_entry(struct elv_list *l)
 {
 	return elv_list_entry(l, struct elv_request, elv_fifo);
@@ -100,7 +89,8 @@ static uint64_t dl_expire_ns(const struct deadline_data *dd, enum elv_dir dir)
 }
 
 /* The request after rq in sector order, or NULL at the end of the list. */
-static struct elv_request *dl_latter(struct deadline_data *dd, struct elv_request *rq)
+static struct elv_request *dl_latter(struct deadline_data *dd,
+				     struct elv_request *rq)
 {
 	return elv_rq_sort_next(&dd->sort_list[rq->dir], rq);
 }
@@ -167,7 +157,7 @@ static unsigned dl_batch_cost(const struct elv_request *rq)
 }
 
 static struct elv_request *dl_move_to_dispatch(struct deadline_data *dd,
-					   struct elv_request *rq)
+					       struct elv_request *rq)
 {
 	enum elv_dir dir = rq->dir;
 	enum elv_dir other = dir == ELV_READ ? ELV_WRITE : ELV_READ;
@@ -209,33 +199,12 @@ static void dl_exit_queue(struct elevator_queue *eq)
 			dd->nr_queued[ELV_READ], dd->nr_queued[ELV_WRITE]);
 }
 
-/*
- * Offer a queued request that rq directly precedes in the same file.  The
- * host finds back merges itself.  The scan is linear, which is fine for a
- * queue of a few hundred requests at most; front merges are rare (a
- * process reading a file backwards) and the scan stops at the first hit.
- */
-static enum elv_merge dl_merge(struct elevator_queue *eq,
-			       struct elv_request **found,
-			       const struct elv_request *rq)
+/* front_merges 0 turns off front merges of new requests, as in the kernel. */
+static bool dl_allow_merge(struct elevator_queue *eq,
+			   const struct elv_request *rq,
+			   const struct elv_request *next, enum elv_merge type)
 {
-	struct deadline_data *dd = dl_data(eq);
-	struct elv_list *pos;
-	struct elv_request *cand;
-
-	if (!dd->front_merges)
-		return ELV_NO_MERGE;
-	elv_list_for_each(pos, &dd->sort_list[rq->dir]) {
-		cand = dl_sort_entry(pos);
-		if (cand->file != rq->file ||
-		    rq->offset + rq->bytes != cand->offset)
-			continue;
-		if (cand->nr_sectors + rq->nr_sectors > IOSCHED_MAX_SECTORS)
-			continue;
-		*found = cand;
-		return ELV_FRONT_MERGE;
-	}
-	return ELV_NO_MERGE;
+	return type != ELV_FRONT_MERGE || dl_data(eq)->front_merges != 0;
 }
 
 /* A front merge moved rq's first sector down: put it back in order. */
@@ -255,16 +224,13 @@ static void dl_merged(struct elevator_queue *eq, struct elv_request *rq,
  * was older, so that the merged request is not served later than the
  * oldest data it carries; then next is forgotten.
  */
-static void dl_merged_requests(struct elevator_queue *eq, struct elv_request *rq,
+static void dl_merged_requests(struct elevator_queue *eq,
+			       struct elv_request *rq,
 			       struct elv_request *next)
 {
 	struct deadline_data *dd = dl_data(eq);
 
-	if (next->elv_deadline_ns < rq->elv_deadline_ns) {
-		elv_list_del(&rq->elv_fifo);
-		elv_list_add(&rq->elv_fifo, &next->elv_fifo);
-		rq->elv_deadline_ns = next->elv_deadline_ns;
-	}
+	elv_rq_merge_fifo(rq, next);
 	dl_remove(dd, next);
 
 	/* If the merge moved rq's first sector, keep the sort order. */
@@ -293,8 +259,9 @@ static void dl_add_request(struct elevator_queue *eq, struct elv_request *rq,
  * Pick the next request.  Deadline never idles, so force makes no
  * difference: whenever something is queued, something is returned.
  */
-static struct elv_request *dl_dispatch(struct elevator_queue *eq, uint64_t now_ns,
-				   bool force)
+static struct elv_request *dl_dispatch(struct elevator_queue *eq,
+				       uint64_t now_ns,
+				       bool force)
 {
 	struct deadline_data *dd = dl_data(eq);
 	bool reads = !elv_list_empty(&dd->fifo_list[ELV_READ]);
@@ -375,7 +342,7 @@ static struct elevator_type deadline_type = {
 	.ops = {
 		.init_queue = dl_init_queue,
 		.exit_queue = dl_exit_queue,
-		.merge = dl_merge,
+		.allow_merge = dl_allow_merge,
 		.merged = dl_merged,
 		.merged_requests = dl_merged_requests,
 		.add_request = dl_add_request,

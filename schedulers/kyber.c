@@ -35,7 +35,7 @@
  * Windows are judged lazily, at the first dispatch or completion after they
  * end: depths are only consulted by dispatch, so judging there is as good
  * as a timer.  Kyber therefore needs no wake-ups.  Every hook is O(1):
- * fixed-size histograms, no allocation, and a bounded merge scan.
+ * fixed-size histograms and no allocation; merges are the host's.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -111,13 +111,6 @@ enum ky_lat_type {
 	KY_LAT_IO,
 	KY_NR_LAT_TYPES,
 };
-
-/*
- * Front merges: look at this many requests at the tail of the domain's
- * FIFO, like the kernel's bounded list merge.  Sequential streams queue
- * their pieces one after another, so the tail is where a partner is.
- */
-#define KY_MERGE_SCAN		8
 
 struct kyber_data {
 	/*
@@ -215,7 +208,8 @@ static void ky_dequeue(struct kyber_data *kd, struct elv_request *rq)
  * A merge made rq synchronous (a process now waits for part of it): move
  * it to the read domain's tail.  Rare, since the host marks reads sync.
  */
-static void ky_redomain(struct kyber_data *kd, struct elv_request *rq, bool sync)
+static void ky_redomain(struct kyber_data *kd, struct elv_request *rq,
+			bool sync)
 {
 	enum ky_domain d = ky_domain_of(rq->dir, sync);
 
@@ -407,36 +401,6 @@ static void ky_exit_queue(struct elevator_queue *eq)
 	}
 }
 
-/*
- * Offer a queued request that rq directly precedes in the same file,
- * looking only at the last few of its domain (the host finds back merges
- * itself), so that merging stays O(1) as the rest of kyber.
- */
-static enum elv_merge ky_merge(struct elevator_queue *eq,
-			       struct elv_request **found,
-			       const struct elv_request *rq)
-{
-	struct kyber_data *kd = ky_data(eq);
-	struct elv_list *head = &kd->fifo[ky_domain_of(rq->dir, rq->sync)];
-	struct elv_list *pos;
-	struct elv_request *cand;
-	unsigned n = 0;
-
-	for (pos = head->prev; pos != head && n < KY_MERGE_SCAN;
-	     pos = pos->prev, n++) {
-		cand = ky_fifo_entry(pos);
-		if (cand == rq || cand->file != rq->file ||
-		    cand->dir != rq->dir ||
-		    rq->offset + rq->bytes != cand->offset)
-			continue;
-		if (cand->nr_sectors + rq->nr_sectors > IOSCHED_MAX_SECTORS)
-			continue;
-		*found = cand;
-		return ELV_FRONT_MERGE;
-	}
-	return ELV_NO_MERGE;
-}
-
 /* rq grew; if a synchronous piece joined an asynchronous read, move it. */
 static void ky_merged(struct elevator_queue *eq, struct elv_request *rq,
 		      enum elv_merge type)
@@ -451,17 +415,14 @@ static void ky_merged(struct elevator_queue *eq, struct elv_request *rq,
  * oldest part; then next is forgotten.  The host joins the two after this
  * call, so rq becomes synchronous if next was.
  */
-static void ky_merged_requests(struct elevator_queue *eq, struct elv_request *rq,
+static void ky_merged_requests(struct elevator_queue *eq,
+			       struct elv_request *rq,
 			       struct elv_request *next)
 {
 	struct kyber_data *kd = ky_data(eq);
 
-	if (ky_rq_domain(next) == ky_rq_domain(rq) &&
-	    next->elv_deadline_ns < rq->elv_deadline_ns) {
-		elv_list_del(&rq->elv_fifo);
-		elv_list_add(&rq->elv_fifo, &next->elv_fifo);
-		rq->elv_deadline_ns = next->elv_deadline_ns;
-	}
+	if (ky_rq_domain(next) == ky_rq_domain(rq))
+		elv_rq_merge_fifo(rq, next);
 	ky_dequeue(kd, next);
 	ky_redomain(kd, rq, rq->sync || next->sync);
 }
@@ -478,8 +439,8 @@ static void ky_add_request(struct elevator_queue *eq, struct elv_request *rq,
 
 /* The head of domain d if it has one and a token for it (or force). */
 static struct elv_request *ky_dispatch_domain(struct kyber_data *kd,
-					  enum ky_domain d, uint64_t now_ns,
-					  bool force)
+					      enum ky_domain d, uint64_t now_ns,
+					      bool force)
 {
 	struct elv_request *rq;
 
@@ -501,8 +462,9 @@ static struct elv_request *ky_dispatch_domain(struct kyber_data *kd,
  * coming back to the current one last.  With force, depths do not count,
  * so a draining queue always empties.
  */
-static struct elv_request *ky_dispatch(struct elevator_queue *eq, uint64_t now_ns,
-				   bool force)
+static struct elv_request *ky_dispatch(struct elevator_queue *eq,
+				       uint64_t now_ns,
+				       bool force)
 {
 	struct kyber_data *kd = ky_data(eq);
 	struct elv_request *rq;
@@ -578,7 +540,6 @@ static struct elevator_type kyber_type = {
 	.ops = {
 		.init_queue = ky_init_queue,
 		.exit_queue = ky_exit_queue,
-		.merge = ky_merge,
 		.merged = ky_merged,
 		.merged_requests = ky_merged_requests,
 		.add_request = ky_add_request,

@@ -1,9 +1,9 @@
 /*
  * noop: the built-in scheduler.  Requests are served in the order they
- * arrive; the queue still merges adjacent requests (back merges, found by
- * the host), and noop offers front merges too, since a request that ends
- * where a queued one begins costs nothing to join.  Suited to devices where
- * ordering buys nothing, and the fallback when no module loads.
+ * arrive; the host still merges adjacent requests (back and front), since
+ * a request that ends where a queued one begins costs nothing to join.
+ * Suited to devices where ordering buys nothing, and the fallback when no
+ * module loads.
  *
  * Written against the public header only, like any module; the host links
  * it in and finds it through elv_noop() rather than a module's entry.
@@ -20,26 +20,6 @@ static int noop_init_queue(struct elevator_queue *eq)
 
 	elv_list_init(&nd->fifo);
 	return 0;
-}
-
-static enum elv_merge noop_merge(struct elevator_queue *eq,
-				 struct elv_request **found,
-				 const struct elv_request *rq)
-{
-	struct noop_data *nd = eq->elevator_data;
-	struct elv_list *pos;
-
-	/* Newest first: a stream's next request is usually at the tail. */
-	for (pos = nd->fifo.prev; pos != &nd->fifo; pos = pos->prev) {
-		struct elv_request *q = elv_list_entry(pos, struct elv_request, elv_fifo);
-
-		if (q->file == rq->file && q->dir == rq->dir &&
-		    rq->offset + rq->bytes == q->offset) {
-			*found = q;
-			return ELV_FRONT_MERGE;
-		}
-	}
-	return ELV_NO_MERGE;
 }
 
 static void noop_merged_requests(struct elevator_queue *eq,
@@ -83,7 +63,6 @@ static struct elevator_type noop_type = {
 	.data_size = sizeof(struct noop_data),
 	.ops = {
 		.init_queue = noop_init_queue,
-		.merge = noop_merge,
 		.merged_requests = noop_merged_requests,
 		.add_request = noop_add_request,
 		.dispatch = noop_dispatch,

@@ -222,7 +222,8 @@ void pidq_add_rq(struct pidq_data *pd, struct pidq *q, struct elv_request *rq)
 }
 
 /* rq leaves q (dispatched or merged away); true when q is empty now. */
-bool pidq_remove_rq(struct pidq_data *pd, struct pidq *q, struct elv_request *rq)
+bool pidq_remove_rq(struct pidq_data *pd, struct pidq *q,
+		    struct elv_request *rq)
 {
 	if (q->next_rq == rq)
 		q->next_rq = pidq_find_next_rq(pd, q, rq);
@@ -237,7 +238,7 @@ bool pidq_remove_rq(struct pidq_data *pd, struct pidq *q, struct elv_request *rq
 
 /* The oldest request of q if it has waited past its FIFO expiry. */
 struct elv_request *pidq_fifo_expired(const struct pidq_data *pd,
-				  const struct pidq *q, uint64_t now_ns)
+				      const struct pidq *q, uint64_t now_ns)
 {
 	struct elv_request *head = pidq_fifo_entry(q->fifo.next);
 
@@ -248,27 +249,16 @@ struct elv_request *pidq_fifo_expired(const struct pidq_data *pd,
 }
 
 /*
- * next is being merged into rq.  rq takes next's FIFO place if next is
- * older, so the merged request does not expire later than the data it
- * carries.  The host merges by file offset, so the two may sit on
- * different queues.
+ * next is being merged into rq, on the same queue (pidq_allow_merge).  rq
+ * takes next's FIFO place if next is older, so the merged request does
+ * not expire later than the data it carries.
  */
 void pidq_merged_fifo(struct elv_request *rq, struct elv_request *next)
 {
-	struct pidq *rq_q = pidq_rq_queue(rq), *next_q = pidq_rq_queue(next);
-	struct elv_list *pos;
-
 	if (next->arrival_ns >= rq->arrival_ns)
 		return;
 	elv_list_del(&rq->elv_fifo);
-	if (rq_q == next_q) {
-		elv_list_add(&rq->elv_fifo, &next->elv_fifo);
-		return;
-	}
-	elv_list_for_each(pos, &rq_q->fifo)
-		if (pidq_fifo_entry(pos)->arrival_ns > next->arrival_ns)
-			break;
-	elv_list_add_tail(&rq->elv_fifo, pos);
+	elv_list_add(&rq->elv_fifo, &next->elv_fifo);
 }
 
 /* ------------------------------------------------------------------ */
@@ -290,39 +280,36 @@ void pidq_exit_queue(struct elevator_queue *eq)
 }
 
 /*
- * Offer a queued request of the same queue that rq directly precedes in
- * the same file.  The host finds back merges itself.  A process's queue is
- * short, so a linear scan is cheap.
+ * The queue a new request would join: its process's when it is
+ * synchronous, else the pool of its priority (as cfq and bfq add it); NULL
+ * when its process has no queue yet.
  */
-enum elv_merge pidq_merge(struct elevator_queue *eq, struct elv_request **found,
-			  const struct elv_request *rq)
+static struct pidq *pidq_queue_of(struct pidq_data *pd,
+				  const struct elv_request *rq)
 {
-	struct pidq_data *pd = pidq_data(eq);
-	struct pidq *q;
-	struct elv_list *pos;
-	struct elv_request *cand;
 	enum pidq_class cls;
 	int level;
 
-	if (rq->sync && rq->pid != 0) {
-		q = pidq_find_process(pd, rq->pid);
-	} else {
-		pidq_prio(rq->ioprio, &cls, &level);
-		q = pd->pool[cls][level];
-	}
-	if (q == NULL)
-		return ELV_NO_MERGE;
-	elv_list_for_each(pos, &q->sort) {
-		cand = elv_rq_sort_entry(pos);
-		if (cand == rq || cand->file != rq->file ||
-		    cand->dir != rq->dir ||
-		    rq->offset + rq->bytes != cand->offset ||
-		    cand->nr_sectors + rq->nr_sectors > IOSCHED_MAX_SECTORS)
-			continue;
-		*found = cand;
-		return ELV_FRONT_MERGE;
-	}
-	return ELV_NO_MERGE;
+	if (rq->sync && rq->pid != 0)
+		return pidq_find_process(pd, rq->pid);
+	pidq_prio(rq->ioprio, &cls, &level);
+	return pd->pool[cls][level];
+}
+
+/*
+ * As cfq_allow_merge and cfq_allow_rq_merge: a merge stays within one
+ * queue, so one process's data is not served in another's time slice,
+ * and synchronous data never joins an asynchronous request, where it
+ * would wait behind the writeback it has nothing to do with.
+ */
+bool pidq_allow_merge(struct elevator_queue *eq, const struct elv_request *rq,
+		      const struct elv_request *next, enum elv_merge type)
+{
+	if (type == ELV_REQUEST_MERGE)
+		return pidq_rq_queue(rq) == pidq_rq_queue(next);
+	if (next->sync && !rq->sync)
+		return false;
+	return pidq_queue_of(pidq_data(eq), next) == pidq_rq_queue(rq);
 }
 
 /* A front merge moved rq's first sector: put it back in order. */

@@ -7,8 +7,9 @@
  * Within a queue, requests are kept in sector order and in arrival order;
  * the next one is the next stop of a one-way sweep that tolerates short
  * backward seeks at a penalty, unless the oldest has waited past its FIFO
- * expiry.  Which queue gets the device, and for how long, is each
- * scheduler's own.
+ * expiry.  Merges stay within one queue and never put synchronous data
+ * into an asynchronous request (pidq_allow_merge, as cfq_allow_merge).
+ * Which queue gets the device, and for how long, is each scheduler's own.
  *
  * A scheduler embeds struct pidq as the first member of its queue, so that
  * pidq can free a per-process queue it allocated, and struct pidq_data,
@@ -94,7 +95,7 @@ struct pidq_data {
 /* A tunable of the struct pidq_data pq in a scheduler's data of type. */
 #define PIDQ_TUNABLE(type, field, def, min, max, unit, desc) \
 	{ #field, offsetof(type, pq.field), (def), (min), (max), (unit), \
-	  (desc) }
+	  (desc), 0, NULL, NULL }
 
 void pidq_prio(int ioprio, enum pidq_class *cls, int *level);
 
@@ -117,8 +118,8 @@ void pidq_merged_fifo(struct elv_request *rq, struct elv_request *next);
 
 /* Hooks, for the schedulers' elevator_ops. */
 void pidq_exit_queue(struct elevator_queue *eq);
-enum elv_merge pidq_merge(struct elevator_queue *eq, struct elv_request **found,
-			  const struct elv_request *rq);
+bool pidq_allow_merge(struct elevator_queue *eq, const struct elv_request *rq,
+		      const struct elv_request *next, enum elv_merge type);
 void pidq_merged(struct elevator_queue *eq, struct elv_request *rq,
 		 enum elv_merge type);
 bool pidq_has_work(struct elevator_queue *eq);

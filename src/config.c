@@ -109,7 +109,7 @@ static const struct config_setting config_settings[] = {
 	{ .name = "nr_requests", .type = CONFIG_UINT, CONFIG_FIELD(nr_requests),
 	  .min = NR_REQUESTS_MIN, .max = NR_REQUESTS_MAX, .def = "128",
 	  .apply = config_apply_nr_requests,
-	  .arg = "N", .help = "queue depth limit" },
+	  .arg = "N", .help = "queue depth limit per direction" },
 	{ .name = "module_dir", .type = CONFIG_PATH, CONFIG_FIELD(module_dir),
 	  .def = MODULE_DIR,
 	  .arg = "DIR", .help = "where scheduler modules (NAME.so) are "
@@ -715,6 +715,9 @@ static cfg_opt_t *config_table(bool sections)
 		for (t = type->tunables; t != NULL && t->name != NULL; t++) {
 			cfg_opt_t o = CFG_STR(t->name, NULL, CFGF_NODEFAULT);
 
+			/* Read-only values are not settings. */
+			if (t->flags & ELV_TUNABLE_READONLY)
+				continue;
 			o.validcb = config_tunable_cb;
 			sub[j++] = o;
 		}
@@ -974,7 +977,9 @@ void config_print(const struct config *cfg, FILE *fp)
 		fprintf(fp, "\n# %s: %s\n%s {\n", type->name,
 			type->description != NULL ? type->description : "",
 			type->name);
-		for (; t != NULL && t->name != NULL; t++)
+		for (; t != NULL && t->name != NULL; t++) {
+			if (t->flags & ELV_TUNABLE_READONLY)
+				continue;
 			fprintf(fp, "\t%s = %" PRId64 "\t# %s%s(%" PRId64
 				" to %" PRId64 "): %s\n", t->name,
 				config_tunable_value(cfg, type, t),
@@ -982,6 +987,7 @@ void config_print(const struct config *cfg, FILE *fp)
 				t->unit != NULL && *t->unit != '\0' ? " " : "",
 				t->min, t->max,
 				t->description != NULL ? t->description : "");
+		}
 		fputs("}\n", fp);
 	}
 }

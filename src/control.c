@@ -70,11 +70,11 @@ enum {
  * scheduler type, in the order this file first met the types, and within
  * it the tunable's index in the type's table.  Giving each scheduler its
  * own numbers means that an inode looked up under one scheduler cannot be
- * opened as a tunable of the next one; a table longer than
- * CONTROL_TUNABLES_MAX shows only its first entries.
+ * opened as a tunable of the next one.  The loader refuses a table longer
+ * than IOSCHED_TUNABLES_MAX, so every tunable has a file.
  */
 #define CONTROL_INO_TUNABLE 16
-#define CONTROL_TUNABLES_MAX 32
+#define CONTROL_TUNABLES_MAX IOSCHED_TUNABLES_MAX
 #define CONTROL_TYPES_MAX 64	/* as many as the registry holds */
 #define CONTROL_INO_TUNABLE_END \
 	(CONTROL_INO_TUNABLE + CONTROL_TYPES_MAX * CONTROL_TUNABLES_MAX)
@@ -302,10 +302,18 @@ static const struct control_node control_nodes[] = {
 	{ "trace", CONTROL_INO_TRACE, S_IFREG | 0444, NULL, NULL },
 };
 
-/* Every tunable file; the inode number says which (control_tunable). */
+/*
+ * Every tunable file; the inode number says which (control_tunable).  A
+ * read-only tunable's file has no store: opening it for writing fails
+ * with EACCES, and its mode says so.
+ */
 static const struct control_node control_tunable_node = {
 	NULL, CONTROL_INO_TUNABLE, S_IFREG | 0644,
 	control_tunable_show, control_tunable_store
+};
+static const struct control_node control_tunable_ro_node = {
+	NULL, CONTROL_INO_TUNABLE, S_IFREG | 0444,
+	control_tunable_show, NULL
 };
 
 bool control_is_ino(fuse_ino_t ino)
@@ -319,11 +327,20 @@ static bool control_is_tunable(fuse_ino_t ino)
 	return ino >= CONTROL_INO_TUNABLE && ino < CONTROL_INO_TUNABLE_END;
 }
 
+static const struct elv_tunable *control_tunable_owned(fuse_ino_t ino,
+						     const struct elevator_type **owner);
+
 static const struct control_node *control_node(fuse_ino_t ino)
 {
-	if (control_is_tunable(ino))
-		return &control_tunable_node;
-	return &control_nodes[ino - CONTROL_INO_DIR];
+	const struct elevator_type *owner;
+	const struct elv_tunable *t;
+
+	if (!control_is_tunable(ino))
+		return &control_nodes[ino - CONTROL_INO_DIR];
+	t = control_tunable_owned(ino, &owner);
+	if (t != NULL && (t->flags & ELV_TUNABLE_READONLY))
+		return &control_tunable_ro_node;
+	return &control_tunable_node;
 }
 
 /* The inode number of type's tunable i, or 0 when there is none. */
@@ -363,6 +380,21 @@ control_tunable_at(const struct elevator_type *type, size_t i)
 	return &type->tunables[i];
 }
 
+/* The tunable a tunable inode stands for, and its scheduler, or NULL. */
+static const struct elv_tunable *
+control_tunable_owned(fuse_ino_t ino, const struct elevator_type **owner)
+{
+	unsigned block = (ino - CONTROL_INO_TUNABLE) / CONTROL_TUNABLES_MAX;
+	size_t i = (ino - CONTROL_INO_TUNABLE) % CONTROL_TUNABLES_MAX;
+
+	*owner = NULL;
+	pthread_mutex_lock(&control_types_lock);
+	if (block < control_nr_types)
+		*owner = control_types[block];
+	pthread_mutex_unlock(&control_types_lock);
+	return *owner != NULL ? control_tunable_at(*owner, i) : NULL;
+}
+
 /*
  * The tunable a tunable inode stands for, if its scheduler is the active
  * one (type); NULL otherwise.
@@ -370,17 +402,10 @@ control_tunable_at(const struct elevator_type *type, size_t i)
 static const struct elv_tunable *
 control_tunable(fuse_ino_t ino, const struct elevator_type *type)
 {
-	unsigned block = (ino - CONTROL_INO_TUNABLE) / CONTROL_TUNABLES_MAX;
-	size_t i = (ino - CONTROL_INO_TUNABLE) % CONTROL_TUNABLES_MAX;
-	const struct elevator_type *owner = NULL;
+	const struct elevator_type *owner;
+	const struct elv_tunable *t = control_tunable_owned(ino, &owner);
 
-	pthread_mutex_lock(&control_types_lock);
-	if (block < control_nr_types)
-		owner = control_types[block];
-	pthread_mutex_unlock(&control_types_lock);
-	if (owner != type)
-		return NULL;
-	return control_tunable_at(type, i);
+	return owner == type ? t : NULL;
 }
 
 static const struct control_node *control_find(const char *name)

@@ -227,7 +227,7 @@ int elv_tunable_get(struct elevator_queue *eq, const char *name,
 
 	if (t == NULL)
 		return -ENOENT;
-	*value = *elv_tunable_slot(eq, t);
+	*value = t->show != NULL ? t->show(eq) : *elv_tunable_slot(eq, t);
 	return 0;
 }
 
@@ -235,13 +235,20 @@ int elv_tunable_set(struct elevator_queue *eq, const char *name,
 		    int64_t value)
 {
 	const struct elv_tunable *t = elv_tunable_find(eq->type, name);
+	int ret;
 
 	if (t == NULL)
 		return -ENOENT;
+	if (t->flags & ELV_TUNABLE_READONLY)
+		return -EACCES;
 	if (value < t->min || value > t->max)
 		return -EINVAL;
-	*elv_tunable_slot(eq, t) = value;
-	return 0;
+	if (t->store == NULL) {
+		*elv_tunable_slot(eq, t) = value;
+		return 0;
+	}
+	ret = t->store(eq, value);
+	return ret > 0 ? -EINVAL : ret;
 }
 
 int elv_tunable_default_set(const struct elevator_type *type,
@@ -252,6 +259,8 @@ int elv_tunable_default_set(const struct elevator_type *type,
 
 	if (t == NULL)
 		return -ENOENT;
+	if (t->flags & ELV_TUNABLE_READONLY)
+		return -EACCES;
 	if (value < t->min || value > t->max)
 		return -ERANGE;
 	pthread_mutex_lock(&elv_lock);
@@ -294,7 +303,8 @@ static void elv_tunables_init(struct elevator_queue *eq)
 	struct elv_override *o;
 
 	for (t = eq->type->tunables; t != NULL && t->name != NULL; t++)
-		*elv_tunable_slot(eq, t) = t->def;
+		if (elv_tunable_has_field(t))
+			*elv_tunable_slot(eq, t) = t->def;
 	pthread_mutex_lock(&elv_lock);
 	for (o = elv_overrides; o != NULL; o = o->next)
 		if (o->type == eq->type)

@@ -430,7 +430,7 @@ struct io {
 	struct io_part *parts, *parts_tail;
 	unsigned nr_parts;
 	uint64_t dispatch_ns;	/* set by the queue at dispatch */
-	struct io *hash_next;	/* queue.c's back-merge hash, queue lock */
+	struct io *hash_next[2];	/* queue.c's merge hashes, queue lock */
 	void (*end)(struct io *io);	/* called once, after completion */
 };
 

@@ -104,6 +104,11 @@ static bool module_tunables_ok(const struct elevator_type *type, char *why,
 	if (type->tunables == NULL)
 		return true;
 	for (t = type->tunables; t->name != NULL; t++) {
+		if (t - type->tunables == IOSCHED_TUNABLES_MAX) {
+			snprintf(why, size, "more than %d tunables",
+				 IOSCHED_TUNABLES_MAX);
+			return false;
+		}
 		if (t->min > t->max) {
 			snprintf(why, size, "tunable %s has min %lld > max %lld",
 				 t->name, (long long)t->min, (long long)t->max);
@@ -117,8 +122,9 @@ static bool module_tunables_ok(const struct elevator_type *type, char *why,
 			return false;
 		}
 		/* The host writes an int64_t there: it must be in the data. */
-		if (t->offset > type->data_size ||
-		    type->data_size - t->offset < sizeof(int64_t)) {
+		if (elv_tunable_has_field(t) &&
+		    (t->offset > type->data_size ||
+		     type->data_size - t->offset < sizeof(int64_t))) {
 			snprintf(why, size,
 				 "tunable %s lies outside the %zu bytes of data",
 				 t->name, type->data_size);

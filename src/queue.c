@@ -3,9 +3,11 @@
  * submit them and the dispatch workers that perform them.
  *
  * Submission merges an io into a queued one of the same file, direction and
- * backing fd when they touch (back merges found here through a hash of
- * queued ios by end offset, front merges offered by the scheduler), and
- * otherwise hands it to the elevator, waiting while the queue is full
+ * backing fd when they touch, as block/elevator.c does: back merges found
+ * through a hash of queued ios by end offset, front merges through one by
+ * start offset, each allowed by the scheduler's allow_merge; a grown io may
+ * then absorb its queued neighbour.  Otherwise it hands the io to the
+ * elevator, waiting while the queue is full
  * (nr_requests) or frozen for a scheduler switch.  Workers take what the
  * elevator dispatches, and so may a submitter right after submitting
  * (queue_submit_dispatch); completion gives the slot back.
@@ -24,20 +26,29 @@
 #define QUEUE_HASH_BITS 8
 #define QUEUE_HASH_SIZE (1u << QUEUE_HASH_BITS)
 
+/* The two merge hashes of queued ios, by end and by start offset. */
+enum queue_hash {
+	QUEUE_BY_END = 0,
+	QUEUE_BY_START = 1,
+	QUEUE_NR_HASHES = 2,
+};
+
 struct queue {
 	pthread_mutex_t lock;
-	pthread_cond_t submit_cv;	/* submitters: full or frozen */
+	pthread_cond_t submit_cv[2];	/* submitters, per direction: full
+					 * or frozen */
 	pthread_cond_t work_cv;		/* workers: maybe something to do */
 	pthread_cond_t idle_cv;		/* freezer: queue became empty */
 
 	struct elevator_queue *eq;	/* the active scheduler instance */
-	unsigned nr_requests;		/* limit on queued + in flight ios */
+	unsigned nr_requests;		/* limit on nr_held[dir], each dir */
 	unsigned nr_queued;		/* ios held by the elevator */
 	unsigned nr_in_flight;		/* ios dispatched, not done */
+	unsigned nr_held[2];		/* queued + in flight, per direction */
 	bool frozen;			/* a switch is draining the queue */
 	bool stopping;			/* shutting down: drain, then end */
 	uint64_t wakeup_ns;		/* earliest wake-up armed, 0 if none */
-	struct io *hash[QUEUE_HASH_SIZE];	/* queued ios by end offset */
+	struct io *hash[QUEUE_NR_HASHES][QUEUE_HASH_SIZE];	/* queued ios */
 	struct stats stats;
 	uint64_t depth_since_ns;	/* stats.busy_ns/depth_ns cover until */
 
@@ -115,57 +126,88 @@ struct elevator_queue *queue_alloc_elevator(struct queue *q,
 }
 
 /* ------------------------------------------------------------------ */
-/* The back-merge hash: queued ios keyed by (file, end offset).        */
+/* The merge hashes: queued ios keyed by (file, end offset), where a new  */
+/* io may follow, and by (file, start offset), where one may precede.     */
 
-static unsigned queue_hash_key(uint64_t file, uint64_t end)
+static uint64_t queue_hash_offset(const struct io *io, enum queue_hash which)
 {
-	uint64_t h = (file ^ end) * 0x9e3779b97f4a7c15ull;
+	return which == QUEUE_BY_END ? io->rq.offset + io->rq.bytes :
+		io->rq.offset;
+}
+
+static unsigned queue_hash_key(uint64_t file, uint64_t offset)
+{
+	uint64_t h = (file ^ offset) * 0x9e3779b97f4a7c15ull;
 
 	return (unsigned)(h >> (64 - QUEUE_HASH_BITS));
 }
 
 static void queue_hash_add(struct queue *q, struct io *io)
 {
-	unsigned k = queue_hash_key(io->rq.file, io->rq.offset + io->rq.bytes);
+	for (enum queue_hash w = 0; w < QUEUE_NR_HASHES; w++) {
+		unsigned k = queue_hash_key(io->rq.file,
+					    queue_hash_offset(io, w));
 
-	io->hash_next = q->hash[k];
-	q->hash[k] = io;
+		io->hash_next[w] = q->hash[w][k];
+		q->hash[w][k] = io;
+	}
 }
 
 static void queue_hash_del(struct queue *q, struct io *io)
 {
-	unsigned k = queue_hash_key(io->rq.file, io->rq.offset + io->rq.bytes);
-	struct io **pp;
+	for (enum queue_hash w = 0; w < QUEUE_NR_HASHES; w++) {
+		unsigned k = queue_hash_key(io->rq.file,
+					    queue_hash_offset(io, w));
+		struct io **pp;
 
-	for (pp = &q->hash[k]; *pp != NULL; pp = &(*pp)->hash_next) {
-		if (*pp == io) {
-			*pp = io->hash_next;
-			io->hash_next = NULL;
-			return;
-		}
+		for (pp = &q->hash[w][k]; *pp != io; pp = &(*pp)->hash_next[w])
+			;
+		*pp = io->hash_next[w];
+		io->hash_next[w] = NULL;
 	}
-}
-
-static struct io *queue_hash_find(struct queue *q, uint64_t file,
-				  uint64_t end)
-{
-	struct io *io;
-
-	for (io = q->hash[queue_hash_key(file, end)]; io; io = io->hash_next)
-		if (io->rq.file == file && io->rq.offset + io->rq.bytes == end)
-			return io;
-	return NULL;
 }
 
 /* ------------------------------------------------------------------ */
 /* Merging.                                                            */
 
-/* Can b follow a directly, as one vectored syscall? */
+/* Can b follow a directly, as one vectored syscall on one descriptor? */
 static bool queue_can_merge(const struct io *a, const struct io *b)
 {
 	return a != b && a->rq.file == b->rq.file && a->rq.dir == b->rq.dir &&
 	       a->fd == b->fd && a->rq.offset + a->rq.bytes == b->rq.offset &&
 	       a->rq.nr_sectors + b->rq.nr_sectors <= IOSCHED_MAX_SECTORS;
+}
+
+/*
+ * A queued io that io may join: one ending where io starts (which is
+ * QUEUE_BY_END: io would go after it) or one starting where io ends
+ * (QUEUE_BY_START).  type says whether io is new (ELV_BACK_MERGE,
+ * ELV_FRONT_MERGE) or queued too (ELV_REQUEST_MERGE).  Newest first; the
+ * scheduler's allow_merge has the last word, asked about the earlier of
+ * the two absorbing the later, except for a front merge, where the queued
+ * one absorbs the new one in front of it.
+ */
+static struct io *queue_find_merge(struct queue *q, struct io *io,
+				   enum queue_hash which, enum elv_merge type)
+{
+	const struct elevator_ops *ops = &q->eq->type->ops;
+	uint64_t at = which == QUEUE_BY_END ? io->rq.offset :
+		io->rq.offset + io->rq.bytes;
+	struct io *c, *first, *second;
+
+	for (c = q->hash[which][queue_hash_key(io->rq.file, at)]; c != NULL;
+	     c = c->hash_next[which]) {
+		first = which == QUEUE_BY_END ? c : io;
+		second = which == QUEUE_BY_END ? io : c;
+		if (!queue_can_merge(first, second))
+			continue;
+		if (type == ELV_FRONT_MERGE)
+			first = c, second = io;
+		if (ops->allow_merge == NULL ||
+		    ops->allow_merge(q->eq, &first->rq, &second->rq, type))
+			return c;
+	}
+	return NULL;
 }
 
 /*
@@ -220,8 +262,6 @@ static void do_queue_merge_requests(struct queue *q, struct io *a,
 {
 	const struct elevator_ops *ops = &q->eq->type->ops;
 
-	if (ops->merged_requests == NULL)
-		return;	/* the scheduler cannot forget b */
 	queue_hash_del(q, a);
 	queue_hash_del(q, b);
 	ops->merged_requests(q->eq, &a->rq, &b->rq);
@@ -230,66 +270,82 @@ static void do_queue_merge_requests(struct queue *q, struct io *a,
 	queue_hash_add(q, a);
 	do_queue_account(q, queue_now(q));
 	q->nr_queued--;
+	q->nr_held[a->rq.dir]--;
 	q->stats.dir[a->rq.dir].queued--;
 	q->stats.dir[a->rq.dir].merges++;
 	queue_free_shell(b);
 }
 
 /*
- * Try to merge io into a queued io.  On success io is consumed and the
- * merged io may in turn absorb its new neighbour.
+ * Try to merge io into a queued io, after it (back) or else before it
+ * (front).  On success io is consumed and the grown io may in turn absorb
+ * its new neighbour.
  */
 static bool do_queue_try_merge(struct queue *q, struct io *io)
 {
 	const struct elevator_ops *ops = &q->eq->type->ops;
-	struct elv_request *found_rq = NULL;
-	struct io *found, *next;
+	struct io *found, *prev, *next;
+	enum elv_merge type = ELV_BACK_MERGE;
 
-	found = queue_hash_find(q, io->rq.file, io->rq.offset);
-	if (found != NULL && queue_can_merge(found, io)) {
-		queue_hash_del(q, found);
-		queue_join(found, io, false);
-		queue_hash_add(q, found);
-		if (ops->merged != NULL)
-			ops->merged(q->eq, &found->rq, ELV_BACK_MERGE);
-		queue_trace_merge(q, 'M', io);
-		q->stats.dir[found->rq.dir].merges++;
-		queue_free_shell(io);
-		/* found may now reach the start of another queued io. */
-		if (ops->merge != NULL &&
-		    ops->merge(q->eq, &found_rq, &found->rq) == ELV_FRONT_MERGE) {
-			next = elv_container_of(found_rq, struct io, rq);
-			if (queue_can_merge(found, next))
-				do_queue_merge_requests(q, found, next);
-		}
-		return true;
+	found = queue_find_merge(q, io, QUEUE_BY_END, ELV_BACK_MERGE);
+	if (found == NULL) {
+		type = ELV_FRONT_MERGE;
+		found = queue_find_merge(q, io, QUEUE_BY_START,
+					 ELV_FRONT_MERGE);
+		if (found == NULL)
+			return false;
 	}
-
-	if (ops->merge == NULL ||
-	    ops->merge(q->eq, &found_rq, &io->rq) != ELV_FRONT_MERGE)
-		return false;
-	found = elv_container_of(found_rq, struct io, rq);
-	if (!queue_can_merge(io, found))
-		return false;
-	/* io goes in front: found takes io's start and parts first. */
-	queue_join(found, io, true);
+	queue_hash_del(q, found);
+	queue_join(found, io, type == ELV_FRONT_MERGE);
+	queue_hash_add(q, found);
 	if (ops->merged != NULL)
-		ops->merged(q->eq, &found->rq, ELV_FRONT_MERGE);
-	queue_trace_merge(q, 'F', io);
+		ops->merged(q->eq, &found->rq, type);
+	queue_trace_merge(q, type == ELV_FRONT_MERGE ? 'F' : 'M', io);
 	q->stats.dir[found->rq.dir].merges++;
 	queue_free_shell(io);
-	/* A queued io may end exactly where found now starts. */
-	next = queue_hash_find(q, found->rq.file, found->rq.offset);
-	if (next != NULL && queue_can_merge(next, found))
-		do_queue_merge_requests(q, next, found);
+	/* Only a scheduler that can forget one of two queued ios. */
+	if (ops->merged_requests == NULL)
+		return true;
+	if (type == ELV_BACK_MERGE) {
+		/* found may now reach the start of another queued io. */
+		next = queue_find_merge(q, found, QUEUE_BY_START,
+					ELV_REQUEST_MERGE);
+		if (next != NULL)
+			do_queue_merge_requests(q, found, next);
+	} else {
+		/* A queued io may end exactly where found now starts. */
+		prev = queue_find_merge(q, found, QUEUE_BY_END,
+					ELV_REQUEST_MERGE);
+		if (prev != NULL)
+			do_queue_merge_requests(q, prev, found);
+	}
 	return true;
 }
 
 /* ------------------------------------------------------------------ */
 /* Submission, dispatch and completion.                                */
 
-/* Merge io or hand it to the elevator, waiting while the queue is full
- * or frozen. */
+/*
+ * May io take a slot?  nr_requests applies to each direction apart, as the
+ * kernel's request list counts reads and writes apart.  When its direction
+ * is full the scheduler may still admit io (ELV_MQUEUE_MUST: the process
+ * it idles for must not wait behind the others' requests), up to half as
+ * much again, the kernel's hard limit.
+ */
+static bool do_queue_may_queue(struct queue *q, struct io *io)
+{
+	const struct elevator_ops *ops = &q->eq->type->ops;
+	unsigned held = q->nr_held[io->rq.dir];
+
+	if (held < q->nr_requests)
+		return true;
+	return ops->may_queue != NULL &&
+	       held < q->nr_requests + (q->nr_requests + 1) / 2 &&
+	       ops->may_queue(q->eq, &io->rq) == ELV_MQUEUE_MUST;
+}
+
+/* Merge io or hand it to the elevator, waiting while its direction is
+ * full or the queue frozen. */
 static void do_queue_submit(struct queue *q, struct io *io)
 {
 	uint64_t now;
@@ -302,16 +358,17 @@ static void do_queue_submit(struct queue *q, struct io *io)
 		if (!q->frozen) {
 			if (do_queue_try_merge(q, io))
 				return;
-			if (q->nr_queued + q->nr_in_flight < q->nr_requests)
+			if (do_queue_may_queue(q, io))
 				break;
 		}
-		pthread_cond_wait(&q->submit_cv, &q->lock);
+		pthread_cond_wait(&q->submit_cv[io->rq.dir], &q->lock);
 	}
 	now = queue_now(q);
 	q->eq->type->ops.add_request(q->eq, &io->rq, now);
 	queue_hash_add(q, io);
 	do_queue_account(q, now);
 	q->nr_queued++;
+	q->nr_held[io->rq.dir]++;
 	q->stats.dir[io->rq.dir].queued++;
 }
 
@@ -406,7 +463,7 @@ bool queue_submit_idle(struct queue *q, struct io *io, struct io **next)
 
 	pthread_mutex_lock(&q->lock);
 	idle = !q->frozen && q->nr_queued == 0 &&
-	       q->nr_in_flight < q->nr_requests;
+	       q->nr_held[io->rq.dir] < q->nr_requests;
 	if (idle) {
 		do_queue_submit(q, io);
 		/* Nothing else is queued: io, or NULL while the scheduler
@@ -430,6 +487,7 @@ void queue_done(struct queue *q, struct io *io)
 		ops->completed(q->eq, &io->rq, now);
 	do_queue_account(q, now);
 	q->nr_in_flight--;
+	q->nr_held[io->rq.dir]--;
 	sd->in_flight--;
 	sd->completed += io->nr_parts;
 	sd->sectors += io->rq.nr_sectors;
@@ -443,7 +501,15 @@ void queue_done(struct queue *q, struct io *io)
 			sd->errors++;
 	if (q->nr_queued == 0 && q->nr_in_flight == 0)
 		pthread_cond_broadcast(&q->idle_cv);
-	pthread_cond_signal(&q->submit_cv);
+	/*
+	 * A slot of this direction is free; with may_queue, the scheduler
+	 * may also have begun to idle for a waiting submitter of either
+	 * direction.  Every waiter checks again: one taken by a merge
+	 * leaves the slot to the next.
+	 */
+	pthread_cond_broadcast(&q->submit_cv[io->rq.dir]);
+	if (ops->may_queue != NULL)
+		pthread_cond_broadcast(&q->submit_cv[!io->rq.dir]);
 	/* A completion can make an idling scheduler dispatch. */
 	if (q->nr_queued > 0)
 		pthread_cond_signal(&q->work_cv);
@@ -487,7 +553,8 @@ void queue_unfreeze(struct queue *q)
 {
 	pthread_mutex_lock(&q->lock);
 	q->frozen = false;
-	pthread_cond_broadcast(&q->submit_cv);
+	pthread_cond_broadcast(&q->submit_cv[ELV_READ]);
+	pthread_cond_broadcast(&q->submit_cv[ELV_WRITE]);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -535,7 +602,8 @@ int queue_set_nr_requests(struct queue *q, unsigned nr)
 		return -EINVAL;
 	pthread_mutex_lock(&q->lock);
 	q->nr_requests = nr;
-	pthread_cond_broadcast(&q->submit_cv);
+	pthread_cond_broadcast(&q->submit_cv[ELV_READ]);
+	pthread_cond_broadcast(&q->submit_cv[ELV_WRITE]);
 	pthread_mutex_unlock(&q->lock);
 	return 0;
 }
@@ -578,7 +646,8 @@ struct queue *queue_new(const struct queue_params *p,
 		return NULL;
 	}
 	pthread_mutex_init(&q->lock, NULL);
-	pthread_cond_init(&q->submit_cv, NULL);
+	pthread_cond_init(&q->submit_cv[ELV_READ], NULL);
+	pthread_cond_init(&q->submit_cv[ELV_WRITE], NULL);
 	pthread_cond_init(&q->work_cv, NULL);
 	pthread_cond_init(&q->idle_cv, NULL);
 	q->eq = queue_alloc_elevator(q, type, &err);
@@ -597,7 +666,8 @@ void queue_free(struct queue *q)
 		elv_release(q->eq);
 	pthread_cond_destroy(&q->idle_cv);
 	pthread_cond_destroy(&q->work_cv);
-	pthread_cond_destroy(&q->submit_cv);
+	pthread_cond_destroy(&q->submit_cv[ELV_WRITE]);
+	pthread_cond_destroy(&q->submit_cv[ELV_READ]);
 	pthread_mutex_destroy(&q->lock);
 	free(q);
 }

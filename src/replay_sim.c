@@ -96,14 +96,26 @@ static void cost_end(uint64_t t0)
 	}
 }
 
-static enum elv_merge cost_merge(struct elevator_queue *eq,
-				 struct elv_request **found,
-				 const struct elv_request *rq)
+static bool cost_allow_merge(struct elevator_queue *eq,
+			     const struct elv_request *rq,
+			     const struct elv_request *next,
+			     enum elv_merge type)
 {
-	enum elv_merge m;
+	bool ok;
 	COST_BEGIN;
 
-	m = cost_type->ops.merge(eq, found, rq);
+	ok = cost_type->ops.allow_merge(eq, rq, next, type);
+	COST_END;
+	return ok;
+}
+
+static enum elv_may_queue cost_may_queue(struct elevator_queue *eq,
+					 const struct elv_request *rq)
+{
+	enum elv_may_queue m;
+	COST_BEGIN;
+
+	m = cost_type->ops.may_queue(eq, rq);
 	COST_END;
 	return m;
 }
@@ -176,7 +188,8 @@ static void replay_timed_type(const struct elevator_type *type,
 	cost_total_ns = 0;
 	cost_calls = 0;
 	cost_kept_calls = 0;
-	timed->ops.merge = o->merge ? cost_merge : NULL;
+	timed->ops.allow_merge = o->allow_merge ? cost_allow_merge : NULL;
+	timed->ops.may_queue = o->may_queue ? cost_may_queue : NULL;
 	timed->ops.merged = o->merged ? cost_merged : NULL;
 	timed->ops.merged_requests = o->merged_requests ?
 				     cost_merged_requests : NULL;

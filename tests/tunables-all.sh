@@ -20,6 +20,7 @@ for s in noop deadline anticipatory cfq; do
 done
 
 total=0
+ro=0
 for s in $scheds; do
 	echo "$s" >"$C/scheduler" || fail "switch to $s failed"
 	grep -q "\[$s\]" "$C/scheduler" || fail "$s is not active: $(cat "$C/scheduler")"
@@ -34,6 +35,16 @@ for s in $scheds; do
 		case $v in
 		''|*[!0-9]*) fail "$s/$t: not a number: '$v'" ;;
 		esac
+		# A read-only value: mode 0444, writes refused with EACCES.
+		if [ "$(stat -c %a "$I/$t")" = 444 ]; then
+			err=$(write_ctl "$I/$t" "$v") && fail "$s/$t: read-only, but a write succeeded"
+			echo "$err" | grep -q 'Permission denied' ||
+				fail "$s/$t: read-only write: '$err'"
+			ro=$((ro + 1))
+			continue
+		fi
+		[ "$(stat -c %a "$I/$t")" = 644 ] ||
+			fail "$s/$t: mode $(stat -c %a "$I/$t")"
 		# A neighbouring value: one of the two is within any range
 		# wider than one value.
 		if write_ctl "$I/$t" $((v + 1)) >"$T/err"; then
@@ -57,7 +68,9 @@ for s in $scheds; do
 	# Writing values does not change what is listed.
 	assert_eq "$names" "$(ls "$I")" "$s's tunables listed again"
 done
-echo "$total tunables read, written and restored"
+echo "$total tunables read, written and restored, $ro read-only"
+# anticipatory's est_time.
+[ "$ro" -ge 1 ] || fail "no read-only tunable seen"
 # deadline 5, anticipatory 5, cfq 9 when this was written.
 [ "$total" -ge 19 ] || fail "only $total tunables seen"
 

@@ -156,7 +156,9 @@ enum elv_dir {
 struct elv_request {
 	enum elv_dir dir;
 	bool sync;		/* a process waits for it (reads, O_SYNC writes) */
-	uint64_t file;		/* identifies the backing file: merges stay in one */
+	uint64_t file;		/* identifies the backing file; merges
+				 * stay in one, and in one descriptor of
+				 * it (the host's, not shown here) */
 	uint64_t offset;	/* byte offset in that file */
 	uint64_t bytes;		/* length in bytes */
 	uint64_t sector;	/* device sector of the first byte */
@@ -211,6 +213,22 @@ static inline struct elv_request *elv_rq_sort_prev(struct elv_list *head,
 		elv_rq_sort_entry(rq->elv_sort.prev);
 }
 
+/*
+ * next, queued, is being merged into rq (merged_requests) and both are on
+ * one FIFO through elv_fifo ordered by elv_deadline_ns: rq takes next's
+ * place and deadline if next's is earlier, so that merged data is not
+ * served later than its oldest part.
+ */
+static inline void elv_rq_merge_fifo(struct elv_request *rq,
+				     struct elv_request *next)
+{
+	if (next->elv_deadline_ns < rq->elv_deadline_ns) {
+		elv_list_del(&rq->elv_fifo);
+		elv_list_add(&rq->elv_fifo, &next->elv_fifo);
+		rq->elv_deadline_ns = next->elv_deadline_ns;
+	}
+}
+
 /* True when rq is out of sector order with its neighbours on head. */
 static inline bool elv_rq_sort_misplaced(struct elv_list *head,
 					 struct elv_request *rq)
@@ -258,10 +276,23 @@ static inline void elv_wakeup_at(struct elevator_queue *eq, uint64_t at_ns)
 /* ------------------------------------------------------------------ */
 /* Methods.                                                            */
 
+/*
+ * Merges, all found by the host (as block/elevator.c's hash does): a queued
+ * request rq and a request next of the same file, direction and backing
+ * descriptor that touch in file offsets, together at most
+ * IOSCHED_MAX_SECTORS.
+ */
 enum elv_merge {
 	ELV_NO_MERGE = 0,
-	ELV_FRONT_MERGE = 1,	/* rq goes in front of *found */
-	ELV_BACK_MERGE = 2,	/* rq goes after *found */
+	ELV_FRONT_MERGE = 1,	/* next, new, goes in front of rq */
+	ELV_BACK_MERGE = 2,	/* next, new, goes after rq */
+	ELV_REQUEST_MERGE = 3,	/* next, queued too, goes after rq */
+};
+
+/* may_queue's answer: wait for a slot like everyone, or be admitted now. */
+enum elv_may_queue {
+	ELV_MQUEUE_MAY = 0,
+	ELV_MQUEUE_MUST = 1,
 };
 
 struct elevator_ops {
@@ -271,24 +302,32 @@ struct elevator_ops {
 	void (*exit_queue)(struct elevator_queue *eq);
 
 	/*
-	 * Optional.  The host looks for back merges itself; a scheduler may
-	 * offer a front merge candidate: a queued request that rq would
-	 * directly precede (same file and direction, rq->offset + rq->bytes
-	 * == found->offset).  Return ELV_FRONT_MERGE and set *found, or
-	 * ELV_NO_MERGE.
+	 * Optional.  The host found a merge of the given type (see enum
+	 * elv_merge) and asks before it joins the two: return false to keep
+	 * them apart, e.g. when they belong to different per-process queues.
+	 * rq is queued.  For ELV_BACK_MERGE and ELV_FRONT_MERGE next is a new
+	 * request, never added, whose elv_* fields are not the scheduler's;
+	 * for ELV_REQUEST_MERGE next is queued too.  Without this hook every
+	 * merge the host finds is made.
 	 */
-	enum elv_merge (*merge)(struct elevator_queue *eq,
-				struct elv_request **found,
-				const struct elv_request *rq);
-	/* Optional.  rq grew by a merge of the given type; re-sort it. */
+	bool (*allow_merge)(struct elevator_queue *eq,
+			    const struct elv_request *rq,
+			    const struct elv_request *next,
+			    enum elv_merge type);
+	/*
+	 * Optional.  rq grew by a merge of a new request (ELV_BACK_MERGE or
+	 * ELV_FRONT_MERGE, when its sector moved down); re-sort it.
+	 */
 	void (*merged)(struct elevator_queue *eq, struct elv_request *rq,
 		       enum elv_merge type);
 	/*
-	 * Optional.  next, a queued request, was merged into rq, also queued;
-	 * forget next (it leaves the scheduler now).  rq keeps the earlier
-	 * of the two deadlines.
+	 * Optional.  next, a queued request, was merged into rq, also queued
+	 * (ELV_REQUEST_MERGE); forget next (it leaves the scheduler now).  rq
+	 * keeps the earlier of the two deadlines.  Without this hook the host
+	 * never merges two queued requests.
 	 */
-	void (*merged_requests)(struct elevator_queue *eq, struct elv_request *rq,
+	void (*merged_requests)(struct elevator_queue *eq,
+				struct elv_request *rq,
 				struct elv_request *next);
 
 	/* Required.  Take ownership of rq. */
@@ -299,34 +338,80 @@ struct elevator_ops {
 	 * force true (the queue is draining for a switch or for shutdown) a
 	 * scheduler must not idle: if it holds a request, it returns one.
 	 */
-	struct elv_request *(*dispatch)(struct elevator_queue *eq, uint64_t now_ns,
-				    bool force);
+	struct elv_request *(*dispatch)(struct elevator_queue *eq,
+					uint64_t now_ns, bool force);
 	/* Optional.  A dispatched request finished. */
 	void (*completed)(struct elevator_queue *eq, struct elv_request *rq,
 			  uint64_t now_ns);
 	/* Required.  True while the scheduler holds requests. */
 	bool (*has_work)(struct elevator_queue *eq);
+	/*
+	 * Optional.  rq's direction holds nr_requests requests (queued and
+	 * in flight; reads and writes count apart): return ELV_MQUEUE_MUST
+	 * to admit rq all the same, as the kernel's anticipatory and cfq do
+	 * for the process they idle for, or ELV_MQUEUE_MAY to let it wait.
+	 * The host admits at most half of nr_requests more.  rq is new: its
+	 * elv_* fields are not the scheduler's.
+	 */
+	enum elv_may_queue (*may_queue)(struct elevator_queue *eq,
+					const struct elv_request *rq);
 };
 
 /* ------------------------------------------------------------------ */
 /* Tunables, shown and set as files under .control/iosched/.           */
 
 /*
- * Each tunable is an int64_t inside elevator_data at the given offset.  The
- * host sets it to def before init_queue and refuses writes outside
+ * A plain tunable is an int64_t inside elevator_data at the given offset.
+ * The host sets it to def before init_queue and refuses writes outside
  * [min, max] with EINVAL (it does not clamp); unit is for people ("ms",
- * "KiB", "" ...).
+ * "KiB", "" ...).  A table holds at most IOSCHED_TUNABLES_MAX entries
+ * before its NULL name (the loader refuses longer ones).
+ *
+ * Optional callbacks, called under the queue lock like methods:
+ *  - show computes the value shown instead of reading the field;
+ *  - store applies a value already checked against [min, max], with any
+ *    side effect it needs (another field recomputed, say), instead of the
+ *    host writing the field; 0 or -errno, passed on to the writer.
+ * ELV_TUNABLE_READONLY makes writes fail with EACCES (the file's mode is
+ * 0444) and keeps the tunable out of the configuration file.  A read-only
+ * tunable with a show callback has no field: offset and def are unused.
  */
+#define IOSCHED_TUNABLES_MAX 63
+
+enum elv_tunable_flags {
+	ELV_TUNABLE_READONLY = 1u << 0,
+};
+
 struct elv_tunable {
 	const char *name;
 	size_t offset;
 	int64_t def, min, max;
 	const char *unit;
 	const char *description;
+	unsigned flags;		/* enum elv_tunable_flags */
+	int64_t (*show)(struct elevator_queue *eq);
+	int (*store)(struct elevator_queue *eq, int64_t value);
 };
 
 #define ELV_TUNABLE(type, field, def, min, max, unit, desc) \
-	{ #field, offsetof(type, field), (def), (min), (max), (unit), (desc) }
+	{ #field, offsetof(type, field), (def), (min), (max), (unit), (desc), \
+	  0, NULL, NULL }
+
+/* A plain tunable whose writes go through store(eq, value). */
+#define ELV_TUNABLE_STORE(type, field, def, min, max, unit, desc, store) \
+	{ #field, offsetof(type, field), (def), (min), (max), (unit), (desc), \
+	  0, NULL, (store) }
+
+/* A read-only value computed by show(eq), e.g. an estimate. */
+#define ELV_TUNABLE_COMPUTED(name, show, unit, desc) \
+	{ (name), 0, 0, INT64_MIN, INT64_MAX, (unit), (desc), \
+	  ELV_TUNABLE_READONLY, (show), NULL }
+
+/* True when the tunable lives in a field of elevator_data. */
+static inline bool elv_tunable_has_field(const struct elv_tunable *t)
+{
+	return !(t->show != NULL && (t->flags & ELV_TUNABLE_READONLY));
+}
 
 /* ------------------------------------------------------------------ */
 /* The scheduler's description.                                        */

@@ -199,6 +199,55 @@ static void h_sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
+struct h_submitter {
+	pthread_t thread;
+	struct queue *q;
+	struct io *io;
+	bool done;		/* atomic */
+};
+
+static void *h_submitter_main(void *arg)
+{
+	struct h_submitter *s = arg;
+
+	queue_submit(s->q, s->io);
+	__atomic_store_n(&s->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+struct h_submitter *h_submit_start(struct queue *q, struct io *io)
+{
+	struct h_submitter *s = calloc(1, sizeof *s);
+
+	if (s == NULL) {
+		fprintf(stderr, "h_submit_start: out of memory\n");
+		exit(1);
+	}
+	s->q = q;
+	s->io = io;
+	if (pthread_create(&s->thread, NULL, h_submitter_main, s) != 0) {
+		fprintf(stderr, "h_submit_start: cannot start a thread\n");
+		exit(1);
+	}
+	return s;
+}
+
+bool h_submitted(struct h_submitter *s, unsigned ms)
+{
+	for (unsigned i = 0; i < ms; i++) {
+		if (__atomic_load_n(&s->done, __ATOMIC_ACQUIRE))
+			return true;
+		h_sleep_ms(1);
+	}
+	return __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
+}
+
+void h_submit_join(struct h_submitter *s)
+{
+	pthread_join(s->thread, NULL);
+	free(s);
+}
+
 /* The helper thread of h_switch_held. */
 struct h_switcher {
 	struct queue *q;

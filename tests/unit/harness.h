@@ -66,6 +66,17 @@ unsigned h_switch_held(struct queue *q, const struct elevator_type *type,
 		       struct io **held, unsigned nr_held,
 		       unsigned serve_first);
 
+/*
+ * A submission that may wait for a slot: h_submit_start runs queue_submit
+ * on a thread of its own; h_submitted says whether it returned within ms
+ * (a wait that would never end shows as false, not as a hung test);
+ * h_submit_join waits for it without limit.
+ */
+struct h_submitter;
+struct h_submitter *h_submit_start(struct queue *q, struct io *io);
+bool h_submitted(struct h_submitter *s, unsigned ms);
+void h_submit_join(struct h_submitter *s);
+
 /* Load scheduler name from $MODULE_DIR (or the build tree) and find it. */
 const struct elevator_type *h_load(const char *env, const char *subdir,
 				   const char *name);

@@ -47,6 +47,7 @@ void pq_test_merge(const struct elevator_type *type, bool fifo_across)
 {
 	struct queue *q = pq_queue(type);
 	const char *order;
+	struct io *io;
 
 	queue_submit(q, pq_io7(1, 1001, 4096, 208));
 	queue_submit(q, pq_io7(2, 1001, 0, 200));
@@ -64,6 +65,43 @@ void pq_test_merge(const struct elevator_type *type, bool fifo_across)
 	else
 		CHECK(strcmp(order, "1 2") == 0 || strcmp(order, "2 1") == 0);
 	CHECK_DONE(2);
+	queue_free(q);
+
+	/* allow_merge: no back merge across processes either. */
+	q = pq_queue(type);
+	queue_submit(q, pq_io7(1, 1001, 0, 200));
+	queue_submit(q, pq_io7(2, 1002, 4096, 208));
+	queue_stop(q);
+	order = h_order(q, 0);
+	CHECK(strcmp(order, "1 2") == 0 || strcmp(order, "2 1") == 0);
+	CHECK_DONE(2);
+	queue_free(q);
+
+	/* Synchronous data never joins an asynchronous request. */
+	q = pq_queue(type);
+	io = pq_io7(1, 1001, 0, 200);
+	io->rq.dir = ELV_WRITE;
+	io->rq.sync = false;
+	queue_submit(q, io);
+	io = pq_io7(2, 0, 4096, 208);	/* the kernel's: the same pool */
+	io->rq.dir = ELV_WRITE;
+	queue_submit(q, io);
+	queue_stop(q);
+	order = h_order(q, 0);
+	CHECK(strcmp(order, "1 2") == 0 || strcmp(order, "2 1") == 0);
+	CHECK_DONE(2);
+	queue_free(q);
+
+	/* Nor do two queued requests of different processes, gap filled. */
+	q = pq_queue(type);
+	h_set_tunable(q, "slice_idle", 0);
+	queue_submit(q, pq_io7(1, 1001, 0, 3000));
+	queue_submit(q, pq_io7(2, 1002, 8192, 3016));
+	queue_submit(q, pq_io7(3, 1001, 4096, 3008));
+	queue_stop(q);
+	order = h_order(q, 0);
+	CHECK(strcmp(order, "1+3 2") == 0 || strcmp(order, "2 1+3") == 0);
+	CHECK_DONE(3);
 	queue_free(q);
 
 	/* Filling a gap joins three queued requests into one. */

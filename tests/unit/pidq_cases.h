@@ -22,7 +22,9 @@ void pq_wr(struct queue *q, int id, pid_t pid, int ioprio, uint64_t sector);
 
 /*
  * Front merges within a process's queue, none across queues (their order
- * fixed when fifo_across, else either), and a gap filled between two.
+ * fixed when fifo_across, else either), no back merge or gap filling
+ * across queues, no sync data into an async request (allow_merge), and a
+ * gap filled between two.
  */
 void pq_test_merge(const struct elevator_type *type, bool fifo_across);
 /*

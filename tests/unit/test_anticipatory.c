@@ -582,6 +582,42 @@ static void test_switch_while_waiting(void)
 	queue_free(s.q);
 }
 
+/*
+ * may_queue: with reads full, the process being anticipated is admitted
+ * over nr_requests (ELV_MQUEUE_MUST); another process waits for a slot.
+ */
+static void test_may_queue(void)
+{
+	struct queue *q;
+	struct h_submitter *s;
+	struct io *io;
+
+	h_now = 0;
+	q = h_queue(as, 2);
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_B, 900000);
+	rd(q, 3, PID_C, 900100);
+	CHECK(queue_try_next(q) == NULL);	/* waiting for A */
+	io = h_io(4, ELV_READ, 104, 0, 4096, 1008);
+	io->rq.pid = PID_A;
+	s = h_submit_start(q, io);
+	CHECK(h_submitted(s, 5000));
+	h_submit_join(s);
+	io = h_io(5, ELV_READ, 105, 0, 4096, 500);
+	io->rq.pid = PID_C + 1;
+	s = h_submit_start(q, io);
+	CHECK(!h_submitted(s, 100));
+	CHECK_STR(h_order(q, 1), "4");
+	queue_stop(q);
+	h_order(q, 1);
+	CHECK(h_submitted(s, 5000));
+	h_submit_join(s);
+	h_order(q, 0);
+	CHECK_DONE(5);
+	queue_free(q);
+}
+
 int main(void)
 {
 	/* A wait that never ends would hang the switch: fail instead. */
@@ -609,5 +645,6 @@ int main(void)
 	test_merges();
 	test_many_processes();
 	test_switch_while_waiting();
+	test_may_queue();
 	return h_exit("test_anticipatory");
 }

@@ -370,6 +370,36 @@ static void test_idle_window(void)
 	queue_free(q);
 }
 
+/*
+ * may_queue: with reads full, the process cfq idles for is admitted over
+ * nr_requests (ELV_MQUEUE_MUST), another process waits for a slot.
+ */
+static void test_may_queue(void)
+{
+	struct queue *q;
+	struct h_submitter *s;
+
+	h_now = 0;
+	q = h_queue(cfq, 2);
+	pq_rd(q, 1, 1001, BE(4), 100);
+	CHECK_STR(h_order(q, 0), "1");		/* now idling for 1001 */
+	pq_rd(q, 2, 1002, BE(4), 900000);
+	pq_rd(q, 3, 1003, BE(4), 900100);
+	s = h_submit_start(q, pq_io(4, 1001, BE(4), ELV_READ, 108));
+	CHECK(h_submitted(s, 5000));
+	h_submit_join(s);
+	s = h_submit_start(q, pq_io(5, 1004, BE(4), ELV_READ, 500));
+	CHECK(!h_submitted(s, 100));
+	CHECK_STR(h_order(q, 1), "4");
+	queue_stop(q);
+	CHECK_STR(h_order(q, 1), "2");
+	CHECK(h_submitted(s, 5000));
+	h_submit_join(s);
+	CHECK_STR(h_order(q, 0), "3 5");
+	CHECK_DONE(5);
+	queue_free(q);
+}
+
 /* A process that thinks longer than slice_idle is not waited for. */
 static void test_slow_thinker(void)
 {
@@ -552,6 +582,7 @@ int main(void)
 	test_idle_class_starve();
 	test_idle_class_quiet();
 	test_idle_window();
+	test_may_queue();
 	test_slow_thinker();
 	pq_test_force(cfq);
 	test_quantum();

@@ -40,6 +40,26 @@ static int copy_file(const char *src, const char *dst)
 	return ok ? 0 : -1;
 }
 
+/* A tunable read or write under the queue lock. */
+struct knobs_op {
+	const char *name;
+	int64_t *value;
+};
+
+static int knobs_get(struct elevator_queue *eq, void *arg)
+{
+	struct knobs_op *op = arg;
+
+	return elv_tunable_get(eq, op->name, op->value);
+}
+
+static int knobs_set(struct elevator_queue *eq, void *arg)
+{
+	struct knobs_op *op = arg;
+
+	return elv_tunable_set(eq, op->name, *op->value);
+}
+
 static void test_refusals(void)
 {
 	module_set_dir(test_dir);
@@ -160,10 +180,59 @@ static void test_load_all(void)
 	n = elv_show(q, buf, sizeof buf);
 	CHECK(n > 0);
 	/* The build's directory holds every scheduler module, in name order. */
-	CHECK_STR(buf, "[noop] failinit anticipatory bfq cfq deadline kyber\n");
+	CHECK_STR(buf, "[noop] failinit knobs anticipatory bfq cfq deadline kyber\n");
 	queue_free(q);
 	module_unload_all();
 	CHECK(elv_find("noop") == NULL);
+}
+
+/*
+ * Tunables beyond the plain integer: a store callback with a side effect,
+ * called only for values in range; a computed read-only value, refused
+ * with EACCES for a write and for the configuration file; a table longer
+ * than IOSCHED_TUNABLES_MAX refused at load.
+ */
+static void test_tunable_callbacks(void)
+{
+	const struct elevator_type *type;
+	struct queue *q;
+	int64_t v;
+
+	module_set_dir(test_dir);
+	CHECK_EQ(module_load("toomany"), -EINVAL);
+	CHECK(elv_find("toomany") == NULL);
+	CHECK_EQ(module_load("knobs"), 0);
+	type = elv_find("knobs");
+	CHECK(type != NULL);
+	if (type == NULL)
+		return;
+	q = h_queue(type, 16);
+	CHECK_EQ(queue_with_elevator(q, knobs_get, &(struct knobs_op){
+		"half", &v }), 0);
+	CHECK_EQ(v, 50);
+	CHECK_EQ(queue_with_elevator(q, knobs_set, &(struct knobs_op){
+		"budget", &(int64_t){ 300 } }), 0);
+	CHECK_EQ(queue_with_elevator(q, knobs_get, &(struct knobs_op){
+		"half", &v }), 0);
+	CHECK_EQ(v, 150);
+	/* Out of range: EINVAL, and store is not even asked. */
+	CHECK_EQ(queue_with_elevator(q, knobs_set, &(struct knobs_op){
+		"budget", &(int64_t){ 1001 } }), -EINVAL);
+	/* In range but refused by store: its errno. */
+	CHECK_EQ(queue_with_elevator(q, knobs_set, &(struct knobs_op){
+		"budget", &(int64_t){ 13 } }), -EBUSY);
+	CHECK_EQ(queue_with_elevator(q, knobs_get, &(struct knobs_op){
+		"stores", &v }), 0);
+	CHECK_EQ(v, 2);	/* 300 and 13 */
+	CHECK_EQ(queue_with_elevator(q, knobs_get, &(struct knobs_op){
+		"budget", &v }), 0);
+	CHECK_EQ(v, 300);
+	/* Read-only: no write, no configured default. */
+	CHECK_EQ(queue_with_elevator(q, knobs_set, &(struct knobs_op){
+		"half", &(int64_t){ 1 } }), -EACCES);
+	CHECK_EQ(elv_tunable_default_set(type, "half", 1), -EACCES);
+	CHECK_EQ(elv_tunable_default_set(type, "budget", 1001), -ERANGE);
+	queue_free(q);
 }
 
 int main(void)
@@ -176,6 +245,7 @@ int main(void)
 	test_name_mismatch();
 	test_failinit();
 	test_deadline();
+	test_tunable_callbacks();
 	test_load_all();
 	return h_exit("test_module");
 }

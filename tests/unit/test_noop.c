@@ -92,6 +92,68 @@ static void test_no_merge(void)
 	queue_free(q);
 }
 
+/* Merging needs the same backing descriptor, not only the same file. */
+static void test_no_merge_across_fds(void)
+{
+	struct queue *q = h_queue(elv_noop(), 128);
+	struct io *io;
+
+	queue_submit(q, h_io(1, ELV_READ, 1, 4096, 4096, 108));
+	io = h_io(2, ELV_READ, 1, 8192, 4096, 116);
+	io->fd = 5;
+	queue_submit(q, io);	/* would be a back merge */
+	io = h_io(3, ELV_READ, 1, 0, 4096, 100);
+	io->fd = 5;
+	queue_submit(q, io);	/* would be a front merge */
+	CHECK_STR(h_order(q, 0), "1 2 3");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/* A newer queued request that cannot merge does not hide one that can. */
+static void test_merge_past_unmergeable(void)
+{
+	struct queue *q = h_queue(elv_noop(), 128);
+
+	queue_submit(q, h_io(1, ELV_READ, 1, 0, 4096, 100));
+	queue_submit(q, h_io(2, ELV_WRITE, 1, 0, 4096, 100));
+	queue_submit(q, h_io(3, ELV_READ, 1, 4096, 4096, 108));
+	queue_submit(q, h_io(4, ELV_WRITE, 1, 12288, 4096, 124));
+	queue_submit(q, h_io(5, ELV_READ, 1, 12288, 4096, 124));
+	queue_submit(q, h_io(6, ELV_READ, 1, 8192, 4096, 116));
+	CHECK_STR(h_order(q, 0), "1+3+6+5 2 4");
+	CHECK_DONE(6);
+	queue_free(q);
+}
+
+/*
+ * nr_requests applies to each direction apart: with two reads held a
+ * write still gets in, a third read waits until a read completes.
+ */
+static void test_limit_per_direction(void)
+{
+	struct queue *q = h_queue(elv_noop(), 2);
+	struct h_submitter *s;
+	struct io *io;
+
+	queue_submit(q, h_io(1, ELV_READ, 1, 0, 4096, 100));
+	queue_submit(q, h_io(2, ELV_READ, 2, 0, 4096, 200));
+	s = h_submit_start(q, h_io(3, ELV_WRITE, 3, 0, 4096, 300));
+	CHECK(h_submitted(s, 5000));
+	h_submit_join(s);
+	s = h_submit_start(q, h_io(4, ELV_READ, 4, 0, 4096, 400));
+	CHECK(!h_submitted(s, 100));
+	io = queue_try_next(q);		/* read 1 goes in flight: still held */
+	CHECK(!h_submitted(s, 50));
+	if (io != NULL)
+		h_complete(q, io);
+	CHECK(h_submitted(s, 5000));
+	h_submit_join(s);
+	CHECK_STR(h_order(q, 0), "2 3 4");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
 /* A dispatched request is no merge target any more. */
 static void test_no_merge_in_flight(void)
 {
@@ -151,6 +213,9 @@ int main(void)
 	test_front_merge();
 	test_fill_gap();
 	test_no_merge();
+	test_no_merge_across_fds();
+	test_limit_per_direction();
+	test_merge_past_unmergeable();
 	test_no_merge_in_flight();
 	test_submit_dispatch();
 	return h_exit("test_noop");
