@@ -138,6 +138,20 @@ layout() {
 		die "cannot lay out $1"
 }
 
+# spread DIR N SIZE GAP: N files DIR/f1..fN of SIZE random bytes, each
+# followed on the disk by a preallocated spacer of GAP (in DIR.gap), so
+# that reading them one after the other costs a short seek each, as the
+# files of a source tree or an application do, not one sequential read.
+spread() {
+	mkdir -p "$1" "$1.gap"
+	for i in $(seq "$2"); do
+		head -c "$3" /dev/urandom >"$1/f$i"
+		sync "$1/f$i"
+		fallocate -l "$4" "$1.gap/g$i"
+	done
+	sync
+}
+
 # The machine, for the top of every summary.
 describe_machine() {
 	dev=$(df -P "$B" | awk 'NR == 2 { print $1 }')
@@ -154,4 +168,47 @@ describe_machine() {
 	echo "load:      $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) at start"
 	echo "software:  $("$FUSE_IOSCHED" --version | head -n 1), fio $(fio --version)"
 	echo "runs:      $RUNTIME s each, $ROUNDS rounds alternating, median reported"
+}
+
+# evict FILE...: drop the page cache of these files only (POSIX_FADV_DONTNEED),
+# not the whole machine's: other people's benchmarks share it.  Dirty pages
+# are written first, since DONTNEED leaves them.  On a fuse-iosched mount
+# this drops the kernel's copy (the daemon keeps the cache on open), so
+# the next read reaches the scheduler.
+evict() {
+	python3 - "$@" <<'PY'
+import os, sys
+for path in sys.argv[1:]:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fdatasync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+PY
+}
+
+# resident FILE...: the percentage of these files' pages in the page cache,
+# to show which figures a cache could have served.
+resident() {
+	fincore -nbo RES,SIZE "$@" 2>/dev/null |
+		awk '{ r += $1; s += $2 } END { printf "%.0f\n", s ? 100 * r / s : 0 }'
+}
+
+# timed_cat TAG FILE...: evict FILEs, then read them all with one cat, as
+# a process that reads one file after another; RESULTS/TAG.time gets the
+# microseconds taken ("cap" past RUNTIME seconds), RESULTS/TAG.cache the
+# share of the files that was still cached at the start.
+timed_cat() {
+	local tag=$1 t0 t1
+	shift
+	evict "$@"
+	resident "$@" >"$RESULTS/$tag.cache"
+	t0=$(date +%s%N)
+	if timeout "$RUNTIME" cat "$@" >/dev/null; then
+		t1=$(date +%s%N)
+		echo "$(( (t1 - t0) / 1000 ))" >"$RESULTS/$tag.time"
+	else
+		echo cap >"$RESULTS/$tag.time"
+	fi
 }

@@ -6,7 +6,10 @@
  * list served as a one-way elevator and an arrival-ordered FIFO whose head
  * is checked against an expiry time; reads and writes are served in
  * batches, each direction's batch bounded in time (read_batch_expire,
- * write_batch_expire).  The elevator allows short backward seeks, costed
+ * write_batch_expire), a write batch also in requests, a number that
+ * shrinks when write batches overrun their time (as Linux 2.6's
+ * update_write_batch).  A batch starts once the other direction has
+ * drained from the device, a read batch's clock at its first completion.  The elevator allows short backward seeks, costed
  * twice a forward seek of the same length, since a process reading a file
  * backwards, or two processes interleaving in one region, would otherwise
  * wait for the sweep to come round again.
@@ -23,8 +26,9 @@
  * Per-process statistics (think time, seek distance, keyed by the pid of
  * the request) decide whether waiting is likely to pay: a process that
  * thinks longer than antic_expire is not waited for.  Waiting ends early
- * when the process's read arrives, when another process's read close to
- * the head arrives (as cheap to serve as the one we wait for), when a read
+ * when any request of the process arrives, when another process's read
+ * close to the head arrives (as cheap to serve as the one we wait for,
+ * in a window that widens as the wait goes on), when a read
  * expires, when the batch is over with writes waiting, or when the host
  * drains the queue (force).
  *
@@ -59,24 +63,35 @@
 #define AS_ANTIC_EXPIRE		6
 
 /*
- * Backward seeks: up to 16 MiB behind the head, costed twice their length
- * (a disk head moves back about as fast, but the track read-ahead of the
- * drive is wasted).  Further back, the request waits for the next sweep.
+ * Backward seeks: up to 1 Mi sectors (512 MiB) behind the head, the
+ * kernel's MAXBACK, costed twice their length (a disk head moves back
+ * about as fast, but the track read-ahead of the drive is wasted).
+ * Further back, the request waits for the next sweep.
  */
-#define AS_BACK_SEEK_MAX	32768	/* sectors */
+#define AS_BACK_SEEK_MAX	(1024 * 1024)	/* sectors */
 #define AS_BACK_SEEK_PENALTY	2
 
 /*
- * Another process's read at most this far from the head breaks
- * anticipation whatever the waited-for process's seek history: serving it
- * costs about nothing.  128 KiB.
+ * Another process's read this close to the head breaks anticipation
+ * whatever the waited-for process's seek history, as the kernel's
+ * as_close_req: up to 8192 sectors (4 MiB) ahead or half that behind at
+ * the start of the wait, doubling with each millisecond waited, since the
+ * longer the wait the less likely it pays; past AS_CLOSE_MAX_MS (or
+ * antic_expire) any read ends it.
  */
-#define AS_CLOSE_SECTORS	256
+#define AS_CLOSE_SECTORS	8192
+#define AS_CLOSE_MAX_MS		20
+
+/*
+ * One think-time sample counts at most this much (the kernel's
+ * MAX_THINKTIME): a single long pause, such as an open that waited for the
+ * daemon, must not turn anticipation off for the next dozen reads.
+ */
+#define AS_MAX_THINKTIME_NS	(20 * IOSCHED_NS_PER_MS)
 
 /*
  * A process that did no I/O for this long has probably exited, or its pid
- * was reused: its history says nothing any more.  This also caps think
- * time samples, so one long pause does not dominate the average.
+ * was reused: its history says nothing any more.
  */
 #define AS_QUIET_NS		1000000000ULL
 
@@ -166,9 +181,36 @@ struct as_data {
 	uint64_t head[2];
 	struct elv_request *next_rq[2];
 
-	/* The running batch, and when it stops being allowed to run. */
+	/*
+	 * The running batch, and when it stops being allowed to run.  A
+	 * change of direction first lets the device drain (changed_batch:
+	 * nothing is dispatched while the other direction is in flight),
+	 * so that the new batch is not charged for the old one's requests;
+	 * a read batch's clock then starts at its first completion
+	 * (new_batch), when the writes before it are surely done.
+	 */
 	enum elv_dir batch_dir;
 	uint64_t batch_end_ns;
+	/*
+	 * Each direction's FIFO is looked at once per expiry time at most
+	 * (the kernel's last_check_fifo), from the start of its batch: when
+	 * many requests expire together, the first expired one is served
+	 * and the elevator goes on from there, instead of a seek storm in
+	 * arrival order.
+	 */
+	uint64_t last_check_fifo[2];
+	bool changed_batch;
+	bool new_batch;
+
+	/*
+	 * Write batches are bounded in requests too, and the bound adapts
+	 * (as_update_write_batch): a write batch that overran its time,
+	 * measured to the first read completion after it, gets fewer
+	 * requests next time, so under reads they shrink to one or two.
+	 */
+	unsigned write_batch_count;	/* requests in a write batch */
+	unsigned current_write_count;	/* left in the current one */
+	bool write_batch_idled;		/* it ran out of work: not timed */
 
 	/*
 	 * Anticipation.  antic_proc is the process whose read was the last
@@ -340,8 +382,8 @@ static void as_proc_arrival(struct as_data *ad, struct as_proc *p,
 	 */
 	if (p->has_end && p->nr_queued == 0 && p->nr_in_flight == 0) {
 		t = now_ns > p->last_end_ns ? now_ns - p->last_end_ns : 0;
-		if (t > AS_QUIET_NS)
-			t = AS_QUIET_NS;
+		if (t > AS_MAX_THINKTIME_NS)
+			t = AS_MAX_THINKTIME_NS;
 		if (p->ttime.samples == 0)
 			as_avg_add(&ad->new_ttime, t);
 		as_avg_add(&p->ttime, t);
@@ -457,6 +499,15 @@ static bool as_fifo_expired(const struct as_data *ad, enum elv_dir dir,
 	return now_ns >= as_fifo_entry(ad->fifo_list[dir].next)->elv_deadline_ns;
 }
 
+/* The rate-limited check of dispatch: see last_check_fifo. */
+static bool as_fifo_due(struct as_data *ad, enum elv_dir dir, uint64_t now_ns)
+{
+	if (now_ns < ad->last_check_fifo[dir] + as_expire_ns(ad, dir))
+		return false;
+	ad->last_check_fifo[dir] = now_ns;
+	return as_fifo_expired(ad, dir, now_ns);
+}
+
 static struct elv_request *as_fifo_first(struct as_data *ad, enum elv_dir dir)
 {
 	return as_fifo_entry(ad->fifo_list[dir].next);
@@ -478,28 +529,50 @@ static uint64_t as_antic_end_ns(const struct as_data *ad)
 }
 
 /*
- * rq (arriving, or the next in line) makes waiting pointless: it is the
- * awaited process's read, or another read so close to the head that
- * serving it costs no more than what we wait for.  Close means within the
- * process's mean seek distance, or AS_CLOSE_SECTORS, of the head.  Writes
- * never break the wait: the process's own (without the writeback cache,
- * a copy writes between its reads) says it is busy, not that its next
- * read is there, and others' can wait for their batch.
+ * Is rq close enough to the head to serve instead of waiting?  The window
+ * (AS_CLOSE_SECTORS ahead, half that behind) doubles with each whole
+ * millisecond since the awaited reads completed; once the wait has lasted
+ * AS_CLOSE_MAX_MS or antic_expire, everything is close.  A read within the
+ * awaited process's mean seek distance is close too: it costs no more than
+ * the read we wait for would.
  */
-static bool as_can_break(const struct as_data *ad, const struct elv_request *rq)
+static bool as_close(const struct as_data *ad, const struct elv_request *rq,
+		     uint64_t now_ns)
 {
 	const struct as_proc *p = ad->antic_proc;
-	uint64_t close = AS_CLOSE_SECTORS;
+	uint64_t head = ad->head[ELV_READ], delta = AS_CLOSE_SECTORS;
+	uint64_t waited = 0;
+
+	if (ad->antic_status == ANTIC_WAIT_NEXT && now_ns > ad->reads_done_ns)
+		waited = (now_ns - ad->reads_done_ns) / IOSCHED_NS_PER_MS;
+	if (waited > AS_CLOSE_MAX_MS || (int64_t)waited > ad->antic_expire)
+		return true;
+	delta <<= waited;
+	if (rq->sector + delta / 2 >= head && rq->sector <= head + delta)
+		return true;
+	return p->seek.samples != 0 &&
+	       as_distance(rq->sector, head) < p->seek.mean;
+}
+
+/*
+ * rq (arriving, or the next in line) makes waiting pointless: it is the
+ * awaited process's own request, read or write (its write says it is
+ * busy elsewhere, not thinking about its next read), or another process's
+ * synchronous read close to the head (as_close).  Others' writes never
+ * break the wait: they can wait for their batch.
+ */
+static bool as_can_break(const struct as_data *ad,
+			 const struct elv_request *rq, uint64_t now_ns)
+{
+	const struct as_proc *p = ad->antic_proc;
 
 	if (p == NULL)
 		return true;
-	if (rq->dir != ELV_READ || !rq->sync)
-		return false;
 	if (rq->pid != 0 && rq->pid == p->pid)
 		return true;
-	if (p->seek.samples != 0 && p->seek.mean > close)
-		close = p->seek.mean;
-	return as_distance(rq->sector, ad->head[ELV_READ]) <= close;
+	if (rq->dir != ELV_READ || !rq->sync)
+		return false;
+	return as_close(ad, rq, now_ns);
 }
 
 /*
@@ -521,7 +594,7 @@ static bool as_can_anticipate(const struct as_data *ad,
 		return false;
 	if (ad->nr_in_flight[ELV_READ] == 0 && now_ns >= as_antic_end_ns(ad))
 		return false;
-	if (rq != NULL && as_can_break(ad, rq))
+	if (rq != NULL && as_can_break(ad, rq, now_ns))
 		return false;
 	/* Its own reads are queued: nothing to wait for. */
 	if (p->nr_queued > 0)
@@ -613,26 +686,113 @@ static struct elv_request *as_move_to_dispatch(struct as_data *ad,
 	} else {
 		ad->antic_proc = NULL;
 	}
+	if (dir == ELV_WRITE && ad->current_write_count > 0)
+		ad->current_write_count--;
 	ad->antic_status = ANTIC_OFF;
 	return rq;
 }
 
+/*
+ * After a read batch's first completion: how long did the write batch
+ * before it really take, from its start to now?  Shrink the next one if
+ * it overran (halve it past three times write_batch_expire), grow it if
+ * it used all its requests well within the time; one running out of work
+ * says nothing.
+ */
+static void as_update_write_batch(struct as_data *ad, uint64_t now_ns)
+{
+	uint64_t batch = as_batch_ns(ad, ELV_WRITE);
+	uint64_t start = ad->batch_end_ns > batch ? ad->batch_end_ns - batch : 0;
+	uint64_t took = now_ns > start ? now_ns - start : 0;
+
+	if (took > batch && !ad->write_batch_idled) {
+		if (took > 3 * batch)
+			ad->write_batch_count /= 2;
+		else
+			ad->write_batch_count--;
+	} else if (took < batch && ad->current_write_count == 0) {
+		if (batch > 3 * took)
+			ad->write_batch_count *= 2;
+		else
+			ad->write_batch_count++;
+	}
+	if (ad->write_batch_count < 1)
+		ad->write_batch_count = 1;
+}
+
+/* Is the running batch over?  Not before its clock has started. */
+static bool as_batch_expired(const struct as_data *ad, uint64_t now_ns)
+{
+	if (ad->changed_batch || ad->new_batch)
+		return false;
+	if (now_ns >= ad->batch_end_ns)
+		return true;
+	return ad->batch_dir == ELV_WRITE && ad->current_write_count == 0;
+}
+
+/* Start a batch of dir; it runs once the other direction has drained. */
+static void as_start_batch(struct as_data *ad, enum elv_dir dir)
+{
+	if (dir != ad->batch_dir)
+		ad->changed_batch = true;
+	if (dir == ELV_WRITE) {
+		ad->new_batch = false;
+		ad->current_write_count = ad->write_batch_count;
+		ad->write_batch_idled = false;
+	}
+	ad->batch_dir = dir;
+}
+
+/*
+ * rq is about to go out in the running batch: if it is the first of a
+ * changed batch, the batch's clock starts (a write batch's now, a read
+ * batch's at its first completion).
+ */
+static struct elv_request *as_batch_begin(struct as_data *ad,
+					  struct elv_request *rq,
+					  uint64_t now_ns)
+{
+	if (!ad->changed_batch)
+		return rq;
+	ad->changed_batch = false;
+	if (ad->batch_dir == ELV_WRITE)
+		ad->batch_end_ns = now_ns + as_batch_ns(ad, ELV_WRITE);
+	else
+		ad->new_batch = true;
+	return rq;
+}
+
 static struct elv_request *as_dispatch(struct elevator_queue *eq,
-				       uint64_t now_ns,
-				       bool force)
+				       uint64_t now_ns, bool force)
 {
 	struct as_data *ad = as_data(eq);
-	enum elv_dir dir = ad->batch_dir, other = as_other(dir);
+	enum elv_dir dir, other;
 	struct elv_request *rq;
 
 	if (ad->nr_queued[ELV_READ] == 0 && ad->nr_queued[ELV_WRITE] == 0)
 		return NULL;
 
-	/* Uncontended, a batch runs on. */
-	if (ad->nr_queued[other] == 0 && now_ns >= ad->batch_end_ns)
+	/* A write batch that ran out of work cannot be timed. */
+	if (ad->batch_dir == ELV_WRITE && ad->nr_queued[ELV_READ] == 0 &&
+	    (ad->current_write_count == 0 || ad->nr_queued[ELV_WRITE] == 0))
+		ad->write_batch_idled = true;
+
+	if (!force && ad->changed_batch &&
+	    ad->nr_in_flight[ELV_READ] + ad->nr_in_flight[ELV_WRITE] > 0)
+		return NULL;	/* a completion calls again */
+	dir = ad->batch_dir;
+	other = as_other(dir);
+
+	/*
+	 * Uncontended, a batch runs on, its clock restarted; a write batch
+	 * keeps its count, so that the first read to come ends it if the
+	 * count is spent.
+	 */
+	if (ad->nr_queued[other] == 0 && !ad->changed_batch &&
+	    !ad->new_batch && now_ns >= ad->batch_end_ns)
 		ad->batch_end_ns = now_ns + as_batch_ns(ad, dir);
 
-	if (now_ns < ad->batch_end_ns || ad->nr_queued[other] == 0) {
+	if (!as_batch_expired(ad, now_ns) || ad->nr_queued[other] == 0) {
 		/*
 		 * In a read batch, idling may be better than serving the
 		 * next read, or than turning to writes while no read waits.
@@ -640,11 +800,12 @@ static struct elv_request *as_dispatch(struct elevator_queue *eq,
 		if (dir == ELV_READ && as_antic_hold(eq, ad, now_ns, force))
 			return NULL;
 		if (ad->nr_queued[dir] > 0) {
-			if (as_fifo_expired(ad, dir, now_ns) ||
+			if (as_fifo_due(ad, dir, now_ns) ||
 			    ad->next_rq[dir] == NULL)
 				rq = as_fifo_first(ad, dir);
 			else
 				rq = ad->next_rq[dir];
+			rq = as_batch_begin(ad, rq, now_ns);
 			return as_move_to_dispatch(ad, rq);
 		}
 	}
@@ -652,9 +813,12 @@ static struct elv_request *as_dispatch(struct elevator_queue *eq,
 	/* A new batch of the other direction, from its oldest request. */
 	if (ad->nr_queued[other] == 0)
 		return NULL;	/* not reached: something is queued */
-	ad->batch_dir = other;
-	ad->batch_end_ns = now_ns + as_batch_ns(ad, other);
-	return as_move_to_dispatch(ad, as_fifo_first(ad, other));
+	as_start_batch(ad, other);
+	ad->last_check_fifo[other] = now_ns;
+	if (!force && ad->nr_in_flight[dir] > 0)
+		return NULL;	/* it starts once dir has drained */
+	rq = as_batch_begin(ad, as_fifo_first(ad, other), now_ns);
+	return as_move_to_dispatch(ad, rq);
 }
 
 /* ------------------------------------------------------------------ */
@@ -674,6 +838,11 @@ static int as_init_queue(struct elevator_queue *eq)
 	/* The first batch with reads waiting is a read batch. */
 	ad->batch_dir = ELV_WRITE;
 	ad->antic_status = ANTIC_OFF;
+	/* The kernel's first guess: a request per 10 ms of the batch. */
+	ad->write_batch_count = (unsigned)(ad->write_batch_expire / 10);
+	if (ad->write_batch_count < 2)
+		ad->write_batch_count = 2;
+	ad->current_write_count = ad->write_batch_count;
 
 	ad->procs = calloc(AS_NR_PROCS, sizeof *ad->procs);
 	ad->hash = calloc(AS_HASH_SIZE, sizeof *ad->hash);
@@ -758,7 +927,7 @@ static void as_add_request(struct elevator_queue *eq, struct elv_request *rq,
 	ad->nr_queued[rq->dir]++;
 
 	/* The host calls dispatch next: it will serve what broke the wait. */
-	if (as_antic_waiting(ad) && as_can_break(ad, rq))
+	if (as_antic_waiting(ad) && as_can_break(ad, rq, now_ns))
 		as_antic_stop(ad, false);
 }
 
@@ -772,6 +941,13 @@ static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
 		ad->nr_in_flight[rq->dir]--;
 	if (rq->dir != ELV_READ)
 		return;
+
+	/* A read batch's clock starts at its first completion. */
+	if (ad->new_batch && ad->batch_dir == ELV_READ) {
+		as_update_write_batch(ad, now_ns);
+		ad->batch_end_ns = now_ns + as_batch_ns(ad, ELV_READ);
+		ad->new_batch = false;
+	}
 
 	/*
 	 * The process is found again by pid: the elv_ fields are ours only

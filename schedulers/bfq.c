@@ -896,11 +896,17 @@ static struct elv_request *bfq_dispatch(struct elevator_queue *eq,
 	}
 	bfq_take(bd, bfqq, rq, now_ns);
 
-	/* The idle class gets one request at a time while others wait. */
+	/*
+	 * The idle class gets one request at a time while others wait.  A
+	 * used-up budget is not expired here but at the next dispatch, once
+	 * the queue's next request is there (the loop above): expired now, a
+	 * process with one request at a time would be empty and leave the
+	 * schedule, and the other queue, alone on it, would be served
+	 * whatever the weights (the kernel's bfq expires for exhaustion in
+	 * bfq_select_queue, with next_rq in hand).
+	 */
 	if (bfqq->cls == PIDQ_IDLE && bfq_others_busy(bd))
 		bfq_expire(bd, now_ns, BFQ_EXP_PREEMPTED);
-	else if (bfqq->served >= bfqq->p.budget)
-		bfq_expire(bd, now_ns, BFQ_EXP_EXHAUSTED);
 	return rq;
 }
 
@@ -915,6 +921,7 @@ static void bfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 {
 	struct bfq_data *bd = bfq_data(eq);
 	struct bfq_queue *bfqq = bfq_rq_queue(rq);
+	bool timed_out;
 
 	bd->now = now_ns;
 	bfqq->dispatched--;
@@ -927,20 +934,29 @@ static void bfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 		bfq_put_queue(bd, bfqq);
 		return;
 	}
-	if (bfqq->budget_timeout != 0 && now_ns >= bfqq->budget_timeout) {
-		bfq_expire(bd, now_ns, BFQ_EXP_TIMEOUT);
+	timed_out = bfqq->budget_timeout != 0 &&
+		    now_ns >= bfqq->budget_timeout;
+	if (bfqq->q.queued != 0) {
+		if (timed_out)
+			bfq_expire(bd, now_ns, BFQ_EXP_TIMEOUT);
 		return;
 	}
-	if (bfqq->q.queued != 0 || bfqq->dispatched != 0)
+	if (bfqq->dispatched != 0)
 		return;
 	if (!bfq_may_idle(bd, bfqq)) {
-		bfq_expire(bd, now_ns, BFQ_EXP_NO_MORE);
+		bfq_expire(bd, now_ns, timed_out ? BFQ_EXP_TIMEOUT :
+			   BFQ_EXP_NO_MORE);
 		return;
 	}
+	/*
+	 * Idle even past the budget timeout: the timeout is taken when the
+	 * process's next request arrives (bfq_select_queue), so that the
+	 * queue is not empty then and keeps its place on the schedule, as
+	 * the kernel idles first (bfq_completed_request) and expires in
+	 * bfq_rq_enqueued.
+	 */
 	bd->idling = true;
 	bd->idle_until = now_ns + elv_ms_to_ns(bd->pq.slice_idle);
-	if (bd->idle_until > bfqq->budget_timeout)
-		bd->idle_until = bfqq->budget_timeout;
 	elv_wakeup_at(eq, bd->idle_until);
 }
 

@@ -12,10 +12,13 @@
  *
  * Priority classes, as ionice(1) sets them: real-time queues are served
  * before best-effort ones, which are served before idle ones.  Within a
- * class the queues take turns in round robin, a higher level meaning a
- * shorter slice.  The idle class gets the device only when nobody else has
- * used it for CFQ_IDLE_DELAY_MS, and at least one request every
- * CFQ_IDLE_STARVE_MS whatever the load, so that it is never stuck forever.
+ * class, busy queues wait on a service tree (a sorted list here: there are
+ * few of them) keyed by when they should next be served: the time they
+ * joined, pushed back by slice_offset for a lower level (a higher level
+ * means a shorter slice and a later turn), minus what was left of a
+ * preempted slice, plus what the last slice overran.  The idle class gets the device only when the other
+ * classes have left it alone for CFQ_IDLE_GRACE_MS, and is never forced
+ * in: that is the contract of ionice -c3.
  *
  * A process reading a file issues one request, waits for it, thinks a
  * little and issues the next.  Switching to another process as soon as its
@@ -55,17 +58,29 @@
  * The idle class may start only after the other classes have been quiet
  * (nothing queued or in flight) for this long (ms), as the kernel's
  * CFQ_IDLE_GRACE: a best-effort process pausing between two reads does not
- * let the idle class in.
+ * let the idle class in.  Nothing else lets it in: under a steady load it
+ * gets nothing, as ionice(1) promises.
  */
-#define CFQ_IDLE_DELAY_MS	100
+#define CFQ_IDLE_GRACE_MS	100
+
 /*
- * But the idle class is never starved for good: once it has waited this
- * long (ms) since it last got a request served, the current slice is cut
- * short (the rest is kept for later) and one idle request goes out.  Under
- * full load an idle-class process thus gets a request every 250 ms, enough
- * to make progress, too little to matter to anyone else.
+ * A process whose mean seek distance exceeds this (sectors) is seeky, the
+ * kernel's CIC_SEEKY: waiting for its next request saves no seek, so it
+ * is waited for at most CFQ_MIN_TT_MS (just enough to keep its slice if
+ * it issues back to back), and not at all on a device that queues
+ * (CFQ_HW_QUEUE_MIN), where others' requests cost it nothing.
  */
-#define CFQ_IDLE_STARVE_MS	250
+#define CFQ_SEEKY_SECTORS	8192
+#define CFQ_MIN_TT_MS		2
+#define CFQ_HW_QUEUE_MIN	4
+
+/*
+ * Seek distances are averaged in fixed point, the newest weighing 1/8:
+ * the weight of the samples tends to CFQ_SEEK_ONE, and the mean counts
+ * once it passes CFQ_SEEK_VALID (three samples).
+ */
+#define CFQ_SEEK_ONE		256
+#define CFQ_SEEK_VALID		80
 
 /* elv_priv[1] of a dispatched request: what it counts in. */
 #define CFQ_RQ_SYNC_FLIGHT	0x1u	/* cd->sync_flight */
@@ -73,7 +88,8 @@
 
 struct cfq_queue {
 	struct pidq q;			/* first: see pidq.h */
-	struct elv_list rr;		/* on cd->rr[cls] while busy, not active */
+	struct elv_list rr;		/* on cd->tree while busy, not active */
+	int64_t key;			/* its place on cd->tree (ns) */
 
 	enum pidq_class cls;
 	int level;			/* 0 (highest) to 7 */
@@ -82,12 +98,19 @@ struct cfq_queue {
 	unsigned dispatched;		/* requests in flight */
 
 	/* The slice, while active. */
-	uint64_t slice_end;		/* 0 until its first dispatch */
-	uint64_t slice_resid;		/* left over from a preempted slice */
+	uint64_t slice_end;		/* 0 until its first completion */
+	int64_t slice_resid;		/* left over (> 0) or overrun (< 0) */
 	unsigned slice_dispatch;	/* requests dispatched in this slice */
 	bool fifo_checked;		/* FIFO looked at in this slice */
 
 	struct pidq_ttime ttime;
+
+	/* Seek distance of a per-process queue's requests. */
+	bool seek_started;		/* last_pos is set */
+	uint64_t last_pos;		/* end of its last request */
+	uint64_t seek_total;		/* weighted sum, fixed point */
+	uint64_t seek_mean;		/* sectors */
+	unsigned seek_weight;		/* of the samples, fixed point */
 };
 
 struct cfq_data {
@@ -99,8 +122,8 @@ struct cfq_data {
 	int64_t slice_async;		/* ms */
 	int64_t slice_async_rq;		/* requests */
 
-	/* Busy queues waiting for their slice, per class, served in turn. */
-	struct elv_list rr[PIDQ_NR_CLASSES];
+	/* Busy queues waiting for their slice: RT, BE, IDLE, each by key. */
+	struct elv_list tree;
 	unsigned busy;			/* queues holding requests */
 	unsigned busy_class[PIDQ_NR_CLASSES];	/* the same, per class */
 
@@ -112,11 +135,12 @@ struct cfq_data {
 	bool idling;
 	uint64_t idle_until;
 
+	unsigned in_flight;		/* dispatched, not completed */
+	bool hw_tag;			/* in_flight went past HW_QUEUE_MIN */
 	unsigned sync_flight;		/* in flight from per-process queues */
 	unsigned nonidle_flight;	/* in flight from RT and BE queues */
 	bool nonidle_seen;		/* an RT or BE request completed */
 	uint64_t last_nonidle_end;	/* when it last happened */
-	uint64_t idle_stamp;		/* idle class last served, or waiting */
 };
 
 /* pidq frees the queues it allocates, and its hooks find their data. */
@@ -155,6 +179,57 @@ static uint64_t cfq_slice_ns(const struct cfq_data *cd,
 	return elv_ms_to_ns(ms < 1 ? 1 : ms);
 }
 
+/*
+ * How much later than a level-0 sync queue cfqq should be served, with
+ * the others busy: the kernel's slice_offset, its approximation of the
+ * slices the others get before it.
+ */
+static int64_t cfq_slice_offset(const struct cfq_data *cd,
+				const struct cfq_queue *cfqq)
+{
+	struct cfq_queue top = { .per_process = true, .level = 0 };
+
+	return (int64_t)(cd->busy - 1) *
+		(int64_t)(cfq_slice_ns(cd, &top) - cfq_slice_ns(cd, cfqq));
+}
+
+/* Put cfqq on the tree by its class, then key; after equal ones. */
+static void cfq_tree_insert(struct cfq_data *cd, struct cfq_queue *cfqq)
+{
+	struct elv_list *pos;
+	struct cfq_queue *o;
+
+	elv_list_for_each(pos, &cd->tree) {
+		o = elv_list_entry(pos, struct cfq_queue, rr);
+		if (o->cls > cfqq->cls ||
+		    (o->cls == cfqq->cls && o->key > cfqq->key))
+			break;
+	}
+	elv_list_add_tail(&cfqq->rr, pos);
+}
+
+/*
+ * (Re)place cfqq on the tree: at the front of its class (a preempting
+ * queue), or at now + slice_offset, corrected by its residual.  The
+ * kernel adds slice_resid to the key, which would delay a queue for the
+ * slice it was robbed of and advance one that overran; the sign is taken
+ * the way its comment means it (see fuse-iosched(8)).
+ */
+static void cfq_tree_add(struct cfq_data *cd, struct cfq_queue *cfqq,
+			 uint64_t now_ns, bool front)
+{
+	if (front) {
+		cfqq->key = INT64_MIN;
+	} else {
+		cfqq->key = (int64_t)now_ns + cfq_slice_offset(cd, cfqq) -
+			cfqq->slice_resid;
+		cfqq->slice_resid = 0;
+	}
+	if (!elv_list_empty(&cfqq->rr))
+		elv_list_del(&cfqq->rr);
+	cfq_tree_insert(cd, cfqq);
+}
+
 /* Requests an async slice may dispatch: more for higher levels. */
 static unsigned cfq_async_max_rq(const struct cfq_data *cd,
 				 const struct cfq_queue *cfqq)
@@ -162,6 +237,49 @@ static unsigned cfq_async_max_rq(const struct cfq_data *cd,
 	int64_t base = cd->slice_async_rq;
 
 	return (unsigned)(2 * (base + base * (PIDQ_LEVELS - 1 - cfqq->level)));
+}
+
+static bool cfq_seek_valid(const struct cfq_queue *cfqq)
+{
+	return cfqq->seek_weight > CFQ_SEEK_VALID;
+}
+
+static bool cfq_seeky(const struct cfq_queue *cfqq)
+{
+	return cfq_seek_valid(cfqq) && cfqq->seek_mean > CFQ_SEEKY_SECTORS;
+}
+
+/*
+ * Fold the distance from the end of the process's last request into its
+ * mean.  A single long seek counts at most 2 Mi sectors beyond four means
+ * early on and 128 Ki later, so that one odd jump does not mark a
+ * sequential reader seeky for long.  The kernel measures a process's first
+ * request from sector 0; here a process's queue is freed whenever it
+ * empties (between slices, typically), so its history restarts often, and
+ * the first request of a new queue is not counted: measured from 0 it
+ * would make every reader of a file far into the disk look seeky at the
+ * start of each slice.
+ */
+static void cfq_update_seek(struct cfq_queue *cfqq, const struct elv_request *rq)
+{
+	uint64_t d, cap;
+
+	if (!cfqq->seek_started) {
+		cfqq->seek_started = true;
+		cfqq->last_pos = elv_rq_end_sector(rq);
+		return;
+	}
+	d = rq->sector > cfqq->last_pos ? rq->sector - cfqq->last_pos :
+		cfqq->last_pos - rq->sector;
+	cap = 4 * cfqq->seek_mean + (cfqq->seek_weight <= 60 ?
+		2 * 1024 * 1024 : 2 * 1024 * 64);
+	if (d > cap)
+		d = cap;
+	cfqq->seek_weight = (7 * cfqq->seek_weight + CFQ_SEEK_ONE) / 8;
+	cfqq->seek_total = (7 * cfqq->seek_total + CFQ_SEEK_ONE * d) / 8;
+	cfqq->seek_mean = (cfqq->seek_total + cfqq->seek_weight / 2) /
+		cfqq->seek_weight;
+	cfqq->last_pos = elv_rq_end_sector(rq);
 }
 
 /* cfqq arrives zeroed, its struct pidq set up. */
@@ -193,12 +311,13 @@ static void cfq_set_prio(struct cfq_data *cd, struct cfq_queue *cfqq,
 		cd->busy_class[cfqq->cls]--;
 		cd->busy_class[cls]++;
 	}
-	if (!elv_list_empty(&cfqq->rr)) {
-		elv_list_del(&cfqq->rr);
-		elv_list_add_tail(&cfqq->rr, &cd->rr[cls]);
-	}
 	cfqq->cls = cls;
 	cfqq->level = level;
+	/* Same key, in its new class. */
+	if (!elv_list_empty(&cfqq->rr)) {
+		elv_list_del(&cfqq->rr);
+		cfq_tree_insert(cd, cfqq);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -211,11 +330,9 @@ static void cfq_rq_added(struct cfq_data *cd, struct cfq_queue *cfqq,
 	if (cfqq->q.queued != 1)
 		return;
 	cd->busy++;
-	/* The idle class starts waiting now, if it was not already. */
-	if (cd->busy_class[cfqq->cls]++ == 0 && cfqq->cls == PIDQ_IDLE)
-		cd->idle_stamp = now_ns;
+	cd->busy_class[cfqq->cls]++;
 	if (cfqq != cd->active)
-		elv_list_add_tail(&cfqq->rr, &cd->rr[cfqq->cls]);
+		cfq_tree_add(cd, cfqq, now_ns, false);
 }
 
 /* rq leaves its queue (dispatched or merged away). */
@@ -240,11 +357,12 @@ static void cfq_activate(struct cfq_data *cd, struct cfq_queue *cfqq)
 }
 
 /*
- * End the active queue's slice.  A preempted queue keeps what was left of
- * its slice and goes to the front of its class, to finish its turn first;
- * otherwise it goes to the back.
+ * End the active queue's slice.  When it was cut short (preempted) or
+ * found overrun at a completion, the kernel's timed_out, what was left of
+ * it, or overrun, is kept as slice_resid and moves the queue's next turn
+ * earlier or later.
  */
-static void cfq_expire(struct cfq_data *cd, uint64_t now_ns, bool preempted)
+static void cfq_expire(struct cfq_data *cd, uint64_t now_ns, bool timed_out)
 {
 	struct cfq_queue *cfqq = cd->active;
 
@@ -252,37 +370,31 @@ static void cfq_expire(struct cfq_data *cd, uint64_t now_ns, bool preempted)
 		return;
 	cd->active = NULL;
 	cd->idling = false;
-	cfqq->slice_resid = 0;
-	if (preempted && cfqq->slice_end > now_ns)
-		cfqq->slice_resid = cfqq->slice_end - now_ns;
+	if (timed_out && cfqq->slice_end != 0)
+		cfqq->slice_resid = (int64_t)cfqq->slice_end - (int64_t)now_ns;
 	cfqq->slice_end = 0;
+	/*
+	 * An empty queue keeps its residual for when it is busy again, as in
+	 * the kernel, unless it is freed (a per-process queue with nothing
+	 * in flight): then the process starts afresh.
+	 */
 	if (cfqq->q.queued == 0) {
 		cfq_put_queue(cd, cfqq);
 		return;
 	}
-	if (preempted)
-		elv_list_add(&cfqq->rr, &cd->rr[cfqq->cls]);
-	else
-		elv_list_add_tail(&cfqq->rr, &cd->rr[cfqq->cls]);
+	cfq_tree_add(cd, cfqq, now_ns, false);
 }
 
-static bool cfq_idle_starved(const struct cfq_data *cd, uint64_t now_ns)
+static struct cfq_queue *cfq_tree_first(struct cfq_data *cd)
 {
-	return cd->busy_class[PIDQ_IDLE] != 0 &&
-		now_ns >= cd->idle_stamp + elv_ms_to_ns(CFQ_IDLE_STARVE_MS);
-}
-
-static struct cfq_queue *cfq_rr_first(struct cfq_data *cd, enum pidq_class c)
-{
-	if (elv_list_empty(&cd->rr[c]))
+	if (elv_list_empty(&cd->tree))
 		return NULL;
-	return elv_list_first(&cd->rr[c], struct cfq_queue, rr);
+	return elv_list_first(&cd->tree, struct cfq_queue, rr);
 }
 
 /*
- * The queue to get the next slice: a starved idle class first, then
- * real-time, best-effort, and the idle class once the others have been
- * quiet for CFQ_IDLE_DELAY_MS.
+ * The queue to get the next slice: real-time, best-effort, and the idle
+ * class once the others have been quiet for CFQ_IDLE_GRACE_MS.
  */
 static struct cfq_queue *cfq_next_queue(struct elevator_queue *eq,
 					struct cfq_data *cd, uint64_t now_ns)
@@ -290,22 +402,15 @@ static struct cfq_queue *cfq_next_queue(struct elevator_queue *eq,
 	struct cfq_queue *cfqq;
 	uint64_t at;
 
-	if (cfq_idle_starved(cd, now_ns) &&
-	    (cfqq = cfq_rr_first(cd, PIDQ_IDLE)) != NULL)
+	cfqq = cfq_tree_first(cd);
+	if (cfqq == NULL || cfqq->cls != PIDQ_IDLE)
 		return cfqq;
-	if ((cfqq = cfq_rr_first(cd, PIDQ_RT)) != NULL ||
-	    (cfqq = cfq_rr_first(cd, PIDQ_BE)) != NULL)
-		return cfqq;
-	if ((cfqq = cfq_rr_first(cd, PIDQ_IDLE)) == NULL)
-		return NULL;
 	/* An RT or BE completion will call dispatch again. */
 	if (cd->nonidle_flight != 0)
 		return NULL;
-	at = cd->last_nonidle_end + elv_ms_to_ns(CFQ_IDLE_DELAY_MS);
+	at = cd->last_nonidle_end + elv_ms_to_ns(CFQ_IDLE_GRACE_MS);
 	if (!cd->nonidle_seen || now_ns >= at)
 		return cfqq;
-	if (at > cd->idle_stamp + elv_ms_to_ns(CFQ_IDLE_STARVE_MS))
-		at = cd->idle_stamp + elv_ms_to_ns(CFQ_IDLE_STARVE_MS);
 	elv_wakeup_at(eq, at);
 	return NULL;
 }
@@ -321,10 +426,6 @@ static struct cfq_queue *cfq_select_queue(struct elevator_queue *eq,
 	struct cfq_queue *cfqq = cd->active;
 
 	if (cfqq != NULL) {
-		if (cfqq->cls != PIDQ_IDLE && cfq_idle_starved(cd, now_ns)) {
-			cfq_expire(cd, now_ns, true);
-			goto new_queue;
-		}
 		if (cfqq->slice_end != 0 && now_ns >= cfqq->slice_end)
 			goto expire;
 		if (cfqq->q.queued != 0) {
@@ -346,7 +447,6 @@ static struct cfq_queue *cfq_select_queue(struct elevator_queue *eq,
 expire:
 		cfq_expire(cd, now_ns, false);
 	}
-new_queue:
 	cfqq = cfq_next_queue(eq, cd, now_ns);
 	if (cfqq != NULL)
 		cfq_activate(cd, cfqq);
@@ -355,12 +455,14 @@ new_queue:
 
 /* Hand rq of the active queue over to the host. */
 static struct elv_request *cfq_take(struct cfq_data *cd, struct cfq_queue *cfqq,
-				    struct elv_request *rq, uint64_t now_ns)
+				struct elv_request *rq)
 {
 	uintptr_t flags = 0;
 
 	cd->pq.last_position = elv_rq_end_sector(rq);
 	cfq_remove_rq(cd, cfqq, rq);
+	if (++cd->in_flight > CFQ_HW_QUEUE_MIN)
+		cd->hw_tag = true;
 	cfqq->dispatched++;
 	cfqq->slice_dispatch++;
 	if (cfqq->per_process) {
@@ -370,8 +472,6 @@ static struct elv_request *cfq_take(struct cfq_data *cd, struct cfq_queue *cfqq,
 	if (cfqq->cls != PIDQ_IDLE) {
 		cd->nonidle_flight++;
 		flags |= CFQ_RQ_NONIDLE_FLIGHT;
-	} else {
-		cd->idle_stamp = now_ns;
 	}
 	rq->elv_priv[1] = (void *)flags;
 	return rq;
@@ -385,18 +485,16 @@ static struct elv_request *cfq_dispatch_forced(struct cfq_data *cd,
 					       uint64_t now_ns)
 {
 	struct cfq_queue *cfqq = cd->active;
-	int c;
 
 	cd->idling = false;
 	if (cfqq == NULL || cfqq->q.queued == 0) {
 		cfq_expire(cd, now_ns, false);
-		for (c = 0, cfqq = NULL; c < PIDQ_NR_CLASSES && !cfqq; c++)
-			cfqq = cfq_rr_first(cd, (enum pidq_class)c);
+		cfqq = cfq_tree_first(cd);
 		if (cfqq == NULL)
 			return NULL;
 		cfq_activate(cd, cfqq);
 	}
-	return cfq_take(cd, cfqq, cfqq->q.next_rq, now_ns);
+	return cfq_take(cd, cfqq, cfqq->q.next_rq);
 }
 
 /* ------------------------------------------------------------------ */
@@ -409,8 +507,8 @@ static int cfq_init_queue(struct elevator_queue *eq)
 	int c, l;
 
 	pidq_data_init(&cd->pq);
+	elv_list_init(&cd->tree);
 	for (c = 0; c < PIDQ_NR_CLASSES; c++) {
-		elv_list_init(&cd->rr[c]);
 		for (l = 0; l < PIDQ_LEVELS; l++) {
 			cfqq = &cd->pool[c][l];
 			pidq_init_pool(&cd->pq, &cfqq->q, (enum pidq_class)c,
@@ -435,12 +533,31 @@ static void cfq_merged_requests(struct elevator_queue *eq,
 }
 
 /*
- * Should cfqq, which just got a request, take the device from the active
- * queue at once?  A higher class should, and a process's sync queue should
- * from an async one, as in the kernel; the idle class never does.
+ * cfq_rq_close: is rq as near the head as the active process's next
+ * request would likely be (within its mean seek distance)?
+ */
+static bool cfq_rq_close(const struct cfq_data *cd,
+			 const struct cfq_queue *active,
+			 const struct elv_request *rq)
+{
+	uint64_t pos = cd->pq.last_position;
+	uint64_t d = rq->sector > pos ? rq->sector - pos : pos - rq->sector;
+
+	return cfq_seek_valid(active) && d <= active->seek_mean;
+}
+
+/*
+ * Should cfqq, which just got rq, take the device from the active queue
+ * at once?  The idle class never does.  Otherwise, as in the kernel: a
+ * higher class; a process's sync queue against an async one; and, while
+ * cfq idles for the active process, a request as close to the head as
+ * that process's would be, which saves the wait without costing a seek.
+ * (The kernel also preempts a queue whose slice is used up; here the next
+ * dispatch, which the submitter asks for at once, expires it.)
  */
 static bool cfq_should_preempt(const struct cfq_data *cd,
-			       const struct cfq_queue *cfqq)
+			       const struct cfq_queue *cfqq,
+			       const struct elv_request *rq)
 {
 	const struct cfq_queue *active = cd->active;
 
@@ -448,7 +565,10 @@ static bool cfq_should_preempt(const struct cfq_data *cd,
 		return false;
 	if (active->cls != cfqq->cls)
 		return cfqq->cls < active->cls;
-	return cfqq->per_process && !active->per_process;
+	if (cfqq->per_process && !active->per_process)
+		return true;
+	return cd->idling && active->per_process &&
+		cfq_rq_close(cd, active, rq);
 }
 
 static void cfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
@@ -474,6 +594,11 @@ static void cfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 				cfq_set_prio(cd, cfqq, cls, level);
 			pidq_think_time(&cd->pq, &cfqq->ttime, now_ns);
 		}
+		if (cfqq != NULL) {
+			cfq_update_seek(cfqq, rq);
+			if (cd->hw_tag && cfq_seeky(cfqq))
+				cfqq->ttime.idle_window = false;
+		}
 	}
 	if (cfqq == NULL)
 		cfqq = &cd->pool[cls][level];
@@ -484,11 +609,10 @@ static void cfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 	if (cfqq == cd->active) {
 		/* The process came back within the wait: serve it. */
 		cd->idling = false;
-	} else if (cfq_should_preempt(cd, cfqq)) {
+	} else if (cfq_should_preempt(cd, cfqq, rq)) {
 		cfq_expire(cd, now_ns, true);
-		/* Ahead of the queue it preempted, if in the same class. */
-		elv_list_del(&cfqq->rr);
-		elv_list_add(&cfqq->rr, &cd->rr[cfqq->cls]);
+		/* Next, ahead of the queue it preempted. */
+		cfq_tree_add(cd, cfqq, now_ns, true);
 	}
 }
 
@@ -537,13 +661,7 @@ static struct elv_request *cfq_dispatch(struct elevator_queue *eq,
 	if (rq == NULL)
 		rq = cfqq->q.next_rq;
 
-	/* The slice runs from the first dispatch. */
-	if (cfqq->slice_end == 0) {
-		cfqq->slice_end = now_ns + (cfqq->slice_resid != 0 ?
-			cfqq->slice_resid : cfq_slice_ns(cd, cfqq));
-		cfqq->slice_resid = 0;
-	}
-	cfq_take(cd, cfqq, rq, now_ns);
+	cfq_take(cd, cfqq, rq);
 
 	/*
 	 * With others waiting, an async slice also ends after its share of
@@ -569,6 +687,7 @@ static void cfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 	uintptr_t flags = (uintptr_t)rq->elv_priv[1];
 
 	cfqq->dispatched--;
+	cd->in_flight--;
 	if (flags & CFQ_RQ_SYNC_FLIGHT)
 		cd->sync_flight--;
 	if (flags & CFQ_RQ_NONIDLE_FLIGHT) {
@@ -585,15 +704,24 @@ static void cfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 		cfq_put_queue(cd, cfqq);
 		return;
 	}
-	if (cfqq->cls == PIDQ_IDLE ||
-	    (cfqq->slice_end != 0 && now_ns >= cfqq->slice_end)) {
-		cfq_expire(cd, now_ns, false);
+	/*
+	 * The slice runs from the first completion, as the kernel's
+	 * slice_new: the time the first request waited behind the previous
+	 * queue's is not charged to this one.
+	 */
+	if (cfqq->slice_end == 0)
+		cfqq->slice_end = now_ns + cfq_slice_ns(cd, cfqq);
+	/* An overrun is charged to the queue's next turn. */
+	if (cfqq->cls == PIDQ_IDLE || now_ns >= cfqq->slice_end) {
+		cfq_expire(cd, now_ns, cfqq->cls != PIDQ_IDLE);
 		return;
 	}
 	if (cfqq->q.queued == 0 && cfqq->dispatched == 0 && cfqq->per_process &&
 	    cfqq->ttime.idle_window && cd->pq.slice_idle > 0) {
 		cd->idling = true;
-		cd->idle_until = now_ns + elv_ms_to_ns(cd->pq.slice_idle);
+		cd->idle_until = now_ns + elv_ms_to_ns(
+			cfq_seeky(cfqq) && cd->pq.slice_idle > CFQ_MIN_TT_MS ?
+			CFQ_MIN_TT_MS : cd->pq.slice_idle);
 		if (cfqq->slice_end != 0 && cd->idle_until > cfqq->slice_end)
 			cd->idle_until = cfqq->slice_end;
 		elv_wakeup_at(eq, cd->idle_until);

@@ -4,13 +4,14 @@
  * Kyber is meant for fast devices, where ordering requests gains little and
  * the one thing worth controlling is how many of them the device is given
  * at once: a deep queue of writes makes every read wait behind it.  So
- * kyber does no sorting at all.  Requests are split into three domains:
+ * kyber does no sorting at all.  Requests are split into the kernel's four
+ * domains, by operation:
  *
- *   read   reads a process waits for (rq->sync), the latency that matters;
- *   write  all writes, synchronous or writeback;
- *   other  everything else: reads nobody waits for (readahead).  Today the
- *          host marks every read synchronous, so this domain stays empty
- *          unless a host submits asynchronous reads.
+ *   read     all reads, synchronous or readahead;
+ *   write    all writes, synchronous or writeback;
+ *   discard  discards, which the host does not send today;
+ *   other    anything else (flushes in the kernel), which it does not
+ *            send either.
  *
  * Each domain has a FIFO and a depth: the number of its requests that may
  * be in flight at once (the kernel's tokens).  Dispatch serves the domains
@@ -26,9 +27,10 @@
  * by the ratio of its p99 total latency (arrival to completion) to its
  * target: domains doing well are throttled, the one missing its target
  * gets more depth.  A write stream that makes reads slow thus loses depth,
- * and a read stream that makes writes miss theirs does likewise.  A window
- * without congestion lets throttled domains grow back by a quarter, so the
- * depths return to their maximum once the targets are met again.
+ * and a read stream that makes writes miss theirs does likewise.  As in
+ * the kernel, nothing else changes a depth: a throttled domain grows back
+ * only when its own p99 misses its target, and "other", which has no
+ * target, keeps its depth.
  *
  * Kyber never holds work back except by depth, and a domain at its depth
  * has requests in flight whose completion makes the host dispatch again.
@@ -47,6 +49,7 @@
 enum ky_domain {
 	KY_READ,
 	KY_WRITE,
+	KY_DISCARD,
 	KY_OTHER,
 	KY_NR_DOMAINS,
 };
@@ -57,32 +60,35 @@ enum ky_domain {
 static const char *const ky_domain_names[KY_NR_DOMAINS] = {
 	[KY_READ] = "read",
 	[KY_WRITE] = "write",
+	[KY_DISCARD] = "discard",
 	[KY_OTHER] = "other",
 };
 
 /*
- * Largest depth of each domain.  The kernel allows 256 reads, 128 writes
- * and 16 others for devices with thousands of tags; here nr_requests
- * (default 128) bounds queued and in-flight requests together, so a read
- * depth above 128 could never bind.  Halve all three, keeping the
- * kernel's ratios: reads may then use the whole default queue.
+ * Largest depth of each domain, the kernel's.  With the default
+ * nr_requests (128) the read depth cannot bind; a larger nr_requests lets
+ * it, as a device with more tags does in the kernel.
  */
 static const unsigned ky_max_depth[KY_NR_DOMAINS] = {
-	[KY_READ] = 128,
-	[KY_WRITE] = 64,
-	[KY_OTHER] = 8,
+	[KY_READ] = 256,
+	[KY_WRITE] = 128,
+	[KY_DISCARD] = 64,
+	[KY_OTHER] = 16,
 };
 
 /* Requests served from one domain in a row, as in the kernel. */
 static const unsigned ky_batch_size[KY_NR_DOMAINS] = {
 	[KY_READ] = 16,
 	[KY_WRITE] = 8,
+	[KY_DISCARD] = 1,
 	[KY_OTHER] = 1,
 };
 
 /* Latency targets (ns), the kernel's defaults and sysfs units. */
 #define KY_READ_LAT_NSEC	2000000LL
 #define KY_WRITE_LAT_NSEC	10000000LL
+/* The discard target is fixed in the kernel too: 5 s. */
+#define KY_DISCARD_LAT_NSEC	5000000000LL
 #define KY_LAT_NSEC_MIN		1000LL
 #define KY_LAT_NSEC_MAX		10000000000LL
 
@@ -164,11 +170,10 @@ static struct elv_request *ky_fifo_entry(struct elv_list *l)
 	return elv_list_entry(l, struct elv_request, elv_fifo);
 }
 
-static enum ky_domain ky_domain_of(enum elv_dir dir, bool sync)
+/* The kernel's kyber_sched_domain: by operation only, not by sync. */
+static enum ky_domain ky_domain_of(enum elv_dir dir)
 {
-	if (dir == ELV_WRITE)
-		return KY_WRITE;
-	return sync ? KY_READ : KY_OTHER;
+	return dir == ELV_WRITE ? KY_WRITE : KY_READ;
 }
 
 /* The domain a request was queued in, remembered in elv_priv[0]. */
@@ -184,7 +189,8 @@ static void ky_set_rq_domain(struct elv_request *rq, enum ky_domain d)
 
 static uint64_t ky_target_ns(const struct kyber_data *kd, enum ky_domain d)
 {
-	int64_t t = d == KY_READ ? kd->read_lat_nsec : kd->write_lat_nsec;
+	int64_t t = d == KY_READ ? kd->read_lat_nsec :
+		d == KY_WRITE ? kd->write_lat_nsec : KY_DISCARD_LAT_NSEC;
 
 	return t < KY_LAT_NSEC_MIN ? (uint64_t)KY_LAT_NSEC_MIN : (uint64_t)t;
 }
@@ -202,21 +208,6 @@ static void ky_dequeue(struct kyber_data *kd, struct elv_request *rq)
 {
 	elv_list_del(&rq->elv_fifo);
 	kd->nr_queued[ky_rq_domain(rq)]--;
-}
-
-/*
- * A merge made rq synchronous (a process now waits for part of it): move
- * it to the read domain's tail.  Rare, since the host marks reads sync.
- */
-static void ky_redomain(struct kyber_data *kd, struct elv_request *rq,
-			bool sync)
-{
-	enum ky_domain d = ky_domain_of(rq->dir, sync);
-
-	if (d == ky_rq_domain(rq))
-		return;
-	ky_dequeue(kd, rq);
-	ky_enqueue(kd, rq, d);
 }
 
 /* ------------------------------------------------------------------ */
@@ -276,27 +267,14 @@ static void ky_set_depth(struct elevator_queue *eq, enum ky_domain d,
 /*
  * Scale a domain's depth by its p99 against its target: p99 in bucket b
  * means (b + 1) quarters of the target, so a domain at half its target
- * gets half the depth and one at twice its target twice the depth.  A
- * domain missing its target always gains at least one.
+ * gets half the depth and one at twice its target twice the depth.
  */
 static void ky_scale(struct elevator_queue *eq, enum ky_domain d, int p99)
 {
 	struct kyber_data *kd = ky_data(eq);
-	uint64_t depth = ((uint64_t)kd->depth[d] * (unsigned)(p99 + 1)) >>
-			 KY_LAT_SHIFT;
 
-	if (p99 >= KY_GOOD_BUCKETS && depth <= kd->depth[d])
-		depth = kd->depth[d] + 1;
-	ky_set_depth(eq, d, depth);
-}
-
-/* No congestion: a throttled domain grows back by a quarter. */
-static void ky_restore(struct elevator_queue *eq, enum ky_domain d)
-{
-	struct kyber_data *kd = ky_data(eq);
-	unsigned step = kd->depth[d] >> 2;
-
-	ky_set_depth(eq, d, (uint64_t)kd->depth[d] + (step > 0 ? step : 1));
+	ky_set_depth(eq, d, ((uint64_t)kd->depth[d] * (unsigned)(p99 + 1)) >>
+		     KY_LAT_SHIFT);
 }
 
 /* Judge the window that has ended, then start afresh. */
@@ -327,24 +305,13 @@ static void ky_judge_window(struct elevator_queue *eq)
 			kd->last_p99[d] = p99;
 		}
 
-		if (congested || p99 >= KY_GOOD_BUCKETS) {
-			if (p99 >= 0)
-				ky_scale(eq, d, p99);
-		} else {
-			ky_restore(eq, d);
-		}
+		/*
+		 * Congestion throttles the domains doing well; a domain
+		 * missing its own target gets more depth either way.
+		 */
+		if (p99 >= 0 && (congested || p99 >= KY_GOOD_BUCKETS))
+			ky_scale(eq, d, p99);
 	}
-
-	/*
-	 * Other has no target of its own to defend (as in the kernel, it is
-	 * not measured): it yields a quarter when the device is congested
-	 * and grows back like the rest when it is not.
-	 */
-	if (congested)
-		ky_set_depth(eq, KY_OTHER,
-			     (uint64_t)kd->depth[KY_OTHER] * 3 / 4);
-	else
-		ky_restore(eq, KY_OTHER);
 
 	memset(kd->buckets, 0, sizeof kd->buckets);
 	kd->window_samples = 0;
@@ -401,19 +368,11 @@ static void ky_exit_queue(struct elevator_queue *eq)
 	}
 }
 
-/* rq grew; if a synchronous piece joined an asynchronous read, move it. */
-static void ky_merged(struct elevator_queue *eq, struct elv_request *rq,
-		      enum elv_merge type)
-{
-	(void)type;
-	ky_redomain(ky_data(eq), rq, rq->sync);
-}
-
 /*
  * next was merged into rq.  If next was queued earlier in the same domain,
  * rq takes its place, so that merged data is not served later than its
  * oldest part; then next is forgotten.  The host joins the two after this
- * call, so rq becomes synchronous if next was.
+ * call.  Both are of one direction, so of one domain.
  */
 static void ky_merged_requests(struct elevator_queue *eq,
 			       struct elv_request *rq,
@@ -424,7 +383,6 @@ static void ky_merged_requests(struct elevator_queue *eq,
 	if (ky_rq_domain(next) == ky_rq_domain(rq))
 		elv_rq_merge_fifo(rq, next);
 	ky_dequeue(kd, next);
-	ky_redomain(kd, rq, rq->sync || next->sync);
 }
 
 static void ky_add_request(struct elevator_queue *eq, struct elv_request *rq,
@@ -434,7 +392,7 @@ static void ky_add_request(struct elevator_queue *eq, struct elv_request *rq,
 
 	(void)now_ns;
 	rq->elv_deadline_ns = kd->seq++;
-	ky_enqueue(kd, rq, ky_domain_of(rq->dir, rq->sync));
+	ky_enqueue(kd, rq, ky_domain_of(rq->dir));
 }
 
 /* The head of domain d if it has one and a token for it (or force). */
@@ -513,8 +471,12 @@ static bool ky_has_work(struct elevator_queue *eq)
 {
 	struct kyber_data *kd = ky_data(eq);
 
-	return kd->nr_queued[KY_READ] != 0 || kd->nr_queued[KY_WRITE] != 0 ||
-	       kd->nr_queued[KY_OTHER] != 0;
+	int d;
+
+	for (d = 0; d < KY_NR_DOMAINS; d++)
+		if (kd->nr_queued[d] != 0)
+			return true;
+	return false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -540,7 +502,6 @@ static struct elevator_type kyber_type = {
 	.ops = {
 		.init_queue = ky_init_queue,
 		.exit_queue = ky_exit_queue,
-		.merged = ky_merged,
 		.merged_requests = ky_merged_requests,
 		.add_request = ky_add_request,
 		.dispatch = ky_dispatch,

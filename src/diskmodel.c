@@ -1,6 +1,7 @@
 /*
- * The disk model (-o disk_model=hdd): the service time of a single-spindle
- * disk, charged to every io at the dispatch boundary.
+ * The disk models (-o disk_model=hdd or ssd): the service time of a
+ * single-spindle disk or of a flash device, charged to every io at the
+ * dispatch boundary.
  *
  * Solid-state and virtual disks hide seek costs, so on them sorting by
  * sector and anticipation buy nothing measurable.  With the model, a
@@ -47,6 +48,30 @@
  * performs the I/O.  The elevator therefore chooses each io at the moment
  * the head frees, as for a disk without command queueing, with every
  * request that arrived meanwhile to choose from.
+ *
+ * The ssd model is what kyber is for: a device that serves several
+ * requests at once, where reads are cheap and writes are absorbed by a
+ * buffer until it fills.  It has ssd_channels channels, each serving one
+ * io at a time; an io goes to the channel that frees first, so the device
+ * behaves as one queue served in parallel, as an NVMe or NCQ device that
+ * takes every command the host sends (here: one per dispatch worker, so
+ * the device's depth is the threads setting).
+ *
+ *	read:	ssd_read_us + transfer
+ *	write:	(wait for room in the buffer) + transfer
+ *
+ * with transfer at ssd_mb_per_s per channel.  Writes land in a write
+ * buffer of ssd_buffer_mib that the flash drains at ssd_drain_mb_per_s
+ * whatever else happens (a fluid queue: the level falls linearly with
+ * time).  While it has room a write costs its transfer only, far less
+ * than a read; once full, a write holds its channel until enough has
+ * drained, and a read that the device queued behind such writes waits
+ * for them: read latency rises with the writes piled up in the device,
+ * which is what a scheduler that limits writes in flight (kyber) avoids.
+ *
+ * Cost and wait are apart: diskmodel_book charges an io on a clock it is
+ * given and returns when it would end, without sleeping, so a replay tool
+ * can run the model on virtual time; only diskmodel_next sleeps.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -63,21 +88,36 @@
 /* sqrt(d / STROKE) in fixed point, FRAC_BITS after the point. */
 #define DISKMODEL_FRAC_BITS 24
 
+enum diskmodel_kind {
+	DISKMODEL_HDD,
+	DISKMODEL_SSD,
+};
+
 struct diskmodel {
 	/* Set at creation, read-only after. */
-	uint64_t track_ns;	/* the shortest seek */
-	uint64_t full_ns;	/* a full-stroke seek */
-	uint64_t rotation_ns;	/* half a revolution */
-	unsigned mb_per_s;
+	enum diskmodel_kind kind;
+	uint64_t track_ns;	/* hdd: the shortest seek */
+	uint64_t full_ns;	/* hdd: a full-stroke seek */
+	uint64_t rotation_ns;	/* hdd: half a revolution */
+	unsigned mb_per_s;	/* transfer: hdd's, or each ssd channel's */
+	unsigned channels;	/* ssd: 1 to DISKMODEL_SSD_CHANNELS_MAX */
+	uint64_t read_ns;	/* ssd: a read's access time */
+	uint64_t buffer_bytes;	/* ssd: the write buffer */
+	unsigned drain_mb_per_s; /* ssd: the flash's program rate */
 
-	pthread_mutex_t lock;	/* the head: taken in turn by the workers */
-	uint64_t head;		/* sector after the last io booked; lock */
-	uint64_t busy_until_ns;	/* when the last io booked ends; lock */
+	pthread_mutex_t lock;	/* taken in turn by the workers */
+	uint64_t head;		/* hdd: sector after the last io booked; lock */
+	uint64_t busy_until_ns;	/* hdd: when the last io booked ends; lock */
+	/* ssd: when each channel ends what it was given; lock */
+	uint64_t channel_free_ns[DISKMODEL_SSD_CHANNELS_MAX];
+	/* ssd: when the write buffer would be empty, if no write came; lock */
+	uint64_t drained_ns;
 };
 
 bool diskmodel_name_valid(const char *name)
 {
-	return strcmp(name, "none") == 0 || strcmp(name, "hdd") == 0;
+	return strcmp(name, "none") == 0 || strcmp(name, "hdd") == 0 ||
+	       strcmp(name, "ssd") == 0;
 }
 
 struct diskmodel *diskmodel_new(unsigned seek_ms, unsigned rpm,
@@ -97,6 +137,29 @@ struct diskmodel *diskmodel_new(unsigned seek_ms, unsigned rpm,
 	dm->full_ns = dm->track_ns + (avg_ns - dm->track_ns) * 15 / 8;
 	dm->rotation_ns = 60 * 1000 * DISKMODEL_MS / rpm / 2;
 	dm->mb_per_s = mb_per_s;
+	pthread_mutex_init(&dm->lock, NULL);
+	return dm;
+}
+
+struct diskmodel *diskmodel_ssd_new(const struct diskmodel_ssd *p)
+{
+	struct diskmodel *dm;
+
+	if (p->channels == 0 || p->channels > DISKMODEL_SSD_CHANNELS_MAX ||
+	    p->mb_per_s == 0 || p->buffer_mib == 0 ||
+	    p->drain_mb_per_s == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	dm = calloc(1, sizeof *dm);
+	if (dm == NULL)
+		return NULL;
+	dm->kind = DISKMODEL_SSD;
+	dm->channels = p->channels;
+	dm->read_ns = (uint64_t)p->read_us * 1000;
+	dm->mb_per_s = p->mb_per_s;
+	dm->buffer_bytes = (uint64_t)p->buffer_mib << 20;
+	dm->drain_mb_per_s = p->drain_mb_per_s;
 	pthread_mutex_init(&dm->lock, NULL);
 	return dm;
 }
@@ -155,8 +218,9 @@ uint64_t diskmodel_cost_ns(const struct diskmodel *dm, uint64_t head,
 }
 
 /* Caller holds dm->lock. */
-static uint64_t do_diskmodel_book(struct diskmodel *dm,
-				  const struct elv_request *rq, uint64_t now_ns)
+static uint64_t do_diskmodel_hdd_book(struct diskmodel *dm,
+				      const struct elv_request *rq,
+				      uint64_t now_ns)
 {
 	uint64_t start = now_ns > dm->busy_until_ns ? now_ns :
 			 dm->busy_until_ns;
@@ -164,6 +228,71 @@ static uint64_t do_diskmodel_book(struct diskmodel *dm,
 	dm->busy_until_ns = start + diskmodel_cost_ns(dm, dm->head, rq);
 	dm->head = elv_rq_end_sector(rq);
 	return dm->busy_until_ns;
+}
+
+/*
+ * How long a write of bytes arriving at start_ns waits for room in the
+ * ssd's buffer.  The level at start_ns is what has not drained by then;
+ * room for bytes appears once level + bytes - buffer more have drained
+ * (a write larger than the buffer waits until it is empty and then for
+ * its excess, as if it streamed through).
+ */
+static uint64_t diskmodel_ssd_room_ns(const struct diskmodel *dm,
+				      uint64_t bytes, uint64_t start_ns)
+{
+	uint64_t level = 0;
+
+	if (dm->drained_ns > start_ns)
+		level = (dm->drained_ns - start_ns) * dm->drain_mb_per_s /
+			1000;
+	if (level + bytes <= dm->buffer_bytes)
+		return 0;
+	return (level + bytes - dm->buffer_bytes) * 1000 /
+	       dm->drain_mb_per_s;
+}
+
+uint64_t diskmodel_ssd_cost_ns(const struct diskmodel *dm,
+			       const struct elv_request *rq, uint64_t start_ns)
+{
+	uint64_t transfer = rq->bytes * 1000 / dm->mb_per_s;
+
+	if (rq->dir == ELV_READ)
+		return dm->read_ns + transfer;
+	return diskmodel_ssd_room_ns(dm, rq->bytes, start_ns) + transfer;
+}
+
+/* Caller holds dm->lock. */
+static uint64_t do_diskmodel_ssd_book(struct diskmodel *dm,
+				      const struct elv_request *rq,
+				      uint64_t now_ns)
+{
+	unsigned c, first = 0;
+	uint64_t start, end;
+
+	for (c = 1; c < dm->channels; c++)
+		if (dm->channel_free_ns[c] < dm->channel_free_ns[first])
+			first = c;
+	start = now_ns > dm->channel_free_ns[first] ? now_ns :
+		dm->channel_free_ns[first];
+	end = start + diskmodel_ssd_cost_ns(dm, rq, start);
+	if (rq->dir != ELV_READ) {
+		/* The buffer takes the bytes; the drain goes on from
+		 * whichever is later, the io's start or the last drain. */
+		if (dm->drained_ns < start)
+			dm->drained_ns = start;
+		dm->drained_ns += rq->bytes * 1000 / dm->drain_mb_per_s;
+	}
+	dm->channel_free_ns[first] = end;
+	return end;
+}
+
+/* Caller holds dm->lock. */
+static uint64_t do_diskmodel_book(struct diskmodel *dm,
+				  const struct elv_request *rq, uint64_t now_ns)
+{
+	if (dm->kind == DISKMODEL_SSD)
+		return do_diskmodel_ssd_book(dm, rq, now_ns);
+	return do_diskmodel_hdd_book(dm, rq, now_ns);
 }
 
 uint64_t diskmodel_book(struct diskmodel *dm, const struct elv_request *rq,
@@ -196,8 +325,13 @@ struct io *diskmodel_next(struct diskmodel *dm, struct queue *q)
 	uint64_t end = 0;
 
 	pthread_mutex_lock(&dm->lock);
-	/* Choose the next io only once the head is free. */
-	diskmodel_sleep_until(dm->busy_until_ns);
+	/*
+	 * The hdd chooses the next io only once the head is free; the ssd
+	 * takes it at once, queueing it in the device behind what its
+	 * channels hold, as a device with a deep command queue does.
+	 */
+	if (dm->kind == DISKMODEL_HDD)
+		diskmodel_sleep_until(dm->busy_until_ns);
 	io = queue_next(q);
 	if (io != NULL)
 		end = do_diskmodel_book(dm, &io->rq, clock_now_ns());

@@ -499,18 +499,27 @@ void fs_inode_write_failed(struct fs *fs, struct inode *inode, int fd,
 			   uint64_t end, int err)
 {
 	struct stat st;
+	bool first;
 	int res;
 
+	/*
+	 * Under the inode lock: two workers failing at once must not
+	 * interleave their fstat and ftruncate, or the one with the older
+	 * size would shrink the file the other had just extended.
+	 */
 	pthread_mutex_lock(&inode->lock);
+	first = inode->write_err == 0;
 	inode->write_err = err;
-	pthread_mutex_unlock(&inode->lock);
-	log_warn("writeback to inode %llu failed: %s",
-		 (unsigned long long)inode->ino, strerror(err));
 	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size < end &&
 	    ftruncate(fd, (off_t)end) == -1)
 		log_warn("inode %llu: cannot keep size %llu: %s",
 			 (unsigned long long)inode->ino,
 			 (unsigned long long)end, strerror(errno));
+	pthread_mutex_unlock(&inode->lock);
+	/* Once until it is reported, not once per failed write. */
+	if (first)
+		log_warn("writeback to inode %llu failed: %s",
+			 (unsigned long long)inode->ino, strerror(err));
 	res = fuse_lowlevel_notify_inval_inode(fs->se, fs_inode_id(fs, inode),
 					       -1, 0);
 	if (res < 0 && res != -ENOENT)

@@ -80,6 +80,11 @@ struct config {
 	unsigned seek_ms;	/* hdd: average seek */
 	unsigned rpm;		/* hdd: spindle speed */
 	unsigned mb_per_s;	/* hdd: transfer rate, 10^6 bytes/s */
+	unsigned ssd_channels;	/* ssd: channels serving in parallel */
+	unsigned ssd_read_us;	/* ssd: a read's access time */
+	unsigned ssd_mb_per_s;	/* ssd: each channel's transfer rate */
+	unsigned ssd_buffer_mib; /* ssd: the write buffer */
+	unsigned ssd_drain_mb_per_s; /* ssd: the buffer's drain rate */
 	char *log;		/* log level name */
 	bool foreground;
 	bool debug;
@@ -578,7 +583,7 @@ void module_load_all(void);
 int module_load(const char *name);
 void module_unload_all(void);
 
-/* diskmodel.c: a seek-costly disk's service time, charged at dispatch */
+/* diskmodel.c: a disk's service time (hdd or ssd), charged at dispatch */
 #define DISKMODEL_SEEK_MS 8		/* defaults: a 7200 rpm SATA disk */
 #define DISKMODEL_RPM 7200
 #define DISKMODEL_MB_PER_S 150
@@ -586,23 +591,44 @@ void module_unload_all(void);
 #define DISKMODEL_RPM_MIN 100
 #define DISKMODEL_RPM_MAX 100000
 #define DISKMODEL_MB_PER_S_MAX 100000
+#define DISKMODEL_SSD_CHANNELS_MAX 64	/* ranges of the ssd settings */
+#define DISKMODEL_SSD_READ_US_MAX 100000
+#define DISKMODEL_SSD_BUFFER_MIB_MAX 65536
 struct diskmodel;
-/* "none" or "hdd". */
+/* The ssd model's parameters, as the settings of the same names. */
+struct diskmodel_ssd {
+	unsigned channels;
+	unsigned read_us;
+	unsigned mb_per_s;	/* per channel */
+	unsigned buffer_mib;
+	unsigned drain_mb_per_s;
+};
+/* "none", "hdd" or "ssd". */
 bool diskmodel_name_valid(const char *name);
 /* The hdd model; NULL with errno set (EINVAL for rpm or mb_per_s 0). */
 struct diskmodel *diskmodel_new(unsigned seek_ms, unsigned rpm,
 				unsigned mb_per_s);
+/* The ssd model; NULL with errno set (EINVAL for a parameter 0, or more
+ * channels than DISKMODEL_SSD_CHANNELS_MAX). */
+struct diskmodel *diskmodel_ssd_new(const struct diskmodel_ssd *p);
 void diskmodel_free(struct diskmodel *dm);
 /* A seek over distance sectors; 0 for 0, capped at the full stroke. */
 uint64_t diskmodel_seek_ns(const struct diskmodel *dm, uint64_t distance);
 /* The service time of rq with the head at sector head. */
 uint64_t diskmodel_cost_ns(const struct diskmodel *dm, uint64_t head,
 			   const struct elv_request *rq);
-/* Book the head for rq from now_ns, or when it frees: its slot's end. */
+/* The ssd's service time of rq starting at start_ns: a read's access and
+ * transfer; a write's transfer after it waits for room in the buffer. */
+uint64_t diskmodel_ssd_cost_ns(const struct diskmodel *dm,
+			       const struct elv_request *rq,
+			       uint64_t start_ns);
+/* Book the device for rq from now_ns, or when the head (hdd) or the first
+ * channel (ssd) frees: its slot's end.  Never sleeps, so it works on any
+ * clock, virtual or not. */
 uint64_t diskmodel_book(struct diskmodel *dm, const struct elv_request *rq,
 			uint64_t now_ns);
-/* For workers: queue_next once the head is free, then sleep through the
- * io's service time; NULL once the queue is stopped. */
+/* For workers: queue_next (hdd: once the head is free), book, then sleep
+ * through the io's service time; NULL once the queue is stopped. */
 struct io *diskmodel_next(struct diskmodel *dm, struct queue *q);
 
 /* dispatch.c: the worker pool that performs I/O */

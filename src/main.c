@@ -268,6 +268,29 @@ static int main_mount_opts(struct fuse_args *args, const struct config *cfg)
 	return ret;
 }
 
+/* The disk model the configuration names (not "none"), logged. */
+static struct diskmodel *main_diskmodel(const struct config *cfg)
+{
+	struct diskmodel_ssd ssd = {
+		.channels = cfg->ssd_channels,
+		.read_us = cfg->ssd_read_us,
+		.mb_per_s = cfg->ssd_mb_per_s,
+		.buffer_mib = cfg->ssd_buffer_mib,
+		.drain_mb_per_s = cfg->ssd_drain_mb_per_s,
+	};
+
+	if (strcmp(cfg->disk_model, "ssd") == 0) {
+		log_info("disk model ssd: %u channels, read %u us, %u MB/s "
+			 "per channel, buffer %u MiB draining at %u MB/s",
+			 ssd.channels, ssd.read_us, ssd.mb_per_s,
+			 ssd.buffer_mib, ssd.drain_mb_per_s);
+		return diskmodel_ssd_new(&ssd);
+	}
+	log_info("disk model %s: seek %u ms, %u rpm, %u MB/s",
+		 cfg->disk_model, cfg->seek_ms, cfg->rpm, cfg->mb_per_s);
+	return diskmodel_new(cfg->seek_ms, cfg->rpm, cfg->mb_per_s);
+}
+
 /* metrics_fd: the bound /metrics socket (taken over), or -1. */
 static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 		      int metrics_fd)
@@ -289,14 +312,11 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 		log_info("metrics: serving /metrics on %s", cfg->metrics);
 	}
 	if (strcmp(cfg->disk_model, "none") != 0) {
-		dm = diskmodel_new(cfg->seek_ms, cfg->rpm, cfg->mb_per_s);
+		dm = main_diskmodel(cfg);
 		if (dm == NULL) {
 			log_err("disk model: %s", strerror(errno));
 			return -1;
 		}
-		log_info("disk model %s: seek %u ms, %u rpm, %u MB/s",
-			 cfg->disk_model, cfg->seek_ms, cfg->rpm,
-			 cfg->mb_per_s);
 	}
 	fs->dispatch = dispatch_start(fs->queue, cfg->threads, dm);
 	if (fs->dispatch == NULL)

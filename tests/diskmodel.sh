@@ -33,7 +33,7 @@ fio_read() {
 base="module_dir=$MODULE_DIR,config=$T/empty.conf"
 
 # Bad values: exit status 1, one line naming the option, no mount.
-for opt in disk_model=ssd seek_ms=-1 rpm=0 mb_per_s=abc seek_ms=1001 \
+for opt in disk_model=tape seek_ms=-1 rpm=0 mb_per_s=abc seek_ms=1001 \
 	disk_model=; do
 	st=0
 	timeout 10 "$FUSE_IOSCHED" -o "$base" -o "$opt" "$BACKING" "$MNT" \

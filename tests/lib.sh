@@ -74,11 +74,18 @@ mount_fs() {
 }
 
 # Wait (10 s at most) until DAEMON_PID has exited, after WHAT.
+# A daemon still there after 30 s is stuck, not slow (a loaded machine
+# has taken over 10 s): its threads' stacks say where.
 wait_daemon_exit() {
 	i=0
 	while kill -0 "$DAEMON_PID" 2>/dev/null; do
 		i=$((i + 1))
-		[ $i -lt 200 ] || fail "daemon did not exit within 10 s of $1"
+		if [ $i -ge 600 ]; then
+			! command -v gdb >/dev/null 2>&1 ||
+				gdb -batch -p "$DAEMON_PID" \
+					-ex 'thread apply all bt' 2>&1 | tail -n 150
+			fail "daemon did not exit within 30 s of $1"
+		fi
 		sleep 0.05
 	done
 }

@@ -327,16 +327,100 @@ static void test_holds_writes(void)
 	wr(q, 2, PID_B, 1016);
 	CHECK(queue_try_next(q) == NULL);
 	CHECK_EQ(h_wakeup_ns, ANTIC_MS * H_MS);
-	/* Writes, however close and whoever's, do not end the wait. */
+	/* Other processes' writes, however close, do not end the wait. */
 	wr(q, 3, PID_B, 1024);
-	wr(q, 4, PID_A, 1032);
 	CHECK(queue_try_next(q) == NULL);
 	h_now = 1 * H_MS;
-	rd(q, 5, PID_A, 1008);
-	CHECK_STR(h_order(q, 1), "5");
+	rd(q, 4, PID_A, 1008);
+	CHECK_STR(h_order(q, 1), "4");
 	fire(q, (1 + ANTIC_MS) * H_MS);
-	CHECK_STR(h_order(q, 0), "2 3 4");
-	CHECK_DONE(5);
+	CHECK_STR(h_order(q, 0), "2 3");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/*
+ * Any request of the process waited for ends the wait, its write too (the
+ * kernel's as_can_break_anticipation: same io_context): it is busy
+ * writing, not thinking about its next read.
+ */
+static void test_own_request_breaks(void)
+{
+	struct queue *q = as_queue();
+
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_B, 900000);
+	CHECK(queue_try_next(q) == NULL);
+	h_now = 1 * H_MS;
+	wr(q, 3, PID_A, 50000000);
+	/* No more waiting for A: B's read goes (and B is waited for). */
+	CHECK_STR(h_order(q, 0), "2");
+	fire(q, (1 + ANTIC_MS) * H_MS);
+	CHECK_STR(h_order(q, 0), "3");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/*
+ * The close window is the kernel's: 4 MiB ahead and 2 MiB behind at
+ * first, doubling each millisecond waited, everything after antic_expire.
+ */
+static void test_close_window(void)
+{
+	struct queue *q = as_queue();
+
+	rd(q, 1, PID_A, 100000);
+	CHECK_STR(h_order(q, 0), "1");
+	/* Head at 100008: a read 3 MiB ahead breaks the wait at once. */
+	rd(q, 2, PID_B, 100008 + 6144);
+	CHECK_STR(h_order(q, 1), "2");
+	/* B is waited for (head 106160): 3 MiB behind is outside ... */
+	rd(q, 3, PID_C, 106160 - 6144);
+	CHECK(queue_try_next(q) == NULL);
+	/* ... until 1 ms into the wait, when the window has doubled. */
+	h_now = 1 * H_MS;
+	CHECK_STR(h_order(q, 1), "3");
+	/* C is waited for (head 100024): 100 MiB ahead is close only
+	 * once the window has doubled five times. */
+	rd(q, 4, 503, 100024 + 204800);
+	h_now = 5 * H_MS;
+	CHECK(queue_try_next(q) == NULL);
+	h_now = 6 * H_MS;
+	CHECK_STR(h_order(q, 1), "4");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/*
+ * Think-time samples are capped at 20 ms (the kernel's MAX_THINKTIME): a
+ * process that thinks 1 ms and paused once for half a second is still
+ * waited for.
+ */
+static void test_think_time_cap(void)
+{
+	struct queue *q = as_queue();
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		h_now = (uint64_t)i * H_MS;
+		rd(q, 1, PID_A, 1000 + 8 * (uint64_t)i);
+		CHECK_STR(h_order(q, 0), "1");
+		CHECK_DONE(1);
+	}
+	h_now = 520 * H_MS;
+	rd(q, 1, PID_A, 2000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_B, 900000);
+	/* Mean think time (7 x 1 + 20) / 8 ms, under antic_expire. */
+	CHECK(queue_try_next(q) == NULL);
+	CHECK_EQ(h_wakeup_ns, (520 + ANTIC_MS) * H_MS);
+	h_now = 521 * H_MS;
+	rd(q, 3, PID_A, 2008);
+	CHECK_STR(h_order(q, 1), "3");
+	fire(q, (521 + ANTIC_MS) * H_MS);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(3);
 	queue_free(q);
 }
 
@@ -348,7 +432,7 @@ static void test_antic_off(void)
 	h_set_tunable(q, "antic_expire", 0);
 	rd(q, 1, PID_A, 1000);
 	CHECK_STR(h_order(q, 0), "1");
-	rd(q, 2, PID_B, 900000);
+	rd(q, 2, PID_B, 9000000);
 	CHECK_STR(h_order(q, 0), "2");
 	CHECK_DONE(2);
 
@@ -366,8 +450,9 @@ static void test_antic_off(void)
 }
 
 /*
- * The elevator goes one way, but takes a short step back at twice its
- * cost; further back than 16 MiB it waits for the sweep to wrap.
+ * The elevator goes one way, but takes a step back at twice its cost;
+ * further back than 1 Mi sectors (the kernel's MAXBACK, 512 MiB) it waits
+ * for the sweep to wrap.
  */
 static void test_back_seeks(void)
 {
@@ -388,10 +473,23 @@ static void test_back_seeks(void)
 
 	rd(q, 1, 601, 100000);
 	CHECK_STR(h_order(q, 0), "1");
-	rd(q, 2, 602, 100008 - 40000);	/* too far back */
+	rd(q, 2, 602, 100008 - 40000);	/* 80000 > 50000 forward */
 	rd(q, 3, 603, 100008 + 50000);
 	CHECK_STR(h_order(q, 0), "3 2");
 	CHECK_DONE(3);
+
+	/* 250 MiB back (costing 1000000) beats 1500000 forward ... */
+	rd(q, 1, 601, 3000000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, 602, 3000008 - 500000);
+	rd(q, 3, 603, 3000008 + 1500000);
+	CHECK_STR(h_order(q, 1), "2");
+	/* ... but 1100000 back is too far: the sweep goes on (3 and 5
+	 * ahead) and wraps for it. */
+	rd(q, 4, 604, 2500008 - 1100000);
+	rd(q, 5, 605, 2500008 + 3000000);
+	CHECK_STR(h_order(q, 0), "3 5 4");
+	CHECK_DONE(5);
 	queue_free(q);
 }
 
@@ -446,6 +544,139 @@ static void test_batches(void)
 	/* The rest of the write batch, then the last read. */
 	CHECK_STR(h_order(q, 0), "10 11 12 6");
 	CHECK_DONE(12);
+	queue_free(q);
+}
+
+/*
+ * changed_batch: a change of direction waits for the other direction's
+ * requests in flight, so that the new batch is not charged for them.
+ */
+static void test_changed_batch(void)
+{
+	struct queue *q = as_queue();
+	struct io *io;
+
+	h_set_tunable(q, "antic_expire", 0);
+	rd(q, 1, 601, 1000);
+	CHECK_STR(h_order(q, 1), "1");		/* read batch till 500 ms */
+	wr(q, 2, 602, 5000);
+	h_now = 499 * H_MS;
+	rd(q, 3, 603, 2000);
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 3);
+	h_now = 500 * H_MS;
+	/* The batch is over, but read 3 is still in flight. */
+	CHECK(queue_try_next(q) == NULL);
+	h_now = 510 * H_MS;
+	if (io != NULL)
+		h_complete(q, io);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/*
+ * new_batch: a read batch's clock starts at its first completion, not at
+ * its first dispatch.
+ */
+static void test_new_batch(void)
+{
+	struct queue *q = as_queue();
+	struct io *io;
+
+	h_set_tunable(q, "antic_expire", 0);
+	wr(q, 1, 601, 5000);
+	CHECK_STR(h_order(q, 1), "1");		/* write batch till 125 ms */
+	rd(q, 2, 602, 1000);
+	wr(q, 4, 604, 6000);
+	h_now = 125 * H_MS;
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 2);
+	h_now = 175 * H_MS;
+	if (io != NULL)
+		h_complete(q, io);
+	/* The read batch runs till 175 + 500 ms, not 125 + 500. */
+	h_now = 650 * H_MS;
+	rd(q, 3, 603, 2000);
+	CHECK_EQ(h_next_id(q), 3);
+	h_now = 675 * H_MS;
+	CHECK_EQ(h_next_id(q), 4);
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/*
+ * write_batch_count: a write batch ends after its count of requests
+ * (12 for write_batch_expire 125 ms) even with time left, when reads wait.
+ */
+static void test_write_batch_count(void)
+{
+	struct queue *q = as_queue();
+	int i;
+
+	h_set_tunable(q, "antic_expire", 0);
+	for (i = 1; i <= 14; i++)
+		wr(q, i, 600 + i, 100000 + 8 * (uint64_t)i);
+	rd(q, 15, 615, 1000);
+	CHECK_STR(h_order(q, 13), "15 1 2 3 4 5 6 7 8 9 10 11 12");
+	/* Twelve writes at time 0: the read batch comes before the rest. */
+	rd(q, 16, 616, 1008);
+	CHECK_STR(h_order(q, 1), "16");
+	h_now = 500 * H_MS;
+	CHECK_STR(h_order(q, 0), "13 14");
+	CHECK_DONE(16);
+	queue_free(q);
+}
+
+/*
+ * update_write_batch: a write batch that took more than three times
+ * write_batch_expire (to the first read completion after it) halves the
+ * next one's count: 12 becomes 6.
+ */
+static void test_update_write_batch(void)
+{
+	struct queue *q = as_queue();
+	struct io *io;
+	int i;
+
+	h_set_tunable(q, "antic_expire", 0);
+	for (i = 1; i <= 10; i++)
+		wr(q, i, 600 + i, 100000 + 8 * (uint64_t)i);
+	/* The first write takes 400 ms while a read waits. */
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 1);
+	rd(q, 11, 611, 1000);
+	h_now = 400 * H_MS;
+	if (io != NULL)
+		h_complete(q, io);
+	CHECK_STR(h_order(q, 1), "11");
+	h_now = 900 * H_MS;
+	rd(q, 12, 612, 1008);
+	/* The read batch is over: six writes, the read, the rest. */
+	CHECK_STR(h_order(q, 0), "2 3 4 5 6 7 12 8 9 10");
+	CHECK_DONE(12);
+	queue_free(q);
+}
+
+/*
+ * last_check_fifo: when many reads have expired together, the FIFO is
+ * looked at once per read_expire: the oldest goes, then the elevator
+ * serves the rest in sector order from there, not in arrival order.
+ */
+static void test_last_check_fifo(void)
+{
+	struct queue *q = as_queue();
+
+	h_set_tunable(q, "antic_expire", 0);
+	rd(q, 1, 601, 100);
+	CHECK_STR(h_order(q, 1), "1");
+	rd(q, 2, 602, 5000);
+	rd(q, 3, 603, 2000);
+	rd(q, 4, 604, 4000);
+	rd(q, 5, 605, 3000);
+	h_now = 200 * H_MS;
+	CHECK_STR(h_order(q, 0), "2 4 5 3");
+	CHECK_DONE(5);
 	queue_free(q);
 }
 
@@ -637,11 +868,19 @@ int main(void)
 	test_long_thinker();
 	test_no_anticipation_for();
 	test_holds_writes();
+	test_own_request_breaks();
+	test_close_window();
+	test_think_time_cap();
 	test_antic_off();
 	test_back_seeks();
 	test_force();
 	test_batches();
 	test_batch_ends_wait();
+	test_changed_batch();
+	test_new_batch();
+	test_write_batch_count();
+	test_update_write_batch();
+	test_last_check_fifo();
 	test_merges();
 	test_many_processes();
 	test_switch_while_waiting();

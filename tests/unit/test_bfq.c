@@ -230,6 +230,46 @@ static void test_weights(void)
 	sim_end(q);
 }
 
+/*
+ * The same readers thinking 1 ms between requests, as a process does
+ * whose next read comes after it had its data: each queue is empty when
+ * its budget runs out, by exhaustion (max_budget 128) or by the budget
+ * timeout (max_budget 0: 16384 sectors take longer than 125 ms).  The
+ * weights must still decide (the kernel expires such a queue only once
+ * its next request is there, so that it stays on the schedule).
+ */
+static void weights_thinking(int64_t max_budget)
+{
+	struct queue *q = bfq_queue();
+	struct proc procs[2] = {
+		{ .pid = 1001, .ioprio = BE(0), .dir = ELV_READ, .depth = 1,
+		  .think_ms = 1 },
+		{ .pid = 1002, .ioprio = BE(7), .dir = ELV_READ, .depth = 1,
+		  .think_ms = 1, .sector = 1000000 },
+	};
+	double ratio;
+
+	h_set_tunable(q, "low_latency", 0);
+	h_set_tunable(q, "max_budget", max_budget);
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, 6000 * H_MS);
+	ratio = procs[1].sectors ?
+		(double)procs[0].sectors / (double)procs[1].sectors : 0;
+	/* Loose: the weights' 8, not the 1 of taking turns. */
+	CHECK(ratio >= 5);
+	if (ratio < 5)
+		fprintf(stderr, "  max_budget %" PRId64 ": BE0 %" PRIu64
+			", BE7 %" PRIu64 " sectors\n", max_budget,
+			procs[0].sectors, procs[1].sectors);
+	sim_end(q);
+}
+
+static void test_weights_thinking(void)
+{
+	weights_thinking(128);
+	weights_thinking(0);
+}
+
 /* Two equal readers share equally, by budget or by timeout. */
 static void equal(unsigned depth, int64_t max_budget)
 {
@@ -536,6 +576,7 @@ int main(void)
 		return 1;
 	}
 	test_weights();
+	test_weights_thinking();
 	test_equal();
 	test_class_order();
 	test_weight_raising();

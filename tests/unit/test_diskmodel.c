@@ -3,7 +3,9 @@
  * half a revolution and transfer otherwise), the seek curve (monotonic,
  * capped at a full stroke, averaging seek_ms over random I/O), the
  * parameters, and the head serving one io at a time (booked on a virtual
- * clock, and for real through a queue with two workers).
+ * clock, and for real through a queue with two workers).  The ssd model:
+ * reads without seeks, writes cheap into the buffer and waiting once it
+ * is full, channels in parallel, reads waiting behind stalled writes.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -153,7 +155,8 @@ static void test_parameters(void)
 	CHECK(diskmodel_new(8, 7200, 0) == NULL && errno == EINVAL);
 	CHECK(diskmodel_name_valid("none"));
 	CHECK(diskmodel_name_valid("hdd"));
-	CHECK(!diskmodel_name_valid("ssd"));
+	CHECK(diskmodel_name_valid("ssd"));
+	CHECK(!diskmodel_name_valid("tape"));
 	CHECK(!diskmodel_name_valid(""));
 }
 
@@ -180,6 +183,145 @@ static void test_book(void)
 	CHECK_EQ(end, 10000000 * US + t + diskmodel_seek_ns(dm, STROKE) +
 		 4166666);
 	diskmodel_free(dm);
+}
+
+#define MIB (1ULL << 20)
+
+/* Defaults with a 4 MiB buffer, so that it fills in a few writes. */
+static struct diskmodel *ssd(unsigned channels)
+{
+	struct diskmodel_ssd p = {
+		.channels = channels,
+		.read_us = 80,
+		.mb_per_s = 500,
+		.buffer_mib = 4,
+		.drain_mb_per_s = 100,
+	};
+	struct diskmodel *dm = diskmodel_ssd_new(&p);
+
+	if (dm == NULL) {
+		fprintf(stderr, "diskmodel_ssd_new failed\n");
+		exit(1);
+	}
+	return dm;
+}
+
+static struct elv_request wr_at(uint64_t sector, uint64_t bytes)
+{
+	struct elv_request rq = rq_at(sector, bytes);
+
+	rq.dir = ELV_WRITE;
+	return rq;
+}
+
+/* A read costs its access time and transfer wherever it is: no seeks. */
+static void test_ssd_read(void)
+{
+	struct diskmodel *dm = ssd(1);
+	struct elv_request near = rq_at(8, 4096), far = rq_at(STROKE, 4096);
+
+	CHECK_EQ(diskmodel_ssd_cost_ns(dm, &near, 0), 80 * US + 4096 * 1000 / 500);
+	CHECK_EQ(diskmodel_ssd_cost_ns(dm, &far, 0), 80 * US + 4096 * 1000 / 500);
+	diskmodel_free(dm);
+}
+
+/* Into an empty buffer, a write costs its transfer only: less than a read. */
+static void test_ssd_write_buffered(void)
+{
+	struct diskmodel *dm = ssd(1);
+	struct elv_request w = wr_at(0, 4096), r = rq_at(0, 4096);
+
+	CHECK_EQ(diskmodel_ssd_cost_ns(dm, &w, 0), 4096 * 1000 / 500);
+	CHECK(diskmodel_ssd_cost_ns(dm, &w, 0) <
+	      diskmodel_ssd_cost_ns(dm, &r, 0));
+	diskmodel_free(dm);
+}
+
+/*
+ * Writes fill the buffer; once full, a write waits for the drain (1 MiB
+ * at 100 MB/s: 10.49 ms); the level falls with time, so after a pause
+ * writes are cheap again.
+ */
+static void test_ssd_buffer_fills(void)
+{
+	struct diskmodel *dm = ssd(1);
+	struct elv_request w = wr_at(0, MIB);
+	uint64_t t = MIB * 1000 / 500, drain = MIB * 1000 / 100, end, want;
+
+	for (int i = 0; i < 4; i++) {
+		end = diskmodel_book(dm, &w, 0);
+		CHECK_EQ(end, (i + 1) * t);
+	}
+	/* Four MiB in, 4 t of drain (8.4 ms of 42 ms) gone: the fifth
+	 * waits until 1 MiB has drained past the four already in. */
+	end = diskmodel_book(dm, &w, 0);
+	want = 4 * t + (drain - 4 * t) + t;
+	/* Give or take the rounding of bytes to nanoseconds and back. */
+	CHECK(end + 10 >= want && end <= want + 10);
+	/* Long after the drain, the buffer is empty again. */
+	end = diskmodel_book(dm, &w, 1000000 * US);
+	CHECK_EQ(end, 1000000 * US + t);
+	diskmodel_free(dm);
+}
+
+/* Channels serve in parallel: as many reads as channels end together. */
+static void test_ssd_channels(void)
+{
+	struct diskmodel *dm = ssd(4);
+	struct elv_request r = rq_at(0, 4096);
+	uint64_t c = diskmodel_ssd_cost_ns(dm, &r, 0);
+
+	for (int i = 0; i < 4; i++)
+		CHECK_EQ(diskmodel_book(dm, &r, 0), c);
+	/* The fifth waits for the first channel to free. */
+	CHECK_EQ(diskmodel_book(dm, &r, 0), 2 * c);
+	diskmodel_free(dm);
+}
+
+/*
+ * A read queued in the device behind writes stalled on a full buffer
+ * waits for them: its latency grows with the writes piled up ahead.
+ */
+static void test_ssd_read_behind_writes(void)
+{
+	struct diskmodel *dm = ssd(2);
+	struct elv_request w = wr_at(0, MIB), r = rq_at(0, 4096);
+	uint64_t alone = diskmodel_ssd_cost_ns(dm, &r, 0), end, few, many;
+
+	for (int i = 0; i < 6; i++)
+		diskmodel_book(dm, &w, 0);
+	end = diskmodel_book(dm, &r, 0);
+	few = end;
+	CHECK(few > 10 * alone);
+	diskmodel_free(dm);
+
+	dm = ssd(2);
+	for (int i = 0; i < 12; i++)
+		diskmodel_book(dm, &w, 0);
+	many = diskmodel_book(dm, &r, 0);
+	CHECK(many > few);
+	diskmodel_free(dm);
+}
+
+/* Parameters out of range are refused with EINVAL. */
+static void test_ssd_parameters(void)
+{
+	struct diskmodel_ssd p = { 4, 80, 500, 32, 300 };
+	struct diskmodel *dm;
+
+	dm = diskmodel_ssd_new(&p);
+	CHECK(dm != NULL);
+	diskmodel_free(dm);
+	p.channels = 0;
+	errno = 0;
+	CHECK(diskmodel_ssd_new(&p) == NULL && errno == EINVAL);
+	p.channels = DISKMODEL_SSD_CHANNELS_MAX + 1;
+	errno = 0;
+	CHECK(diskmodel_ssd_new(&p) == NULL && errno == EINVAL);
+	p.channels = 4;
+	p.drain_mb_per_s = 0;
+	errno = 0;
+	CHECK(diskmodel_ssd_new(&p) == NULL && errno == EINVAL);
 }
 
 struct worker {
@@ -259,5 +401,11 @@ int main(void)
 	test_parameters();
 	test_book();
 	test_next();
+	test_ssd_read();
+	test_ssd_write_buffered();
+	test_ssd_buffer_fills();
+	test_ssd_channels();
+	test_ssd_read_behind_writes();
+	test_ssd_parameters();
 	return h_exit("test_diskmodel");
 }

@@ -1,0 +1,212 @@
+#!/bin/bash
+# shellcheck source-path=SCRIPTDIR
+# bench/kernel.sh: fuse-iosched's schedulers beside the kernel's own, on
+# the same disk.
+#
+#	bench/kernel.sh [-t SECONDS] [-r ROUNDS] [-d DIR] RESULTS_DIR
+#
+# An ext4 image on a loop device with direct I/O (losetup --direct-io=on,
+# so the loop device's requests reach the image file without the page
+# cache in between), mounted.  The same fio workloads run:
+#
+#   kernel:S  on the ext4 mount, with S in /sys/block/loopN/queue/scheduler
+#             (bfq, mq-deadline, kyber: those this kernel has);
+#   fuse:S    on fuse-iosched mounted over the ext4 mount, with the loop
+#             scheduler "none" and fuse-iosched's S (bfq, deadline, kyber).
+#
+# Workloads, SECONDS each (default 10):
+#   levels  two sequential 16 KiB O_DIRECT readers, ionice -c2 -n0 and
+#           -c2 -n7: the ratio of their throughputs (kernel bfq's weights
+#           are 80 : 10), and their sum as the throughput column;
+#   idle    a best-effort and an idle-class (-c3) reader: the idle
+#           reader's share of the total (the kernel starves it);
+#   flood   4 KiB random O_DIRECT reads at depth 1 while a writer streams
+#           1 MiB O_DIRECT|O_SYNC writes at depth 16: read p99 latency.
+#
+# Caches.  On kernel:S nothing is cached: O_DIRECT on ext4, and the loop
+# device's direct I/O.  On fuse:S the daemon opens the backing files
+# without O_DIRECT (until backing_io=direct exists, branch dio), so ext4's
+# page cache sits between fuse-iosched and the loop device: every file is
+# evicted (POSIX_FADV_DONTNEED, these files only, not drop_caches, which
+# would disturb other people's benchmarks) before each run, reads within a
+# run are sequential or random over 1 GiB so they rarely hit, and the
+# flood's writes are O_SYNC, which the daemon keeps, so they reach the
+# loop device before they complete.  Reads that do hit ext4's cache on
+# fuse:S make its figures look better than the device allows.
+#
+# Configurations alternate for ROUNDS rounds; medians.
+set -euo pipefail
+# shellcheck disable=SC2034 # used by lib.sh
+BENCH=kernel RUNTIME=10
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh" "$@"
+for c in losetup mkfs.ext4 ionice; do
+	command -v $c >/dev/null || die "needs $c"
+done
+
+FSIZE=1g IMAGE_SIZE=4G
+KERNEL_SCHEDS="bfq mq-deadline kyber"
+FUSE_SCHEDS="bfq deadline kyber"
+
+LOOP=
+kernel_cleanup() {
+	bench_cleanup
+	# Only our device; the lazy unmount above may still hold it, in
+	# which case -d marks it to go when it is free.
+	[ -z "$LOOP" ] || losetup -d "$LOOP" 2>/dev/null || true
+}
+trap kernel_cleanup EXIT
+
+truncate -s $IMAGE_SIZE "$W/ext4.img"
+mkfs.ext4 -q -F "$W/ext4.img"
+LOOP=$(losetup -f --show --direct-io=on "$W/ext4.img") || die "no loop device"
+DEV=$(basename "$LOOP")
+QUEUE=/sys/block/$DEV/queue
+# $B becomes the ext4 mount: unmounted after the fuse mount (MOUNTS is
+# unmounted newest first).
+mount "$LOOP" "$B"
+MOUNTS="$B"
+for f in r1 r2 w; do
+	layout "$B/$f.dat" $FSIZE
+done
+mount_fs fuse ""
+
+have=$(sed 's/[][]//g' "$QUEUE/scheduler")
+CONFIGS=
+for s in $KERNEL_SCHEDS; do
+	case " $have " in
+	*" $s "*) CONFIGS="$CONFIGS kernel:$s" ;;
+	*) echo "kernel has no $s (loop scheduler choices: $have): skipped" ;;
+	esac
+done
+for s in $FUSE_SCHEDS; do
+	CONFIGS="$CONFIGS fuse:$s"
+done
+
+{
+	describe_machine
+	echo "loop:      $LOOP, direct I/O $(cat "/sys/block/$DEV/loop/dio" 2>/dev/null || echo '?'), ext4 image of $IMAGE_SIZE in $W"
+	echo "kernel schedulers on the loop device: $have"
+	echo "configs:  $CONFIGS"
+} | tee "$RESULTS/machine.txt"
+echo
+
+# setup CONFIG: pick the loop device's scheduler and the mount to use.
+setup() {
+	case $1 in
+	kernel:*)
+		echo "${1#kernel:}" >"$QUEUE/scheduler"
+		M=$B ;;
+	fuse:*)
+		echo none >"$QUEUE/scheduler"
+		switch_to fuse "${1#fuse:}"
+		M=$W/fuse ;;
+	esac
+	evict "$B/r1.dat" "$B/r2.dat" "$B/w.dat"
+}
+
+# job NAME IONICE FIO-ARGS...: one fio process under ionice, JSON to NAME.json.
+job() {
+	local name=$1 prio=$2
+	shift 2
+	# shellcheck disable=SC2086
+	ionice $prio fio --name="$name" --time_based --runtime="$RUNTIME" \
+		--output-format=json --output="$RESULTS/$name.json" "$@" \
+		>/dev/null 2>"$RESULTS/$name.err" || true
+	[ -s "$RESULTS/$name.err" ] || rm -f "$RESULTS/$name.err"
+}
+
+SEQ="--rw=read --bs=16k --direct=1 --ioengine=psync --size=$FSIZE"
+total=$(( $(echo "$CONFIGS" | wc -w) * 3 * ROUNDS ))
+n=0
+for r in $(seq "$ROUNDS"); do
+	for c in $CONFIGS; do
+		t=${c/:/-}-r$r
+		n=$((n + 1)); printf '[%d/%d] %s levels, round %d\n' $n $total "$c" "$r"
+		setup "$c"
+		# shellcheck disable=SC2086
+		job "levels-$t-a" "-c2 -n0" --filename="$M/r1.dat" $SEQ &
+		# shellcheck disable=SC2086
+		job "levels-$t-b" "-c2 -n7" --filename="$M/r2.dat" $SEQ &
+		wait
+
+		n=$((n + 1)); printf '[%d/%d] %s idle class, round %d\n' $n $total "$c" "$r"
+		setup "$c"
+		# shellcheck disable=SC2086
+		job "idle-$t-a" "-c2 -n4" --filename="$M/r1.dat" $SEQ &
+		# shellcheck disable=SC2086
+		job "idle-$t-b" "-c3" --filename="$M/r2.dat" $SEQ &
+		wait
+
+		n=$((n + 1)); printf '[%d/%d] %s read under a write flood, round %d\n' $n $total "$c" "$r"
+		setup "$c"
+		job "flood-$t-a" "-c2 -n4" --filename="$M/r1.dat" --rw=randread \
+			--bs=4k --direct=1 --ioengine=psync --size=$FSIZE &
+		job "flood-$t-b" "-c2 -n4" --filename="$M/w.dat" --rw=write \
+			--bs=1m --direct=1 --sync=1 --ioengine=libaio --iodepth=16 \
+			--size=$FSIZE &
+		wait
+	done
+done
+echo none >"$QUEUE/scheduler"
+
+python3 - "$RESULTS" "$ROUNDS" "$CONFIGS" <<'PY' | tee "$RESULTS/summary.txt"
+import json, os, statistics, sys
+
+results, rounds, configs = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
+
+def job(name):
+    try:
+        text = open(os.path.join(results, name + ".json")).read()
+        j = json.loads(text[text.index("{"):])["jobs"][0]
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+    return None if j.get("error") else j
+
+def bw(name, d="read"):
+    j = job(name)
+    return None if j is None else j[d]["bw"] / 1024.0
+
+def p99(name):
+    j = job(name)
+    if j is None:
+        return None
+    pct = j["read"]["clat_ns"].get("percentile", {})
+    return pct.get("99.000000", 0) / 1e6
+
+def med(f):
+    xs = [f(r) for r in range(1, rounds + 1)]
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+def fmt(x, spec):
+    return "err" if x is None else spec % x
+
+print("%-18s %10s %10s %12s %12s %12s" % ("config", "-n0/-n7", "idle share",
+      "read p99 ms", "write MiB/s", "levels MiB/s"))
+for c in configs:
+    t = c.replace(":", "-")
+    def ratio(r):
+        a, b = bw("levels-%s-r%d-a" % (t, r)), bw("levels-%s-r%d-b" % (t, r))
+        return None if a is None or b is None else (a / b if b else float("inf"))
+    def share(r):
+        a, b = bw("idle-%s-r%d-a" % (t, r)), bw("idle-%s-r%d-b" % (t, r))
+        return None if a is None or b is None or a + b == 0 else b / (a + b)
+    def total(r):
+        a, b = bw("levels-%s-r%d-a" % (t, r)), bw("levels-%s-r%d-b" % (t, r))
+        return None if a is None or b is None else a + b
+    print("%-18s %10s %10s %12s %12s %12s" % (c, fmt(med(ratio), "%.2f"),
+          fmt(med(share), "%.3f"),
+          fmt(med(lambda r: p99("flood-%s-r%d-a" % (t, r))), "%.2f"),
+          fmt(med(lambda r: bw("flood-%s-r%d-b" % (t, r), "write")), "%.1f"),
+          fmt(med(total), "%.1f")))
+print()
+print("medians of %d rounds.  -n0/-n7: throughput ratio of two sequential"
+      " readers (kernel bfq weights 80:10); idle share: the -c3 reader's"
+      " share against a best-effort reader (0 = starved); read p99: 4 KiB"
+      " random reads at depth 1 under 1 MiB O_SYNC direct writes; levels"
+      " MiB/s: the two readers' sum." % rounds)
+print("fuse:S reads the backing ext4 through its page cache (O_DIRECT is"
+      " dropped on the backing open until branch dio lands), evicted"
+      " before each run.")
+PY

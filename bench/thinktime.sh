@@ -1,0 +1,99 @@
+#!/bin/bash
+# shellcheck source-path=SCRIPTDIR
+# bench/thinktime.sh: where does anticipation stop paying?  The think-time
+# sweep of Iyer and Druschel's deceptive-idleness experiment.
+#
+#	bench/thinktime.sh [-t SECONDS] [-r ROUNDS] [-d DIR] RESULTS_DIR
+#
+# bench/idleness.sh's workload (three processes each reading its own file
+# sequentially, 8 KiB psync O_DIRECT reads, hdd model) at think times
+# from 0.5 to 30 ms, anticipatory against deadline.  Anticipation should
+# win well below antic_expire (6 ms), and the gain should end where the
+# scheduler's think-time estimate crosses antic_expire: the kernel caps
+# one think-time sample at 20 ms (MAX_THINKTIME), so above that the
+# estimate saturates and anticipatory behaves like deadline.  A ratio
+# below 1 at long think times is time lost idling for a process that
+# will not come back in time.
+#
+# Every read is O_DIRECT and charged by the model: no cache serves any
+# figure.  Schedulers alternate on one mount for ROUNDS rounds; medians.
+# Options: -t SECONDS per fio run (default 5), -r ROUNDS, -d DIR.
+set -euo pipefail
+# shellcheck disable=SC2034 # used by lib.sh
+BENCH=thinktime RUNTIME=5
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh" "$@"
+
+NPROC=3 BS=8k SIZE=256m
+THINKS="500 1000 2000 4000 6000 8000 12000 20000 30000"	# us
+SCHEDS="deadline anticipatory"
+
+mount_fs hdd "disk_model=hdd"
+for i in $(seq $NPROC); do
+	layout "$B/f$i.dat" $SIZE
+done
+
+{
+	describe_machine
+	echo "workload:  $NPROC readers, own file each, sequential $BS psync O_DIRECT reads, think time 0.5 to 30 ms"
+	echo "hdd model: defaults; antic_expire default (6 ms)"
+} | tee "$RESULTS/machine.txt"
+echo
+
+total=$(( $(echo "$THINKS" | wc -w) * 2 * ROUNDS ))
+n=0
+for r in $(seq "$ROUNDS"); do
+	for think in $THINKS; do
+		for s in $SCHEDS; do
+			n=$((n + 1))
+			printf '[%d/%d] think %s us, %s, round %d\n' $n $total "$think" "$s" "$r"
+			switch_to hdd "$s"
+			tag=think$think-$s-r$r
+			{
+				printf '[global]\ntime_based\nruntime=%s\n' "$RUNTIME"
+				printf 'direct=1\nioengine=psync\nrw=read\nbs=%s\n' "$BS"
+				printf 'size=%s\nthinktime=%d\n' "$SIZE" "$think"
+				for i in $(seq $NPROC); do
+					printf '\n[reader%d]\nfilename=%s/f%d.dat\n' "$i" "$W/hdd" "$i"
+				done
+			} >"$RESULTS/$tag.fio"
+			fio --output-format=json --output="$RESULTS/$tag.json" \
+				"$RESULTS/$tag.fio" >/dev/null 2>"$RESULTS/$tag.err" || true
+			[ -s "$RESULTS/$tag.err" ] || rm -f "$RESULTS/$tag.err"
+		done
+	done
+done
+
+python3 - "$RESULTS" "$ROUNDS" "$THINKS" "$SCHEDS" <<'PY' | tee "$RESULTS/summary.txt"
+import json, os, statistics, sys
+
+results, rounds = sys.argv[1], int(sys.argv[2])
+thinks, scheds = sys.argv[3].split(), sys.argv[4].split()
+
+def agg(think, s, r):
+    try:
+        text = open(os.path.join(results, "think%s-%s-r%d.json" % (think, s, r))).read()
+        data = json.loads(text[text.index("{"):])
+    except (OSError, ValueError):
+        return None
+    if any(j.get("error") for j in data["jobs"]):
+        return None
+    return sum(j["read"]["bw"] for j in data["jobs"]) / 1024.0
+
+print("%-9s %12s %14s %8s" % ("think ms", "deadline", "anticipatory", "AS/DL"))
+for t in thinks:
+    m = {}
+    for s in scheds:
+        xs = [agg(t, s, r) for r in range(1, rounds + 1)]
+        xs = [x for x in xs if x is not None]
+        m[s] = statistics.median(xs) if xs else None
+    d, a = m.get("deadline"), m.get("anticipatory")
+    print("%-9g %12s %14s %8s" % (int(t) / 1000.0,
+          "err" if d is None else "%.2f" % d,
+          "err" if a is None else "%.2f" % a,
+          "%.2f" % (a / d) if a is not None and d else "-"))
+print()
+print("aggregate MiB/s of 3 readers, median of %d rounds.  Expected as in"
+      " the kernel: AS/DL well above 1 below antic_expire (6 ms), about 1"
+      " above it." % rounds)
+PY

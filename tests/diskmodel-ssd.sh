@@ -1,0 +1,61 @@
+#!/bin/bash
+# The ssd disk model (-o disk_model=ssd): bad values fail the mount with
+# one line, the settings show in --print-config; through the model, data
+# is intact, random reads cost no seeks, and writes beyond the write
+# buffer wait for it to drain.  Timing checks are lower bounds or generous
+# ratios only: the machine is noisy.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
+require_root
+require fio
+
+: >"$T/empty.conf"
+base="module_dir=$MODULE_DIR,config=$T/empty.conf"
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+for opt in ssd_channels=0 ssd_channels=65 ssd_read_us=x ssd_buffer_mib=0 \
+	ssd_drain_mb_per_s=0 ssd_mb_per_s=100001; do
+	st=0
+	timeout 10 "$FUSE_IOSCHED" -o "$base,disk_model=ssd" -o "$opt" \
+		"$BACKING" "$MNT" >"$T/out" 2>"$T/err" </dev/null || st=$?
+	assert_eq 1 "$st" "exit status for -o $opt"
+	assert_eq 1 "$(wc -l <"$T/err")" "lines on stderr for -o $opt"
+	grep -qF -- "${opt%%=*}=" "$T/err" || fail "-o $opt: $(cat "$T/err")"
+	! mountpoint -q "$MNT" || fail "mounted despite -o $opt"
+done
+
+"$FUSE_IOSCHED" --print-config -o "$base" >"$T/out" || fail "--print-config"
+for kv in 'ssd_channels = 4' 'ssd_read_us = 80' 'ssd_mb_per_s = 500' \
+	'ssd_buffer_mib = 32' 'ssd_drain_mb_per_s = 300'; do
+	grep -qxF "$kv" "$T/out" || fail "defaults lack '$kv': $(cat "$T/out")"
+done
+
+head -c 16M /dev/urandom >"$BACKING/f"
+sync "$BACKING/f"
+# A 1 MiB buffer draining at 10 MB/s: 8 MiB of synchronous writes need
+# at least 7 MiB drained first, 734 ms.
+mount_fs -o "config=$T/empty.conf,disk_model=ssd,ssd_buffer_mib=1" \
+	-o ssd_drain_mb_per_s=10
+grep -qF 'disk model ssd: 4 channels, read 80 us' "$LOG" ||
+	fail "no ssd disk model line in the log"
+cmp "$BACKING/f" "$MNT/f" || fail "data read through the ssd model differs"
+
+# Random 4 KiB reads: no seek, no rotation (the hdd model's are > 4 ms).
+(cd "$T" && fio --name=rr --filename="$MNT/f" --rw=randread --bs=4k \
+	--direct=1 --ioengine=psync --size=16M --number_ios=200 \
+	--output-format=terse --output="$T/rr.out") || fail "fio randread"
+mean_us=$(awk -F';' '{ printf "%d", $40 }' "$T/rr.out")
+echo "random 4 KiB reads: mean completion $mean_us us"
+[ "$mean_us" -lt 3000 ] || fail "random reads take $mean_us us each"
+
+t0=$(now_ms)
+dd if=/dev/urandom of="$T/w" bs=1M count=8 status=none
+dd if="$T/w" of="$MNT/w" bs=1M oflag=direct,sync status=none ||
+	fail "dd through the ssd model"
+t1=$(now_ms)
+echo "8 MiB of synchronous writes: $((t1 - t0)) ms"
+[ $((t1 - t0)) -ge 700 ] ||
+	fail "8 MiB written in $((t1 - t0)) ms: the buffer did not fill"
+cmp "$T/w" "$BACKING/w" || fail "data written through the ssd model differs"
+unmount_fs
+check_log
+exit 0
