@@ -5,6 +5,7 @@
  *   .control/scheduler	  rw  "noop [deadline]"; write a name to switch
  *   .control/nr_requests  rw  queue depth limit
  *   .control/stats	  ro  per-direction counters
+ *   .control/trace	  ro  request events as they happen (trace.c)
  *   .control/iosched/	  the active scheduler's tunables, rw files
  *   .control/backing_io  ro  auto, direct or buffered (backing.c)
  *   .control/backing_device ro  the block device under BACKING, its
@@ -24,6 +25,10 @@
  * write is applied as a whole, at offset 0, its errno going back to the
  * writer.  Direct I/O keeps the page cache out of it: the size we report
  * (4096, as sysfs does) has nothing to do with the content.
+ *
+ * The trace file is a stream, not an attribute: each open is a reader of
+ * trace.c, and its reads wait for events (answered later, from another
+ * thread), so it has no content buffer and no offset.
  *
  * The entries of iosched/ depend on the active scheduler: they come from
  * its elevator_type's tunable table, looked up afresh at every lookup and
@@ -61,6 +66,7 @@ enum {
 	CONTROL_INO_IOSCHED,
 	CONTROL_INO_BACKING_IO,
 	CONTROL_INO_BACKING_DEVICE,
+	CONTROL_INO_TRACE,
 	CONTROL_INO_END
 };
 
@@ -320,6 +326,7 @@ static const struct control_node control_nodes[] = {
 	  control_backing_io_show, NULL },
 	{ "backing_device", CONTROL_INO_BACKING_DEVICE, S_IFREG | 0444,
 	  control_backing_device_show, NULL },
+	{ "trace", CONTROL_INO_TRACE, S_IFREG | 0444, NULL, NULL },
 };
 
 /*
@@ -559,6 +566,28 @@ static int control_fill(struct fs *fs, struct control_file *f)
 	return 0;
 }
 
+/*
+ * Each open is a reader; the kernel must neither cache nor seek.  No
+ * flush on close: a reader ended by the daemon stopping closes after the
+ * session is gone, and close(2) must not fail then.
+ */
+static void control_open_trace(fuse_req_t req, struct fuse_file_info *fi)
+{
+	struct trace_reader *r = trace_open();
+
+	if (r == NULL) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	fi->fh = (uint64_t)(uintptr_t)r;
+	fi->direct_io = 1;
+	fi->nonseekable = 1;
+	fi->keep_cache = 0;
+	fi->noflush = 1;
+	if (fuse_reply_open(req, fi) != 0)
+		trace_release(r);
+}
+
 void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	const struct control_node *node = control_node(ino);
@@ -576,6 +605,10 @@ void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 
+	if (ino == CONTROL_INO_TRACE) {
+		control_open_trace(req, fi);
+		return;
+	}
 	f = calloc(1, sizeof *f);
 	if (f == NULL) {
 		fuse_reply_err(req, ENOMEM);
@@ -626,6 +659,10 @@ void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 	if (f == NULL || S_ISDIR(control_node(ino)->mode)) {
 		fuse_reply_err(req, EISDIR);
+		return;
+	}
+	if (ino == CONTROL_INO_TRACE) {
+		trace_read((struct trace_reader *)(uintptr_t)fi->fh, req, size);
 		return;
 	}
 	if (off < 0) {
@@ -694,7 +731,9 @@ void control_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct control_file *f = (struct control_file *)(uintptr_t)fi->fh;
 
-	if (f != NULL && !S_ISDIR(control_node(ino)->mode)) {
+	if (f != NULL && ino == CONTROL_INO_TRACE) {
+		trace_release((struct trace_reader *)(uintptr_t)fi->fh);
+	} else if (f != NULL && !S_ISDIR(control_node(ino)->mode)) {
 		pthread_mutex_destroy(&f->lock);
 		free(f);
 	}

@@ -5,6 +5,8 @@
  *   elevator switch mutex  ->  inode table mutex  ->  inode lock
  *   ->  queue lock  ->  libevent's internal base lock
  * and the disk model's head lock  ->  queue lock (diskmodel_next),
+ * and queue lock  ->  trace lock (trace_emit), libfuse's request lock
+ * ->  trace lock (a FUSE interrupt of a parked trace read),
  * and the inode table mutex  ->  the fd lock (fs_fd.c; a leaf).
  * The queue lock is never held while calling into FUSE or doing I/O.
  * An inode's dio_lock is taken with no other lock held, around backing
@@ -26,6 +28,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -505,6 +508,36 @@ void io_submit_write(fuse_req_t req, struct inode *inode, uint64_t fh,
  * dispatch_perform's do.
  */
 void dio_perform(struct io *io);
+/* trace.c: request events streamed to readers of .control/trace */
+/* Open readers; the hot path's only cost when there are none. */
+extern atomic_uint trace_nr_readers;
+static inline bool trace_on(void)
+{
+	return atomic_load_explicit(&trace_nr_readers,
+				    memory_order_relaxed) != 0;
+}
+/* Record an event ('Q', 'M', 'F', 'D', 'C') of rq for every reader. */
+void trace_emit(char action, const struct elv_request *rq, uint64_t now_ns,
+		uint64_t wait_ns, uint64_t service_ns);
+static inline void trace_rq(char action, const struct elv_request *rq,
+			    uint64_t now_ns, uint64_t wait_ns,
+			    uint64_t service_ns)
+{
+	if (trace_on())
+		trace_emit(action, rq, now_ns, wait_ns, service_ns);
+}
+/* Remember pid's process name while it still exists. */
+void trace_note_pid(pid_t pid);
+struct trace_reader;
+/* A new reader, seeing events from now on; NULL: ENOMEM. */
+struct trace_reader *trace_open(void);
+/* Answers req now or, with nothing to read yet, later. */
+void trace_read(struct trace_reader *r, fuse_req_t req, size_t size);
+void trace_release(struct trace_reader *r);
+/* Times count from start_ns; watch mountpoint (NULL: none); -errno. */
+int trace_start(const char *mountpoint, uint64_t start_ns);
+/* End of file for every reader, now and later. */
+void trace_stop(void);
 
 /* ioprio.c: the I/O priority of a process, as ionice(1) sets it */
 int ioprio_of_pid(pid_t pid);
@@ -675,5 +708,59 @@ void dispatch_submit(struct dispatch *d, struct io *io);
  * false: nothing done.
  */
 bool dispatch_submit_lent(struct dispatch *d, struct io *io);
+
+/* replay_parse.c: traces for fuse-iosched-replay; -1 with a message */
+struct replay_rq {
+	uint64_t time_ns;	/* issue time, from the trace's first */
+	uint64_t abs_ns;	/* issue time as recorded */
+	uint64_t think_ns;	/* closed loop: after the previous completed */
+	uint64_t sector;
+	uint64_t seq;		/* position in the file */
+	uint32_t nr_sectors;
+	uint32_t proc;		/* index into procs */
+	bool write;
+	bool sync;
+};
+struct replay_trace {
+	struct replay_rq *rq;	/* in issue order */
+	size_t nr, cap;
+	int64_t *procs;		/* process keys: pids, or MSR host+disk */
+	uint32_t nr_procs;
+	const char *format;	/* as named or detected */
+};
+/* "auto", "fuse-iosched", "blkparse" or "msr". */
+bool replay_format_valid(const char *name);
+int replay_parse(const char *path, const char *format,
+		 struct replay_trace *t, char *err, size_t size);
+void replay_trace_free(struct replay_trace *t);
+
+/* replay_sim.c: one trace through one scheduler, in simulated time */
+struct replay_opts {
+	bool closed_loop;
+	bool hdd;		/* else "none": transfer time only */
+	unsigned seek_ms, rpm, mb_per_s;
+	unsigned nr_requests;
+	bool cost;		/* time the scheduler's hooks */
+	/* Tunables to set, "name=value", and how many. */
+	char **tunables;
+	unsigned nr_tunables;
+};
+struct replay_result {
+	uint64_t requests, merges, bytes;
+	uint64_t start_ns, end_ns;	/* first issue, last completion */
+	uint64_t *lat[2];		/* per direction, sorted */
+	size_t nr_lat[2];
+	double jain;
+	double cost_ns;			/* per request, with opts->cost */
+	/* Completed bytes per time bucket, for --plot. */
+	uint64_t *buckets;
+	size_t nr_buckets;
+	uint64_t bucket_ns;
+};
+/* 0, or -1 with err set (an unknown tunable, a failing scheduler). */
+int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
+	       const struct replay_opts *o, struct replay_result *res,
+	       char *err, size_t size);
+void replay_result_free(struct replay_result *res);
 
 #endif /* FUSE_IOSCHED_H */

@@ -253,6 +253,14 @@ static void queue_join(struct io *dst, struct io *src, bool front)
 	src->nr_parts = 0;
 }
 
+/* The clock is read only for a reader: merges are on the hot path. */
+static void queue_trace_merge(struct queue *q, char action,
+			      const struct io *io)
+{
+	if (trace_on())
+		trace_emit(action, &io->rq, queue_now(q), 0, 0);
+}
+
 /* Free the shell of an io whose parts now belong to another. */
 static void queue_free_shell(struct io *io)
 {
@@ -268,6 +276,7 @@ static void do_queue_merge_requests(struct queue *q, struct io *a,
 	queue_hash_del(q, a);
 	queue_hash_del(q, b);
 	ops->merged_requests(q->eq, &a->rq, &b->rq);
+	queue_trace_merge(q, 'M', b);
 	queue_join(a, b, false);
 	queue_hash_add(q, a);
 	do_queue_account(q, queue_now(q));
@@ -302,6 +311,7 @@ static bool do_queue_try_merge(struct queue *q, struct io *io)
 	queue_hash_add(q, found);
 	if (ops->merged != NULL)
 		ops->merged(q->eq, &found->rq, type);
+	queue_trace_merge(q, type == ELV_FRONT_MERGE ? 'F' : 'M', io);
 	q->stats.dir[found->rq.dir].merges++;
 	queue_free_shell(io);
 	/* Only a scheduler that can forget one of two queued ios. */
@@ -354,6 +364,7 @@ static void do_queue_submit(struct queue *q, struct io *io)
 	q->stats.dir[io->rq.dir].requests += io->nr_parts;
 	/* Time spent waiting for a slot counts as queueing time. */
 	io->rq.arrival_ns = queue_now(q);
+	trace_rq('Q', &io->rq, io->rq.arrival_ns, 0, 0);
 	for (;;) {
 		if (!q->frozen) {
 			if (do_queue_try_merge(q, io))
@@ -405,6 +416,7 @@ static struct io *do_queue_dispatch(struct queue *q)
 	q->stats.dir[rq->dir].wait_ns += now - rq->arrival_ns;
 	stats_hist_add(&q->stats.dir[rq->dir].wait[stats_class_of(rq->ioprio)],
 		       now - rq->arrival_ns);
+	trace_rq('D', rq, now, 0, 0);
 	return io;
 }
 
@@ -493,6 +505,8 @@ void queue_done(struct queue *q, struct io *io)
 	sd->service_ns += now - io->dispatch_ns;
 	stats_hist_add(&sd->service[stats_class_of(io->rq.ioprio)],
 		       now - io->dispatch_ns);
+	trace_rq('C', &io->rq, now, io->dispatch_ns - io->rq.arrival_ns,
+		 now - io->dispatch_ns);
 	for (p = io->parts; p != NULL; p = p->next)
 		if (p->result < 0)
 			sd->errors++;

@@ -111,6 +111,8 @@ void io_set_origin(struct io *io, fuse_req_t req, int open_flags)
 
 	io->rq.pid = pid;
 	io->rq.ioprio = ioprio_of_pid(pid);
+	if (trace_on())
+		trace_note_pid(pid);
 	io->rq.sync = io_is_sync(req, io->rq.dir, open_flags);
 }
 

@@ -2,7 +2,7 @@
 . "$top_srcdir/tests/lib.sh"
 require mandoc
 for page in fuse-iosched.8 fuse-iosched.conf.5 fuse-iosched-scheduler.3 \
-	fuse-iosched-stat.1; do
+	fuse-iosched-stat.1 fuse-iosched-replay.1; do
 	f=$top_srcdir/man/$page
 	[ -f "$f" ] || fail "$page is missing"
 	out=$(mandoc -Tlint -Wwarning "$f" 2>&1) || fail "mandoc: $page: $out"

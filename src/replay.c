@@ -1,0 +1,514 @@
+/*
+ * fuse-iosched-replay: put a recorded workload through each scheduler, in
+ * simulated time, and compare them (see fuse-iosched-replay(1)).
+ *
+ * main() reads the options (the mount's own -o settings for the module
+ * directory, the disk model and nr_requests, through config.c, so that a
+ * replay sees what a mount would), loads the modules, parses each trace
+ * and prints one row per scheduler: as a table, as JSON, and with --plot
+ * as gnuplot data and PNGs.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "fuse-iosched.h"
+
+extern char **environ;
+
+#define REPLAY_MAX_SCHEDS 64
+
+struct replay_main {
+	struct config cfg;
+	struct replay_opts o;
+	const char *scheds;	/* -s, or NULL: every scheduler */
+	const char *format;
+	const char *plot;
+	bool json;
+	const struct elevator_type *types[REPLAY_MAX_SCHEDS];
+	unsigned nr_types;
+};
+
+static void replay_usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: fuse-iosched-replay [-s SCHED[,SCHED...]] [-m none|hdd]\n"
+"           [-o TUNABLE=VALUE]... [--closed-loop] [--json] [--plot PREFIX]\n"
+"           [--format auto|fuse-iosched|blkparse|msr] [--cost] TRACE...\n\n"
+"Replay each TRACE through each scheduler in simulated time and print, per\n"
+"scheduler: requests, merges, MiB/s, read and write latency p50/p99/max,\n"
+"Jain's fairness index over processes.\n\n"
+"    -s, --scheduler=LIST   schedulers to compare (default: all)\n"
+"    -m, --model=MODEL      disk model: hdd (default) or none\n"
+"    -o NAME=VALUE          a scheduler tunable, or a mount option:\n"
+"                           seek_ms, rpm, mb_per_s, nr_requests,\n"
+"                           module_dir, config\n"
+"        --closed-loop      issue a process's next request when its\n"
+"                           previous one completed, plus its think time\n"
+"        --json             one JSON object per scheduler\n"
+"        --plot=PREFIX      latency CDFs and throughput, gnuplot PNGs\n"
+"        --format=FORMAT    trace format (default: auto)\n"
+"        --cost             add the scheduler's CPU time per request\n"
+"                           (measured: not the same from run to run)\n"
+"    -h, --help             this help\n");
+}
+
+/* -o: the mount's settings go to config.c, the rest are tunables. */
+static int replay_option(struct replay_main *m, const char *opt)
+{
+	char err[CONFIG_ERR_MAX];
+	char **n;
+	int ret;
+
+	ret = config_option(&m->cfg, opt, err, sizeof err);
+	if (ret < 0) {
+		fprintf(stderr, "fuse-iosched-replay: %s\n", err);
+		return -1;
+	}
+	if (ret == 0)
+		return 0;
+	if (strchr(opt, '=') == NULL || opt[0] == '=') {
+		fprintf(stderr, "fuse-iosched-replay: -o %s: want "
+			"TUNABLE=VALUE\n", opt);
+		return -1;
+	}
+	n = realloc(m->o.tunables, (m->o.nr_tunables + 1) * sizeof *n);
+	if (n == NULL)
+		return -1;
+	m->o.tunables = n;
+	n[m->o.nr_tunables++] = (char *)opt;
+	return 0;
+}
+
+/* Every registered scheduler, in the registry's order. */
+static int replay_all_types(struct replay_main *m)
+{
+	char names[4096], *name, *save;
+
+	if (elv_list_names(names, sizeof names, NULL) < 0)
+		return -1;
+	for (name = strtok_r(names, " \n", &save); name != NULL;
+	     name = strtok_r(NULL, " \n", &save)) {
+		if (m->nr_types == REPLAY_MAX_SCHEDS)
+			break;
+		m->types[m->nr_types++] = elv_find(name);
+	}
+	return 0;
+}
+
+static int replay_pick_types(struct replay_main *m)
+{
+	char *list, *name, *save;
+
+	if (m->scheds == NULL)
+		return replay_all_types(m);
+	list = strdup(m->scheds);
+	if (list == NULL)
+		return -1;
+	for (name = strtok_r(list, ",", &save); name != NULL;
+	     name = strtok_r(NULL, ",", &save)) {
+		const struct elevator_type *type = elv_get(name);
+
+		if (type == NULL) {
+			fprintf(stderr, "fuse-iosched-replay: no scheduler "
+				"%s in %s\n", name, m->cfg.module_dir);
+			free(list);
+			return -1;
+		}
+		if (m->nr_types < REPLAY_MAX_SCHEDS)
+			m->types[m->nr_types++] = type;
+	}
+	free(list);
+	return 0;
+}
+
+/* Every -o tunable must belong to one of the schedulers compared. */
+static int replay_check_tunables(const struct replay_main *m)
+{
+	unsigned i, j;
+
+	for (i = 0; i < m->o.nr_tunables; i++) {
+		const char *opt = m->o.tunables[i];
+		char name[64];
+		bool known = false;
+
+		snprintf(name, sizeof name, "%.*s",
+			 (int)(strchr(opt, '=') - opt), opt);
+		for (j = 0; j < m->nr_types && !known; j++)
+			known = elv_tunable_find(m->types[j], name) != NULL;
+		if (!known) {
+			fprintf(stderr, "fuse-iosched-replay: -o %s: no such "
+				"option or tunable of the schedulers "
+				"compared\n", opt);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output.                                                             */
+
+/* The latency at quantile num/den, in ms. */
+static double replay_quantile(const struct replay_result *r, int dir,
+			      unsigned num, unsigned den)
+{
+	size_t n = r->nr_lat[dir], i;
+
+	if (n == 0)
+		return 0;
+	i = (n * num + den - 1) / den;
+	return (double)r->lat[dir][i > 0 ? i - 1 : 0] / 1e6;
+}
+
+static double replay_mib_s(const struct replay_result *r)
+{
+	uint64_t span = r->end_ns - r->start_ns;
+
+	return span == 0 ? 0 : (double)r->bytes / 1048576.0 /
+			       ((double)span / 1e9);
+}
+
+static const char *const replay_columns[] = {
+	"scheduler", "requests", "merges", "mib_s",
+	"read_p50_ms", "read_p99_ms", "read_max_ms",
+	"write_p50_ms", "write_p99_ms", "write_max_ms", "jain", "cost_ns",
+};
+
+static void replay_row(const struct replay_main *m, const char *trace,
+		       const char *name, const struct replay_result *r,
+		       bool first)
+{
+	double v[] = {
+		replay_mib_s(r),
+		replay_quantile(r, 0, 1, 2), replay_quantile(r, 0, 99, 100),
+		replay_quantile(r, 0, 1, 1),
+		replay_quantile(r, 1, 1, 2), replay_quantile(r, 1, 99, 100),
+		replay_quantile(r, 1, 1, 1),
+	};
+	unsigned i;
+
+	if (m->json) {
+		printf("%s{\"trace\": \"%s\", \"%s\": \"%s\", \"%s\": %" PRIu64
+		       ", \"%s\": %" PRIu64, first ? "" : ",\n", trace,
+		       replay_columns[0], name, replay_columns[1],
+		       r->requests, replay_columns[2], r->merges);
+		printf(", \"%s\": %.2f", replay_columns[3], v[0]);
+		for (i = 1; i < ARRAY_SIZE(v); i++)
+			printf(", \"%s\": %.3f", replay_columns[3 + i], v[i]);
+		printf(", \"%s\": %.4f", replay_columns[10], r->jain);
+		if (m->o.cost)
+			printf(", \"%s\": %.0f", replay_columns[11],
+			       r->cost_ns);
+		printf("}");
+		return;
+	}
+	printf("%-13s %9" PRIu64 " %8" PRIu64 " %8.2f", name, r->requests,
+	       r->merges, v[0]);
+	for (i = 1; i < ARRAY_SIZE(v); i++)
+		printf(" %12.3f", v[i]);
+	printf(" %6.4f", r->jain);
+	if (m->o.cost)
+		printf(" %8.0f", r->cost_ns);
+	printf("\n");
+}
+
+static void replay_header(const struct replay_main *m, const char *path,
+			  const struct replay_trace *t)
+{
+	unsigned i;
+
+	printf("# %s: %s, %zu requests, %u processes, %s, disk %s\n", path,
+	       t->format, t->nr, t->nr_procs,
+	       m->o.closed_loop ? "closed loop" : "open loop",
+	       m->o.hdd ? "hdd" : "none");
+	printf("%-13s %9s %8s %8s", replay_columns[0], replay_columns[1],
+	       replay_columns[2], replay_columns[3]);
+	for (i = 4; i <= 9; i++)
+		printf(" %12s", replay_columns[i]);
+	printf(" %6s", replay_columns[10]);
+	if (m->o.cost)
+		printf(" %8s", replay_columns[11]);
+	printf("\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* --plot: data files, a gnuplot script, and gnuplot if there is one.  */
+
+static int replay_plot_data(FILE *lat, FILE *thr, const char *name,
+			    const struct replay_result *r)
+{
+	static const char *const dirs[] = { "read", "write" };
+	size_t i, step;
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		fprintf(lat, "# %s %s\n", name, dirs[d]);
+		step = r->nr_lat[d] / 1000 + 1;
+		for (i = 0; i < r->nr_lat[d]; i += step)
+			fprintf(lat, "%.6f %.6f\n", (double)r->lat[d][i] / 1e6,
+				(double)(i + 1) / (double)r->nr_lat[d]);
+		if (r->nr_lat[d] > 0)
+			fprintf(lat, "%.6f 1\n", (double)r->lat[d][r->nr_lat[d] -
+								 1] / 1e6);
+		else
+			fprintf(lat, "0 0\n");
+		fprintf(lat, "\n\n");
+	}
+	fprintf(thr, "# %s\n", name);
+	for (i = 0; i < r->nr_buckets; i++)
+		fprintf(thr, "%.6f %.3f\n", (double)(i * r->bucket_ns) / 1e9,
+			(double)r->buckets[i] / 1048576.0 /
+			((double)r->bucket_ns / 1e9));
+	fprintf(thr, "\n\n");
+	return ferror(lat) || ferror(thr) ? -1 : 0;
+}
+
+static int replay_plot_script(const struct replay_main *m, const char *p)
+{
+	char path[4096];
+	unsigned i;
+	int d;
+	FILE *fp;
+
+	snprintf(path, sizeof path, "%s.gp", p);
+	fp = fopen(path, "we");
+	if (fp == NULL)
+		return -1;
+	fprintf(fp, "# fuse-iosched-replay: gnuplot %s.gp\n"
+		"set terminal png size 900,600\nset key bottom right\n"
+		"set grid\nset logscale x\nset xlabel 'latency (ms)'\n"
+		"set ylabel 'fraction of requests'\n", p);
+	for (d = 0; d < 2; d++) {
+		fprintf(fp, "set output '%s-%s-cdf.png'\nset title '%s "
+			"latency CDF'\nplot ", p, d ? "write" : "read",
+			d ? "write" : "read");
+		for (i = 0; i < m->nr_types; i++)
+			fprintf(fp, "%s'%s-latency.dat' index %u with lines "
+				"title '%s'", i ? ", " : "", p, 2 * i + d,
+				m->types[i]->name);
+		fprintf(fp, "\n");
+	}
+	fprintf(fp, "unset logscale x\nset key top right\nset output "
+		"'%s-throughput.png'\nset title 'throughput'\nset xlabel "
+		"'time (s)'\nset ylabel 'MiB/s'\nplot ", p);
+	for (i = 0; i < m->nr_types; i++)
+		fprintf(fp, "%s'%s-throughput.dat' index %u with steps "
+			"title '%s'", i ? ", " : "", p, i, m->types[i]->name);
+	fprintf(fp, "\n");
+	return fclose(fp) == 0 ? 0 : -1;
+}
+
+static void replay_run_gnuplot(const char *p)
+{
+	char script[4096];
+	char *argv[] = { "gnuplot", script, NULL };
+	pid_t pid;
+	int st;
+
+	snprintf(script, sizeof script, "%s.gp", p);
+	if (posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ) != 0) {
+		fprintf(stderr, "fuse-iosched-replay: gnuplot not found: "
+			"wrote %s.gp and its .dat files; run gnuplot %s.gp\n",
+			p, p);
+		return;
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		fprintf(stderr, "fuse-iosched-replay: gnuplot %s.gp failed\n",
+			p);
+}
+
+/* ------------------------------------------------------------------ */
+
+/* One trace through every scheduler; 0, or -1 after a message. */
+static int replay_trace_run(struct replay_main *m, const char *path,
+			    unsigned nth, FILE *lat, FILE *thr)
+{
+	struct replay_trace t;
+	struct replay_result r;
+	char err[512];
+	unsigned i;
+
+	if (replay_parse(path, m->format, &t, err, sizeof err) != 0) {
+		fprintf(stderr, "fuse-iosched-replay: %s\n", err);
+		return -1;
+	}
+	if (!m->json)
+		replay_header(m, path, &t);
+	for (i = 0; i < m->nr_types; i++) {
+		if (replay_sim(&t, m->types[i], &m->o, &r, err,
+			       sizeof err) != 0) {
+			fprintf(stderr, "fuse-iosched-replay: %s: %s\n", path,
+				err);
+			replay_trace_free(&t);
+			return -1;
+		}
+		replay_row(m, path, m->types[i]->name, &r, nth == 0 && i == 0);
+		if (lat != NULL && replay_plot_data(lat, thr,
+						    m->types[i]->name,
+						    &r) != 0) {
+			fprintf(stderr, "fuse-iosched-replay: --plot: %s\n",
+				strerror(errno));
+			replay_result_free(&r);
+			replay_trace_free(&t);
+			return -1;
+		}
+		replay_result_free(&r);
+	}
+	replay_trace_free(&t);
+	return 0;
+}
+
+static FILE *replay_plot_open(const char *prefix, const char *what)
+{
+	char path[4096];
+	FILE *fp;
+
+	snprintf(path, sizeof path, "%s-%s.dat", prefix, what);
+	fp = fopen(path, "we");
+	if (fp == NULL)
+		fprintf(stderr, "fuse-iosched-replay: %s: %s\n", path,
+			strerror(errno));
+	return fp;
+}
+
+enum { OPT_CLOSED = 256, OPT_JSON, OPT_PLOT, OPT_FORMAT, OPT_COST };
+
+static const struct option replay_long[] = {
+	{ "scheduler", required_argument, NULL, 's' },
+	{ "model", required_argument, NULL, 'm' },
+	{ "closed-loop", no_argument, NULL, OPT_CLOSED },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "cost", no_argument, NULL, OPT_COST },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int replay_args(struct replay_main *m, int argc, char **argv)
+{
+	const char *model = "hdd";
+	int c;
+
+	while ((c = getopt_long(argc, argv, "s:m:o:h", replay_long,
+				NULL)) != -1) {
+		switch (c) {
+		case 's': m->scheds = optarg; break;
+		case 'm': model = optarg; break;
+		case 'o':
+			if (replay_option(m, optarg) != 0)
+				return -1;
+			break;
+		case OPT_CLOSED: m->o.closed_loop = true; break;
+		case OPT_JSON: m->json = true; break;
+		case OPT_PLOT: m->plot = optarg; break;
+		case OPT_FORMAT: m->format = optarg; break;
+		case OPT_COST: m->o.cost = true; break;
+		case 'h':
+			replay_usage(stdout);
+			exit(0);
+		default:
+			replay_usage(stderr);
+			return -1;
+		}
+	}
+	if (strcmp(model, "hdd") != 0 && strcmp(model, "none") != 0) {
+		fprintf(stderr, "fuse-iosched-replay: -m %s: want none or "
+			"hdd\n", model);
+		return -1;
+	}
+	m->o.hdd = strcmp(model, "hdd") == 0;
+	if (!replay_format_valid(m->format)) {
+		fprintf(stderr, "fuse-iosched-replay: --format %s: want auto, "
+			"fuse-iosched, blkparse or msr\n", m->format);
+		return -1;
+	}
+	if (optind == argc) {
+		replay_usage(stderr);
+		return -1;
+	}
+	if (m->plot != NULL && argc - optind > 1) {
+		fprintf(stderr, "fuse-iosched-replay: --plot takes one "
+			"TRACE\n");
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct replay_main m = { .format = "auto" };
+	char err[CONFIG_ERR_MAX];
+	FILE *lat = NULL, *thr = NULL;
+	int status = 1, i;
+
+	log_open(false, LOG_WARNING);
+	if (config_init(&m.cfg) != 0)
+		return 1;
+	if (replay_args(&m, argc, argv) != 0)
+		goto out;
+	/* The module directory first, then everything, as the daemon. */
+	if (config_load_early(&m.cfg, err, sizeof err) != 0) {
+		fprintf(stderr, "fuse-iosched-replay: %s\n", err);
+		goto out;
+	}
+	elv_register(elv_noop(), "built-in");
+	module_set_dir(m.cfg.module_dir);
+	module_load_all();
+	if (config_load(&m.cfg, err, sizeof err) != 0 ||
+	    config_apply_tunables(&m.cfg, err, sizeof err) != 0) {
+		fprintf(stderr, "fuse-iosched-replay: %s\n", err);
+		goto out;
+	}
+	m.o.seek_ms = m.cfg.seek_ms;
+	m.o.rpm = m.cfg.rpm;
+	m.o.mb_per_s = m.cfg.mb_per_s;
+	m.o.nr_requests = m.cfg.nr_requests;
+	if (replay_pick_types(&m) != 0 || replay_check_tunables(&m) != 0)
+		goto out;
+	if (m.plot != NULL) {
+		lat = replay_plot_open(m.plot, "latency");
+		thr = replay_plot_open(m.plot, "throughput");
+		if (lat == NULL || thr == NULL)
+			goto out;
+	}
+	if (m.json)
+		printf("[\n");
+	for (i = optind; i < argc; i++)
+		if (replay_trace_run(&m, argv[i], (unsigned)(i - optind), lat,
+				     thr) != 0)
+			goto out;
+	if (m.json)
+		printf("\n]\n");
+	status = 0;
+	if (m.plot != NULL) {
+		if (fclose(lat) != 0 || fclose(thr) != 0 ||
+		    replay_plot_script(&m, m.plot) != 0) {
+			fprintf(stderr, "fuse-iosched-replay: --plot %s: %s\n",
+				m.plot, strerror(errno));
+			status = 1;
+		} else {
+			replay_run_gnuplot(m.plot);
+		}
+		lat = thr = NULL;
+	}
+	if (fflush(stdout) != 0)
+		status = 1;
+out:
+	if (lat != NULL)
+		fclose(lat);
+	if (thr != NULL)
+		fclose(thr);
+	free(m.o.tunables);
+	config_free(&m.cfg);
+	module_unload_all();
+	return status;
+}

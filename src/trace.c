@@ -1,0 +1,623 @@
+/*
+ * Request events for readers of .control/trace, the mount's trace_pipe.
+ *
+ * The queue reports each request's life (Q queued, M and F back and front
+ * merged into another, D dispatched, C completed) with trace_rq() under
+ * its lock.  With no reader open that is one relaxed load of
+ * trace_nr_readers.  With readers, trace_emit copies the raw event into a
+ * bounded ring of each reader under trace_lock; a full ring drops the
+ * event and counts it, so a slow reader never slows the I/O path.  Text
+ * is made only when a reader reads, outside every lock but its own.
+ *
+ * A read with nothing to return is not answered at once: its fuse_req is
+ * parked in the reader (pending) and the session thread returns to
+ * libfuse.  The producer signals trace_cv when it fills the ring of a
+ * reader with a parked read, and the server thread answers it.  A signal
+ * to the reading process reaches us as a FUSE interrupt: the parked read
+ * is answered EINTR.  When the daemon stops, or when the mount is detached
+ * (a lazy unmount tells the daemon nothing while a file stays open: the
+ * server notices the mount gone from /proc/self/mountinfo), parked reads
+ * get end of file, and so does every later read, so that `cat` exits,
+ * closes the file and lets the unmount finish.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fuse-iosched.h"
+
+#define TRACE_RING 4096		/* events per reader; a power of two */
+#define TRACE_LINE_MAX 256	/* room for the longest line: about 230 */
+#define TRACE_COMM_SLOTS 64	/* the pid -> comm cache; a power of two */
+#define TRACE_COMM_TTL_NS 1000000000ULL
+#define TRACE_WATCH_NS 200000000ULL	/* mount check with parked reads */
+#define TRACE_LOST 'L'		/* a ring entry that counts lost events */
+
+atomic_uint trace_nr_readers;
+
+struct trace_event {
+	uint64_t seq;		/* global event number */
+	uint64_t time_ns;	/* since the mount */
+	uint64_t sector;	/* TRACE_LOST: the number lost */
+	uint64_t wait_ns;	/* C only */
+	uint64_t service_ns;	/* C only */
+	uint32_t nr_sectors;
+	pid_t pid;
+	char action;
+	bool write;
+	bool sync;
+};
+
+struct trace_reader {
+	struct trace_reader *next;	/* trace_readers; trace_lock */
+	/* Protected by trace_lock. */
+	struct trace_event ring[TRACE_RING];
+	uint64_t head, tail;	/* events written, events taken */
+	uint64_t lost;		/* dropped since the last marker */
+	fuse_req_t req;		/* a parked read, or NULL */
+	size_t req_size;
+	bool serving;		/* a thread is formatting for it */
+	/* Only the thread that set serving touches these. */
+	char *text;		/* formatted, not yet read */
+	size_t text_len, text_off;
+	bool header_sent;
+};
+
+static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t trace_cv = PTHREAD_COND_INITIALIZER;	/* server */
+static pthread_cond_t trace_idle_cv = PTHREAD_COND_INITIALIZER; /* release */
+static struct trace_reader *trace_readers;	/* trace_lock */
+static uint64_t trace_seq;			/* trace_lock */
+static bool trace_ended;	/* stopped or unmounted: EOF; trace_lock */
+static bool trace_stopping;	/* the server must exit; trace_lock */
+static pthread_t trace_thread;
+static bool trace_thread_started;
+static uint64_t trace_start_ns;	/* the mount's time 0; set before readers */
+static char trace_mount_dev[32];	/* "major:minor" in mountinfo, or "" */
+
+/* pid -> comm, filled from /proc when a traced request arrives. */
+struct trace_comm {
+	pid_t pid;
+	uint64_t stamp_ns;
+	char comm[16];
+};
+static pthread_mutex_t trace_comm_lock = PTHREAD_MUTEX_INITIALIZER; /* leaf */
+static struct trace_comm trace_comms[TRACE_COMM_SLOTS]; /* trace_comm_lock */
+
+/* ------------------------------------------------------------------ */
+/* Producer side.                                                      */
+
+/* Caller holds trace_lock.  Queue e for r, or count it lost. */
+static bool do_trace_push(struct trace_reader *r, const struct trace_event *e)
+{
+	uint64_t used = r->head - r->tail;
+
+	/* A loss is reported in place: the marker needs a slot too. */
+	if (used + (r->lost > 0 ? 2 : 1) > TRACE_RING) {
+		r->lost++;
+		return false;
+	}
+	if (r->lost > 0) {
+		struct trace_event *m = &r->ring[r->head++ % TRACE_RING];
+
+		memset(m, 0, sizeof *m);
+		m->action = TRACE_LOST;
+		m->sector = r->lost;
+		r->lost = 0;
+	}
+	r->ring[r->head++ % TRACE_RING] = *e;
+	return true;
+}
+
+void trace_emit(char action, const struct elv_request *rq, uint64_t now_ns,
+		uint64_t wait_ns, uint64_t service_ns)
+{
+	struct trace_event e = {
+		.time_ns = now_ns > trace_start_ns ? now_ns - trace_start_ns : 0,
+		.sector = rq->sector,
+		.wait_ns = wait_ns,
+		.service_ns = service_ns,
+		.nr_sectors = (uint32_t)rq->nr_sectors,
+		.pid = rq->pid,
+		.action = action,
+		.write = rq->dir == ELV_WRITE,
+		.sync = rq->sync,
+	};
+	struct trace_reader *r;
+	bool wake = false;
+
+	pthread_mutex_lock(&trace_lock);
+	e.seq = ++trace_seq;
+	for (r = trace_readers; r != NULL; r = r->next)
+		if (do_trace_push(r, &e) && r->req != NULL)
+			wake = true;
+	if (wake)
+		pthread_cond_signal(&trace_cv);
+	pthread_mutex_unlock(&trace_lock);
+}
+
+/* Outside the queue lock: one small read of /proc per new pid. */
+void trace_note_pid(pid_t pid)
+{
+	struct trace_comm *c = &trace_comms[(unsigned)pid %
+					    TRACE_COMM_SLOTS];
+	uint64_t now = clock_now_ns();
+	char path[40], comm[16] = "";
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0)
+		return;
+	pthread_mutex_lock(&trace_comm_lock);
+	if (c->pid == pid && now - c->stamp_ns < TRACE_COMM_TTL_NS) {
+		pthread_mutex_unlock(&trace_comm_lock);
+		return;
+	}
+	pthread_mutex_unlock(&trace_comm_lock);
+
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, comm, sizeof comm - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+
+	pthread_mutex_lock(&trace_comm_lock);
+	c->pid = pid;
+	c->stamp_ns = now;
+	memcpy(c->comm, comm, sizeof c->comm);
+	pthread_mutex_unlock(&trace_comm_lock);
+}
+
+static void trace_comm_of(pid_t pid, char *buf, size_t size)
+{
+	struct trace_comm *c = &trace_comms[(unsigned)pid %
+					    TRACE_COMM_SLOTS];
+
+	if (pid == 0) {
+		snprintf(buf, size, "kernel");
+		return;
+	}
+	pthread_mutex_lock(&trace_comm_lock);
+	snprintf(buf, size, "%s", c->pid == pid ? c->comm : "?");
+	pthread_mutex_unlock(&trace_comm_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Formatting: blkparse's default output, with C's wait and service.   */
+
+static int trace_format_line(const struct trace_event *e, char *buf,
+			   size_t size)
+{
+	char comm[16], rwbs[4];
+	int n;
+
+	if (e->action == TRACE_LOST)
+		return snprintf(buf, size, "lost %" PRIu64 " events\n",
+				e->sector);
+	snprintf(rwbs, sizeof rwbs, "%c%s", e->write ? 'W' : 'R',
+		 e->sync ? "S" : "");
+	trace_comm_of(e->pid, comm, sizeof comm);
+	n = snprintf(buf, size, "%3d,%-3d %2d %8" PRIu64 " %5" PRIu64
+		     ".%09" PRIu64 " %5d  %c %3s %" PRIu64 " + %" PRIu32
+		     " [%s]", 0, 0, 0, e->seq, e->time_ns / 1000000000u,
+		     e->time_ns % 1000000000u, (int)e->pid, e->action, rwbs,
+		     e->sector, e->nr_sectors, comm);
+	if (n < 0 || (size_t)n >= size)
+		return n;
+	if (e->action == 'C')
+		n += snprintf(buf + n, size - (size_t)n,
+			      " wait %" PRIu64 ".%09" PRIu64 " service %"
+			      PRIu64 ".%09" PRIu64,
+			      e->wait_ns / 1000000000u,
+			      e->wait_ns % 1000000000u,
+			      e->service_ns / 1000000000u,
+			      e->service_ns % 1000000000u);
+	if ((size_t)n >= size)
+		return n;
+	n += snprintf(buf + n, size - (size_t)n, "\n");
+	return n;
+}
+
+/* The line's length in buf, never more than size - 1. */
+static size_t trace_format(const struct trace_event *e, char *buf,
+			   size_t size)
+{
+	int n = trace_format_line(e, buf, size);
+
+	if (n < 0)
+		return 0;
+	return (size_t)n < size ? (size_t)n : size - 1;
+}
+
+/*
+ * Caller holds trace_lock and has set r->serving.  Take what fits in a
+ * read of size bytes (at least one event) into evs; the count.
+ */
+static size_t do_trace_take(struct trace_reader *r, size_t size,
+			    struct trace_event *evs, size_t max)
+{
+	size_t n = size / 64 + 1, i;
+
+	if (n > max)
+		n = max;
+	if (n > r->head - r->tail)
+		n = (size_t)(r->head - r->tail);
+	for (i = 0; i < n; i++)
+		evs[i] = r->ring[r->tail++ % TRACE_RING];
+	/* Emptied with losses pending: report them now. */
+	if (r->head == r->tail && r->lost > 0 && i < max) {
+		memset(&evs[i], 0, sizeof evs[i]);
+		evs[i].action = TRACE_LOST;
+		evs[i].sector = r->lost;
+		r->lost = 0;
+		i++;
+	}
+	return i;
+}
+
+/* Append the lines of evs to r's text; false on ENOMEM. */
+static bool trace_append(struct trace_reader *r, const struct trace_event *evs,
+			 size_t n)
+{
+	size_t need = r->text_len - r->text_off + n * TRACE_LINE_MAX +
+		      TRACE_LINE_MAX;
+	char *text;
+	size_t i;
+
+	/* Keep the unread rest at the start, and room for n lines. */
+	text = malloc(need);
+	if (text == NULL)
+		return false;
+	memcpy(text, r->text + r->text_off, r->text_len - r->text_off);
+	r->text_len -= r->text_off;
+	r->text_off = 0;
+	free(r->text);
+	r->text = text;
+	if (!r->header_sent) {
+		r->text_len += (size_t)snprintf(text + r->text_len,
+			TRACE_LINE_MAX, "# fuse-iosched trace 1: dev cpu seq "
+			"time pid action rwbs sector + count [comm]\n");
+		r->header_sent = true;
+	}
+	for (i = 0; i < n; i++)
+		r->text_len += trace_format(&evs[i], text + r->text_len,
+					    TRACE_LINE_MAX);
+	return true;
+}
+
+/*
+ * Serve one read of r: caller has set r->serving and holds no lock.
+ * Replies to req with what is ready, taking events as needed; returns
+ * false (no reply) when there is nothing to say.
+ */
+static bool trace_serve(struct trace_reader *r, fuse_req_t req, size_t size)
+{
+	struct trace_event evs[1024];
+	size_t n;
+
+	if (r->text_len == r->text_off) {
+		pthread_mutex_lock(&trace_lock);
+		n = do_trace_take(r, size, evs, ARRAY_SIZE(evs));
+		pthread_mutex_unlock(&trace_lock);
+		if (n == 0 && r->header_sent)
+			return false;
+		if (!trace_append(r, evs, n)) {
+			fuse_reply_err(req, ENOMEM);
+			return true;
+		}
+	}
+	n = r->text_len - r->text_off;
+	if (n > size)
+		n = size;
+	fuse_reply_buf(req, r->text + r->text_off, n);
+	r->text_off += n;
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Readers.                                                            */
+
+struct trace_reader *trace_open(void)
+{
+	struct trace_reader *r = calloc(1, sizeof *r);
+
+	if (r == NULL)
+		return NULL;
+	pthread_mutex_lock(&trace_lock);
+	r->next = trace_readers;
+	trace_readers = r;
+	atomic_fetch_add_explicit(&trace_nr_readers, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&trace_lock);
+	return r;
+}
+
+/* Caller holds trace_lock: the serving thread is done with r. */
+static void do_trace_unserve(struct trace_reader *r)
+{
+	r->serving = false;
+	pthread_cond_broadcast(&trace_idle_cv);
+}
+
+/*
+ * libfuse calls this with req's own lock held when the reading process is
+ * signalled, possibly at once from fuse_req_interrupt_func.  Only a read
+ * still parked is ours to answer.
+ */
+static void trace_interrupt(fuse_req_t req, void *data)
+{
+	struct trace_reader *r = data;
+	bool mine;
+
+	pthread_mutex_lock(&trace_lock);
+	mine = r->req == req;
+	if (mine)
+		r->req = NULL;
+	pthread_mutex_unlock(&trace_lock);
+	if (mine)
+		fuse_reply_err(req, EINTR);
+}
+
+void trace_read(struct trace_reader *r, fuse_req_t req, size_t size)
+{
+	bool ended;
+
+	pthread_mutex_lock(&trace_lock);
+	/* The server may be finishing the answer to our previous read. */
+	while (r->serving && r->req == NULL)
+		pthread_cond_wait(&trace_idle_cv, &trace_lock);
+	if (r->req != NULL || r->serving) {
+		/* One read at a time per open file. */
+		pthread_mutex_unlock(&trace_lock);
+		fuse_reply_err(req, EBUSY);
+		return;
+	}
+	ended = trace_ended;
+	r->serving = true;
+	pthread_mutex_unlock(&trace_lock);
+
+	if (ended) {
+		fuse_reply_buf(req, NULL, 0);
+	} else if (!trace_serve(r, req, size)) {
+		/*
+		 * Park it.  The interrupt handler must be set before the
+		 * request is visible to the server, which may answer (and
+		 * so free) it at once; an interrupt that came before shows
+		 * as fuse_req_interrupted under trace_lock.
+		 */
+		fuse_req_interrupt_func(req, trace_interrupt, r);
+		pthread_mutex_lock(&trace_lock);
+		if (fuse_req_interrupted(req)) {
+			pthread_mutex_unlock(&trace_lock);
+			fuse_reply_err(req, EINTR);
+			pthread_mutex_lock(&trace_lock);
+		} else if (trace_ended) {
+			pthread_mutex_unlock(&trace_lock);
+			fuse_reply_buf(req, NULL, 0);
+			pthread_mutex_lock(&trace_lock);
+		} else {
+			r->req = req;
+			r->req_size = size;
+			/*
+			 * The server answers it if an event came since we
+			 * looked, and starts watching the mount.
+			 */
+			pthread_cond_signal(&trace_cv);
+		}
+		do_trace_unserve(r);
+		pthread_mutex_unlock(&trace_lock);
+		return;
+	}
+	pthread_mutex_lock(&trace_lock);
+	do_trace_unserve(r);
+	pthread_mutex_unlock(&trace_lock);
+}
+
+void trace_release(struct trace_reader *r)
+{
+	struct trace_reader **pp;
+	fuse_req_t req;
+
+	pthread_mutex_lock(&trace_lock);
+	/* The server may still be on its way out of r after replying. */
+	while (r->serving)
+		pthread_cond_wait(&trace_idle_cv, &trace_lock);
+	for (pp = &trace_readers; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == r) {
+			*pp = r->next;
+			break;
+		}
+	}
+	atomic_fetch_sub_explicit(&trace_nr_readers, 1, memory_order_relaxed);
+	req = r->req;	/* cannot happen: the kernel holds the file */
+	r->req = NULL;
+	pthread_mutex_unlock(&trace_lock);
+	if (req != NULL)
+		fuse_reply_err(req, EBADF);
+	free(r->text);
+	free(r);
+}
+
+/* ------------------------------------------------------------------ */
+/* The server thread, and the end of the trace.                        */
+
+/* Caller holds trace_lock.  Answer every parked read with end of file. */
+static void do_trace_end(void)
+{
+	struct trace_reader *r;
+	fuse_req_t req;
+
+	trace_ended = true;
+	/* The list may change while unlocked: look again each time. */
+	for (;;) {
+		for (r = trace_readers; r != NULL; r = r->next)
+			if (r->req != NULL)
+				break;
+		if (r == NULL)
+			return;
+		req = r->req;
+		r->req = NULL;
+		pthread_mutex_unlock(&trace_lock);
+		fuse_reply_buf(req, NULL, 0);
+		pthread_mutex_lock(&trace_lock);
+	}
+}
+
+/* Is our mount still in our namespace's table? */
+static bool trace_mount_present(void)
+{
+	FILE *fp = fopen("/proc/self/mountinfo", "re");
+	char line[4096], dev[32];
+	bool found = false;
+
+	if (fp == NULL)
+		return true;
+	while (!found && fgets(line, sizeof line, fp) != NULL)
+		if (sscanf(line, "%*s %*s %31s", dev) == 1 &&
+		    strcmp(dev, trace_mount_dev) == 0)
+			found = true;
+	fclose(fp);
+	return found;
+}
+
+/* Caller holds trace_lock: a reader whose parked read can be answered. */
+static struct trace_reader *do_trace_ready(void)
+{
+	struct trace_reader *r;
+
+	for (r = trace_readers; r != NULL; r = r->next)
+		if (r->req != NULL && !r->serving &&
+		    (r->head != r->tail || r->lost > 0))
+			return r;
+	return NULL;
+}
+
+static bool do_trace_parked(void)
+{
+	struct trace_reader *r;
+
+	for (r = trace_readers; r != NULL; r = r->next)
+		if (r->req != NULL)
+			return true;
+	return false;
+}
+
+static void *trace_server(void *arg)
+{
+	struct trace_reader *r;
+	struct timespec ts;
+	fuse_req_t req;
+	size_t size;
+
+	pthread_mutex_lock(&trace_lock);
+	while (!trace_stopping) {
+		r = do_trace_ready();
+		if (r == NULL) {
+			if (!do_trace_parked() || trace_mount_dev[0] == '\0') {
+				pthread_cond_wait(&trace_cv, &trace_lock);
+				continue;
+			}
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += (long)TRACE_WATCH_NS;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			if (pthread_cond_timedwait(&trace_cv, &trace_lock,
+						   &ts) == ETIMEDOUT &&
+			    !trace_ended) {
+				pthread_mutex_unlock(&trace_lock);
+				if (!trace_mount_present()) {
+					pthread_mutex_lock(&trace_lock);
+					log_info("trace: the mount is gone: "
+						 "end of trace for readers");
+					do_trace_end();
+					continue;
+				}
+				pthread_mutex_lock(&trace_lock);
+			}
+			continue;
+		}
+		req = r->req;
+		size = r->req_size;
+		r->req = NULL;
+		r->serving = true;
+		pthread_mutex_unlock(&trace_lock);
+		trace_serve(r, req, size);	/* there are events */
+		pthread_mutex_lock(&trace_lock);
+		do_trace_unserve(r);
+	}
+	pthread_mutex_unlock(&trace_lock);
+	return NULL;
+}
+
+/* The "major:minor" of the mount at mountpoint, from mountinfo. */
+static void trace_find_mount(const char *mountpoint)
+{
+	char path[PATH_MAX], line[4096], dev[32], mnt[PATH_MAX];
+	FILE *fp;
+
+	if (realpath(mountpoint, path) == NULL)
+		return;
+	fp = fopen("/proc/self/mountinfo", "re");
+	if (fp == NULL)
+		return;
+	/* The last mount on the path is ours, just made. */
+	while (fgets(line, sizeof line, fp) != NULL) {
+		char *s, *d;
+
+		if (sscanf(line, "%*s %*s %31s %*s %4095s", dev, mnt) != 2)
+			continue;
+		/* Undo mountinfo's octal escapes (\040 for a space...). */
+		for (s = d = mnt; *s != '\0'; d++) {
+			if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3') {
+				*d = (char)((s[1] - '0') * 64 +
+					    (s[2] - '0') * 8 + (s[3] - '0'));
+				s += 4;
+			} else {
+				*d = *s++;
+			}
+		}
+		*d = '\0';
+		if (strcmp(mnt, path) == 0)
+			snprintf(trace_mount_dev, sizeof trace_mount_dev,
+				 "%s", dev);
+	}
+	fclose(fp);
+}
+
+int trace_start(const char *mountpoint, uint64_t start_ns)
+{
+	int err;
+
+	trace_start_ns = start_ns;
+	if (mountpoint != NULL)
+		trace_find_mount(mountpoint);
+	err = pthread_create(&trace_thread, NULL, trace_server, NULL);
+	if (err != 0)
+		return -err;
+	trace_thread_started = true;
+	return 0;
+}
+
+void trace_stop(void)
+{
+	pthread_mutex_lock(&trace_lock);
+	do_trace_end();
+	trace_stopping = true;
+	pthread_cond_signal(&trace_cv);
+	pthread_mutex_unlock(&trace_lock);
+	if (trace_thread_started)
+		pthread_join(trace_thread, NULL);
+	trace_thread_started = false;
+}

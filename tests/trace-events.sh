@@ -1,0 +1,78 @@
+# .control/trace streams every request's life: Q, D and C lines with the
+# sectors and sizes of the I/O done (reads of a file find the sectors its
+# writes had), back merges (M) of sequential asynchronous writes, and the
+# same events for two readers at once.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
+require_root
+require fio timeout
+
+TR=$MNT/.control/trace
+# wait_for FILE PATTERN: until a line of FILE matches, at most 10 s.
+wait_for() {
+	i=0
+	until grep -Eq "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 200 ] || fail "no line /$2/ in $1: $(tail -3 "$1")"
+		sleep 0.05
+	done
+}
+# The lines of action $2 and direction $3 ("W", "R") in trace $1.
+lines() { awk -v a="$2" -v d="$3" '$6 == a && substr($7, 1, 1) == d' "$1"; }
+
+# The hdd model keeps requests queued long enough to merge.
+mount_fs -o disk_model=hdd
+timeout 30 cat "$TR" >"$T/t1" & R1=$!
+timeout 30 cat "$TR" >"$T/t2" & R2=$!
+cleanup_push "kill $R1 $R2 2>/dev/null"
+wait_for "$T/t1" '^# fuse-iosched trace'
+wait_for "$T/t2" '^# fuse-iosched trace'
+
+# Synchronous 64 KiB writes, then reads of the same blocks.
+dd if=/dev/zero of="$MNT/f" bs=64k count=8 oflag=direct status=none
+dd if="$MNT/f" of=/dev/null bs=64k count=8 iflag=direct status=none
+# Sequential 4 KiB writes, 16 in flight: most merge behind another.
+fio --name=seq --filename="$MNT/g" --ioengine=libaio --direct=1 \
+	--rw=write --bs=4k --iodepth=16 --size=512k --output=/dev/null ||
+	fail "fio failed"
+sync
+wait_for "$T/t1" ' C +WS? .*\[fio\]'
+sleep 0.5
+kill $R1 $R2 2>/dev/null || true
+wait $R1 $R2 2>/dev/null || true
+
+# dd: 8 writes and 8 reads of 128 sectors, each queued, dispatched and
+# completed, in order, at the same 8 sectors.
+ddw=$(lines "$T/t1" Q W | grep '\[dd\]' | awk '{ print $8, $10 }')
+ddr=$(lines "$T/t1" Q R | grep '\[dd\]' | awk '{ print $8, $10 }')
+assert_eq 8 "$(echo "$ddw" | wc -l)" "dd write Q lines"
+assert_eq "$ddw" "$ddr" "sectors and sizes of the reads against the writes"
+# Sectors may pass 2^53: awk compares their last 12 digits.
+echo "$ddw" | awk '{ n = length($1); hi = substr($1, 1, n - 12)
+	lo = substr($1, n - 11) + 0 }
+	$2 != 128 || NR > 1 && (hi != phi || lo != plo + 128) { exit 1 }
+	{ phi = hi; plo = lo }' || fail "dd writes are not 8 contiguous runs of 128: $ddw"
+for a in D C; do
+	assert_eq "$ddr" "$(lines "$T/t1" $a R | grep '\[dd\]' |
+		awk '{ print $8, $10 }')" "$a lines of the dd reads"
+done
+# C lines say how long the request waited and was served.
+lines "$T/t1" C R | grep -Eq 'wait [0-9]+\.[0-9]{9} service [0-9]+\.[0-9]{9}$' ||
+	fail "C lines without wait and service: $(lines "$T/t1" C R | head -2)"
+# Times grow and sequence numbers count events.
+awk '!/^#/ { if ($4 < t || $3 != s + 1 && s) { print; exit 1 }; t = $4; s = $3 }' \
+	"$T/t1" || fail "times or sequence numbers go backwards"
+
+# fio: 128 requests of 8 sectors, merged: fewer dispatches than queued.
+q=$(lines "$T/t1" Q W | grep -c '\[fio\]')
+m=$(lines "$T/t1" M W | grep -c '\[fio\]')
+d=$(lines "$T/t1" D W | grep -c '\[fio\]')
+assert_eq 128 "$q" "fio Q lines"
+[ "$m" -gt 0 ] || fail "no back merges of sequential writes"
+assert_eq "$q" "$((d + m + $(lines "$T/t1" F W | grep -c '\[fio\]')))" \
+	"fio requests = dispatches + merges"
+
+# Both readers saw every event.
+cmp "$T/t1" "$T/t2" || fail "the two readers saw different events"
+grep -q '^lost' "$T/t1" && fail "events lost by a reader that kept up"
+unmount_fs
+check_log

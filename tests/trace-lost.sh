@@ -1,0 +1,44 @@
+# A reader that falls behind loses events, never slows the I/O, and is
+# told how many it lost, in place in its stream; a signal ends its
+# blocked read (a FUSE interrupt answers the parked read).
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
+require_root
+require timeout
+
+mount_fs
+# Open, and do not read while 2000 writes make 6000 events: more than a
+# reader's ring holds.
+exec 3<"$MNT/.control/trace"
+cleanup_push "exec 3<&-"
+n=2000
+[ -n "${TEST_QUICK:-}" ] && n=1500
+timeout 60 dd if=/dev/zero of="$MNT/f" bs=4k count=$n oflag=direct \
+	status=none || fail "dd with a stalled reader did not finish"
+# Reads now return what the ring kept, then the loss, then block until
+# the signal from timeout(1) interrupts the read.
+st=0
+timeout 2 cat <&3 >"$T/t" || st=$?
+assert_eq 124 "$st" "status of a reader ended by timeout"
+exec 3<&-
+
+head -1 "$T/t" | grep -q '^# fuse-iosched trace' || fail "no header: $(head -1 "$T/t")"
+lost=$(awk '/^lost [0-9]+ events$/ { print $2 }' "$T/t")
+[ -n "$lost" ] || fail "no 'lost N events' line"
+kept=$(grep -c ' [QDC]  *WS ' "$T/t" || true)
+# Every event is either kept or counted lost.
+assert_eq $((3 * n)) $((kept + lost)) "events kept + lost"
+# The loss is reported where it happened: after the first events.
+[ "$(grep -n '^lost' "$T/t" | cut -d: -f1)" -gt 4000 ] ||
+	fail "the loss is not after the ring's events"
+
+# The mount still works, and a new reader starts afresh.
+timeout 10 cat "$MNT/.control/trace" >"$T/t2" & R=$!
+cleanup_push "kill $R 2>/dev/null"
+sleep 0.3
+dd if=/dev/zero of="$MNT/f" bs=4k count=4 oflag=direct status=none
+sleep 0.5
+kill $R; wait $R 2>/dev/null || true
+assert_eq 12 "$(grep -c ' [QDC]  *WS ' "$T/t2")" "events of a new reader"
+grep -q '^lost' "$T/t2" && fail "a new reader reports old losses"
+unmount_fs
+check_log
