@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # bench/fairness.sh: do identical readers get the same share, and do I/O
 # priorities change the shares?

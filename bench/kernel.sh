@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # bench/kernel.sh: fuse-iosched's schedulers beside the kernel's own, on
 # the same disk.

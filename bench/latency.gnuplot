@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Read latency distributions of bench/latency.sh: one panel per disk, one
 # cumulative curve per scheduler, latency on a log scale.
 #	gnuplot -e "dir='RESULTS_DIR'" bench/latency.gnuplot

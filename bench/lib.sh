@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash disable=SC2034
 # Shared by the benchmarks in bench/.  A script sets BENCH (its name, for
 # messages and its work directory) and RUNTIME (its default seconds per

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # bench/morton.sh: small dependent reads against a streaming write, Andrew
 # Morton's test of the anticipatory scheduler (LKML, January 2003).

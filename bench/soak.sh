@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/soak.sh: a long mixed load with continual scheduler switching, to
 # show that the daemon's memory and descriptors do not grow without bound.
 #

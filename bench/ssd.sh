@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # bench/ssd.sh: kyber's read latency under a write flood, on the ssd model.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # bench/startup.sh: BFQ's headline result, an application's start-up time
 # under heavy background I/O (Valente et al.).

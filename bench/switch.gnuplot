@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Throughput over time around scheduler switches (bench/switch.sh, round
 # 1): the load's total bandwidth per 100 ms, and each switch's duration at
 # the time it started.

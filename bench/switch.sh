@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # bench/switch.sh: how long does an online scheduler switch take under
 # load, and what does it cost the load?

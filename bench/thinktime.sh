@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # bench/thinktime.sh: where does anticipation stop paying?  The think-time
 # sweep of Iyer and Druschel's deceptive-idleness experiment.

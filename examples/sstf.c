@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sstf: shortest seek time first, with a deadline.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Shared by the fuzz targets and fuzz/replay.c.  Each target defines
  * LLVMFuzzerTestOneInput; built with clang -fsanitize=fuzzer it is driven

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What every fuzz target shares: how an invariant failure is reported.
  * abort() rather than exit(): libFuzzer saves the input as a crash, and

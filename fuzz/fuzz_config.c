@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Fuzz target: the configuration parser (config.c), as the daemon runs it
  * at mount time: -o options first, then the file (config_load_early,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Fuzz target: control_parse_number, the parser behind writes to
  * .control/nr_requests and .control/iosched/<tunable>.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Fuzz target: elv_store, what a write to .control/scheduler runs: trim
  * blanks and a newline, check the name (elv_name_valid), find or load

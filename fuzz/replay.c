@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A main() for the fuzz targets without libFuzzer: each argument is a
  * file, or a directory whose files are read, and each file's bytes go to

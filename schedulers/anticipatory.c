@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The anticipatory I/O scheduler, after Iyer and Druschel ("Anticipatory
  * scheduling", SOSP 2001) and the Linux 2.6 AS scheduler.

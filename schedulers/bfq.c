@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bfq: Budget Fair Queueing, after Paolo Valente and Fabio Checconi's
  * scheduler (Linux block/bfq-*.c), much reduced.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cfq: Completely Fair Queueing, after the Linux 2.6 one (Jens Axboe).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The deadline I/O scheduler, after the Linux one (Jens Axboe, 2002).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The kyber I/O scheduler, after the Linux one (Omar Sandoval, 2017).
  *

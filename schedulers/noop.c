@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * noop: the built-in scheduler.  Requests are served in the order they
  * arrive; the host still merges adjacent requests (back and front), since

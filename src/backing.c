@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The backing side of a file: whether its descriptor does direct I/O
  * (the backing_io setting), the alignment that direct I/O needs, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Settings: built-in defaults, then the configuration file, then -o
  * options.  The defaults are chosen so that "fuse-iosched BACKING

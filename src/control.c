@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The virtual .control directory: the mount's equivalent of
  * /sys/block/DEV/queue/.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Direct I/O that does not meet the backing file's alignment.  FUSE lets
  * applications issue O_DIRECT reads and writes of any size at any offset;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The disk models (-o disk_model=hdd or ssd): the service time of a
  * single-spindle disk or of a flash device, charged to every io at the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The dispatch workers: each takes what the elevator dispatches, performs
  * it with one vectored syscall on the backing fd, tells the queue, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Attributes of the passthrough filesystem: getattr, setattr, readlink
  * and statfs, all on the O_PATH fd of the inode (or on the open file when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Directory operations of the passthrough filesystem: creating, linking,
  * removing and renaming names, and reading directories.

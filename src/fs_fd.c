@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The O_PATH descriptors of the inodes, held for a bounded set of them.
  *

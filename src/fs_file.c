@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * File operations of the passthrough filesystem: opening and creating,
  * handing reads and writes to the request queue, and the operations that

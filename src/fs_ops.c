@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The FUSE low-level operations table of the passthrough filesystem, and
  * the connection set-up that goes with it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuse-iosched internal interfaces, grouped by the file that defines them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Logging: one line per event, to stderr in the foreground and to syslog
  * once daemonized.  The level filter is shared by every thread and may be

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuse-iosched: mount BACKING on MOUNTPOINT through FUSE, with every read
  * and write going through a switchable I/O scheduler.

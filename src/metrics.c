@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The Prometheus endpoint (-o metrics=ADDRESS:PORT): /metrics in the text
  * exposition format, served by libevent's evhttp on the timer thread's

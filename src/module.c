@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Scheduler modules: NAME.so files in the module directory, each exporting
  * one function, IOSCHED_ELEVATOR_SYMBOL, that returns its struct

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The request queue: where ios wait between the FUSE session threads that
  * submit them and the dispatch workers that perform them.

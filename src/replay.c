@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuse-iosched-replay: put a recorded workload through each scheduler, in
  * simulated time, and compare them (see fuse-iosched-replay(1)).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Reading traces for fuse-iosched-replay: our own .control/trace output,
  * blkparse's default text output, and the SNIA MSR Cambridge CSV.

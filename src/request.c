@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The read and write paths: turn a FUSE read or write into an io, queue
  * it, and, once it has been performed, answer every FUSE request that was

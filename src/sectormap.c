@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * File offset -> device sector, so that schedulers can sort and merge by
  * position on the disk the way the block layer does.

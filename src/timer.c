@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The clock, and the libevent loop thread that serves scheduler wake-ups.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Request events for readers of .control/trace, the mount's trace_pipe.
  *

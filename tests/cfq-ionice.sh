@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cfq keeps the contract of `ionice -c3`: while a best-effort reader keeps
 # the (modelled) disk busy, an idle-class reader gets nothing; once
 # the best-effort reader stops for longer than the grace period (100 ms),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Without -f the command returns once the mount is up, and unmounting
 # with fusermount3 -u makes the daemon exit, with status 0.  Once
 # daemonized it logs to syslog: captured (lib.sh's syslog_start), the log

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Mounting the way /etc/fstab does: mount(8) -> mount.fuse3 -> fuse-iosched,
 # with mount options mixed with ours.  mount(8) runs helpers with a clean
 # environment (a PATH of system directories only), so the uninstalled

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # -h/--help and -V/--version print to stdout and exit 0 without mounting.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 

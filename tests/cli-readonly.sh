@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # -o ro: reads work, every change fails with EROFS, the backing directory
 # is left as it was.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # SIGTERM (and SIGINT) to a foreground daemon unmount and exit 0, after
 # finishing the writes already accepted: with the hdd disk model at
 # 1 MB/s, three writers of 1 MiB writes keep writes queued and in flight

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # -o threads=N starts N dispatch workers (threads named iosched-worker in
 # /proc/PID/task), with a disk model as without; -s serves FUSE in the
 # main thread alone (no libfuse worker threads), without it libfuse adds

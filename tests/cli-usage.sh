@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bad command lines: each gives one line on stderr naming the problem,
 # exit status 1, and mounts nothing.  Tried in the foreground and in
 # daemon mode, where stderr must still be reached before daemonizing.

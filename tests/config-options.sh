@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every -o option of ours takes effect, mixed with FUSE's own; options
 # mount(8) passes along are accepted; --help mentions every option.
 . "$top_srcdir/tests/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Built-in defaults < configuration file < -o options: seen by
 # --print-config without mounting, then on a real mount through .control.
 . "$top_srcdir/tests/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --print-config refuses what a mount refuses, with the same one line on
 # stderr and exit status 1: an unknown scheduler, an option libfuse does
 # not know, a missing BACKING.  Neither mounts (the mount fails before).

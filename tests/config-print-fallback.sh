@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # When the default scheduler cannot be loaded, a mount falls back to noop
 # with a warning, and --print-config shows noop, not the default it will
 # not get.  A scheduler named explicitly has no fallback (config-print-checks).

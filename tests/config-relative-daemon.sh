@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A daemon started in its directory with relative paths (-o module_dir=,
 # -o config=, MOUNTPOINT) keeps using them after it detaches and moves to
 # /: a module put in module_dir later is loaded by a switch, SIGHUP

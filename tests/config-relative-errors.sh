@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Relative paths: a missing one given with -o is one clear line on stderr
 # and exit status 1, and a relative module_dir in the file is refused (the
 # file is read again after the daemon moved to /).  No mount.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # On SIGHUP only what changed in the file since it was last read is
 # applied: what .control/ changed since stays, unless the file changes
 # that very setting; each change is logged once, as "NAME OLD -> NEW".

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A log level changed in the file takes effect on SIGHUP: debug messages
 # (one per dispatched request) appear after a change to debug, and info
 # messages vanish after a change to warning.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # On SIGHUP, -o options keep their precedence over the configuration
 # file: a setting given with -o stays as given whatever the file now
 # says, while the file's other changes are applied.

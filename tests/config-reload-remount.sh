@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # On SIGHUP a changed setting that cannot change on a running mount is
 # logged, "NAME OLD -> NEW: it takes effect at the next mount"; one
 # applied live is not.

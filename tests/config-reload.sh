@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # SIGHUP re-reads the configuration file: changes reach the running mount
 # (scheduler through a normal switch, nr_requests, tunables); an invalid
 # file is logged and ignored, and the mount keeps its settings.

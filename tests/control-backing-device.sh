@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # .control/backing_device names the block device under BACKING (here a
 # loop device), its rotational flag and the kernel's scheduler for it,
 # from sysfs; on tmpfs it says there is none.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Several writers switching the scheduler at once, plus readers of all
 # control files, while a file is being copied: every write either succeeds
 # or fails cleanly, the daemon survives, and data is intact.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # .control is reachable by path but hidden from the root's readdir, shadows
 # a backing entry of that name, and has sysfs-like attributes.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # .control/nr_requests shows the queue depth limit and takes a new one in
 # [1, 65536]; anything else is EINVAL and changes nothing.  At a limit of
 # 1, writers wait for the slot: the daemon holds more write requests than

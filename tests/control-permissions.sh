@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # With -o allow_other, another user can read the control files but not
 # write them (EACCES), and nothing changes.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99

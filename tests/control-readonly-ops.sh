@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The .control directory and its files cannot be created in, removed,
 # renamed, linked, chmod'ed, chown'ed or touched: EPERM, nothing changes.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99

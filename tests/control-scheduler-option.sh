@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # -o scheduler=NAME picks the scheduler shown as active in
 # .control/scheduler; the other one is listed without brackets.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99

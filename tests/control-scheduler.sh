@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # .control/scheduler lists the schedulers with the active one in brackets,
 # switches on a write of a name, and refuses anything that is not exactly
 # one known name (EINVAL, nothing changes).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # .control/stats is read-only and its counters follow the I/O: requests,
 # sectors and completions grow with reads and writes, switches count
 # scheduler changes, and nothing stays queued or in flight when idle.

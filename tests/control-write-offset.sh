@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Control files take a value in one write at offset 0, like sysfs: a
 # write elsewhere is EINVAL, O_TRUNC and O_APPEND opens work, reads honour
 # offsets, and a rewind shows fresh content.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The ssd disk model (-o disk_model=ssd): bad values fail the mount with
 # one line, the settings show in --print-config; through the model, data
 # is intact, random reads cost no seeks, and writes beyond the write

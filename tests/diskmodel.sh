@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The hdd disk model (-o disk_model=hdd): bad values fail the mount with
 # one line, the settings show in --print-config and work from the file; a
 # sequential read takes at least its transfer time, random 4 KiB reads

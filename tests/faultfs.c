@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * faultfs: a passthrough FUSE file system that fails chosen reads and
  * writes, for the reliability tests.  The tests mount it on a directory

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # chmod, chown, touch -d, utimes with UTIME_NOW/OMIT, statfs.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 mount_fs

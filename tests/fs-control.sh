@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # .control in the root: reachable by name, hidden from readdir, shadowing
 # a backing entry of that name, and not creatable, removable or renamable.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # copy_file_range(2) between files on the mount, at offsets.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 mount_fs

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Create, write, read, overwrite, truncate; O_APPEND, O_TRUNC, O_EXCL.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 mount_fs

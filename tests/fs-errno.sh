@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Failing calls give the same errno on the mount as on the backing
 # directory itself.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Symlinks in BACKING that point outside are shown as symlinks, never
 # followed by the daemon; names with ".." and renames stay on the mount.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99

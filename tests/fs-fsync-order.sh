@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fsync and flush wait for the file's writes that arrived before them:
 # with asynchronous direct writes (fio, libaio) queued behind the hdd disk
 # model at 1 MB/s, when fsync(2) or close(2) returns, the daemon has

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # flock and POSIX (fcntl) locks between two processes on the mount behave
 # as on a local filesystem.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared mappings: reading a file through mmap, and writing through one
 # (msync, then munmap and close) reaches the backing file.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99

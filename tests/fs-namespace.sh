@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Names: mkdir/rmdir, fifos, sockets, symlinks, hard links, unlink, rename
 # with RENAME_NOREPLACE and RENAME_EXCHANGE.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99

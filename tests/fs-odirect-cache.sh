@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Which page cache serves: after the backing file is evicted
 # (POSIX_FADV_DONTNEED), an O_DIRECT read through the mount leaves none of
 # it resident under backing_io=auto and direct, and a buffered read none

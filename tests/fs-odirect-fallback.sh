@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A backing filesystem that refuses O_DIRECT (ramfs): under
 # backing_io=direct files fall back to buffered I/O, O_DIRECT and buffered
 # applications see no error and their data, and the daemon says so once

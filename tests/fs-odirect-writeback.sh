@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Under writeback_cache, an O_DIRECT read sees what another descriptor has
 # just written into the mount's page cache and not yet written back, as on
 # a local filesystem: the kernel writes dirty pages back before direct I/O.

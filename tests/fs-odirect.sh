@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # O_DIRECT reads and writes, aligned and not, under each backing_io mode:
 # what FUSE lets an application ask (any offset, length and buffer) works
 # whether the backing descriptor is buffered or direct, and concurrent

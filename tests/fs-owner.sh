@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # With allow_other, what a user creates belongs to that user, setgid
 # directories pass their group on, the caller's umask applies once, and
 # default_permissions refuses what the user may not do.

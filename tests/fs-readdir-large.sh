@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A directory of 5000 entries: readdir, readdirplus (ls -la), lookups
 # (find -ls) and repeated walks must match the backing directory.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99

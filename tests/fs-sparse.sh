@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Sparse files: SEEK_DATA/SEEK_HOLE, fallocate, punching holes.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require fallocate

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fsync, fdatasync, syncfs and fsync of a directory succeed and leave the
 # data in the backing file.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # -o writeback_cache lets the kernel keep writes: write(2) returns before
 # any write request reaches the daemon, and fsync sends them (as the
 # kernel's, pid 0).  Without it each write(2) is a request before it

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # With -o writeback_cache the kernel batches writes and handles O_APPEND
 # itself; write-only opens must still allow its read-modify-write.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Extended attributes: set, get, list, remove, errors, and symlinks.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require setfattr getfattr

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Mounting from an fstab line, as an administrator does: mount(8) ->
 # mount.fuse3 -> fuse-iosched found on PATH.  mount(8) gives helpers a
 # fixed PATH of system directories, so the test runs in a private mount

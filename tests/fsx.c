@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fsx: a file-system exerciser in the spirit of the classic fsx.  It runs a
  * long random sequence of operations on one file (write, read, truncate,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Replays every saved fuzz input (fuzz/corpus/NAME: seeds, fuzz/regress/NAME:
 # inputs that once crashed) through a normal build of each fuzz target
 # (fuzz/replay_NAME, no libFuzzer needed): none may crash, trip a sanitizer

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared helpers for the shell tests.  Source it first thing:
 #   . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 # Each test gets its own temporary directory ($T) with a backing directory

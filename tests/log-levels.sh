@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # -o log=LEVEL filters the daemon's log: warning hides the info lines,
 # info (the default) shows them and hides the per-request debug lines,
 # debug shows those; -d adds libfuse's own debug output to ours.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The pages say what the code does, checked against the code's own output
 # (no mount):
 # - every option --help lists is in fuse-iosched(8), every setting in

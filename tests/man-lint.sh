@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The manual pages format without a warning.
 . "$top_srcdir/tests/lib.sh"
 require mandoc

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Schedulers built out of tree, the way a third party would: the header and
 # fuse-iosched.pc installed into a DESTDIR, examples/ built with its own
 # Makefile and that pkg-config and installed into the module directory, a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fuse-iosched-stat reports a mount's rates: reads while reading, nothing
 # while idle, a switch marked in its interval; it runs as another user
 # and refuses a directory that is not a fuse-iosched mount.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # -o metrics=:PORT serves Prometheus metrics on the loopback: valid for
 # promtool, following the I/O, the scheduler and its switches; the config
 # key works too; a bad address or a port in use fails before mounting.

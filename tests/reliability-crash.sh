@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # kill -9 of the daemon in the middle of a write load.  Writers number their
 # records, fsync every few records and only then note the count in a log
 # outside the mount.  After the kill, callers on the dead mount get ENOTCONN

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A full backing file system (a 32 MiB ext4 image on a loop device):
 # writes fail with ENOSPC to the application, reads and metadata keep
 # working, and once a file is deleted writes succeed again.  Both with

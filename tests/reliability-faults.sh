@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Faults from below: a backing file truncated or removed behind the mount,
 # a backing directory the daemon may not read, too few file descriptors.
 # Each gives the caller a clear result (the new size, ENOENT, EACCES,

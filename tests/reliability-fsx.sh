@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/fsx (random write, read, truncate, fallocate, punch, zero, mmap,
 # copy_file_range, O_DIRECT, each checked against a model of the file)
 # runs 100,000 operations on the mount, as two concurrent processes of

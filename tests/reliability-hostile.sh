@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Hostile input.  Every file under .control/ gets random bytes, 1 MiB
 # writes, partial writes, writes at nonzero offsets, O_TRUNC, O_APPEND and
 # O_CREAT|O_EXCL opens, and concurrent writers: each write works or fails

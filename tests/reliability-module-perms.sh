@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Modules are code run as root: a module file or module directory that
 # someone other than root (or the daemon's user) could have changed is
 # refused, with a log line that says why, and a trusted copy of the same

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Scheduler modules that are missing at switch time, appear later, are
 # removed after loading, are refused by the loader, or fail their init:
 # a switch either works or fails with an error, and the scheduler in charge

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # More remembered inodes than descriptors: a tree of 100,000 files (10,000
 # under TEST_QUICK=1) is walked, stat'ed, read and written with the daemon
 # started under `ulimit -n 256` (soft and hard).  Its descriptor count,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # SIGTERM under load: the daemon drains its queue, answers every pending
 # request, unmounts and exits 0.  Precisely: every write(2) that returned
 # success before the daemon went away is in the backing file; no writer

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Write errors from below reach the application, with and without the
 # writeback cache: BACKING is a faultfs mount (tests/faultfs.c) that fails
 # writes past 512 KiB of chosen files with ENOSPC, with EIO, or with a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fuse-iosched-replay reads each trace format (detected or named), counts
 # every request, and stops at a malformed line naming file and line.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99

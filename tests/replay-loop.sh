@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Replays are deterministic, byte for byte; closed loop differs from open
 # loop where it should: two sequential readers with think time gain from
 # anticipation only when each one's next read waits for its previous one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The proof, loosely: three sequential readers with think time, recorded
 # on a mount with the hdd model under deadline and under anticipatory,
 # run faster under anticipatory on the mount, and the closed-loop replay

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # On a filesystem with FIEMAP (ext4 on a loop device), the sector the
 # daemon dispatches an I/O at is where the data lives on the device, as
 # filefrag -v reports it; holes get the fallback far above the device.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # On a filesystem without FIEMAP (tmpfs), every file gets its own
 # contiguous run of sectors, far above any real device: consecutive reads
 # of one file are consecutive in sectors, and two files do not overlap.

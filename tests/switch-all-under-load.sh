@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Cycling through all six schedulers (noop, deadline, anticipatory, cfq,
 # bfq, kyber) at least 300 times while several fio jobs read and write
 # with verification: no error, no hang, no lost or duplicated request.

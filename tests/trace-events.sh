@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # .control/trace streams every request's life: Q, D and C lines with the
 # sectors and sizes of the I/O done (reads of a file find the sectors its
 # writes had), back merges (M) of sequential asynchronous writes, and the

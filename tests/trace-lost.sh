@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A reader that falls behind loses events, never slows the I/O, and is
 # told how many it lost, in place in its stream; a signal ends its
 # blocked read (a FUSE interrupt answers the parked read).

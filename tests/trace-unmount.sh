@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A reader blocked in a read of .control/trace does not keep the mount
 # alive: a lazy unmount (which tells the daemon nothing while a file is
 # open) and SIGTERM both end its stream, and the daemon exits.

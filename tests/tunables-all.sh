@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # For every scheduler listed in .control/scheduler: switch to it, and read,
 # change, read back and restore each of its tunables in .control/iosched/;
 # an invalid value is refused with EINVAL and changes nothing.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Under deadline, .control/iosched/ holds exactly deadline's tunables, each
 # showing its value and a newline; valid writes are read back, and bad
 # values (sign, garbage, empty, overflow, out of the table's range, too

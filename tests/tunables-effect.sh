@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tunable changes take effect on the running instance, without a switch:
 # deadline with fifo_batch 1, front_merges 0 and immediate expiry still
 # moves data intact, also while the tunables change under load, and no

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # .control/iosched/ follows the active scheduler: empty under noop, a new
 # instance with default values after switching back (or the configuration
 # file's values when it sets them), and a descriptor open on one

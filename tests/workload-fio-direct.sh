@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fio with direct=1 and crc32c verification under every scheduler and
 # every backing_io mode; the IOV_MAX case (512-byte reads at depth 2048
 # merge into more parts than one preadv takes); and scheduler switches

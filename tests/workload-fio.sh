@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fio with crc32c verification over mixed random reads and writes (psync,
 # and libaio with O_DIRECT at queue depth 16), then four concurrent dd
 # writers to different files, checked byte for byte.

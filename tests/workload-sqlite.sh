@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # SQLite on the mount, with a rollback journal and with WAL: thousands of
 # rows inserted, updated and deleted in transactions, two writers at once,
 # then integrity_check, and the database read through BACKING agrees.

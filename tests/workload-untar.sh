@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Unpack a tree of a few thousand files onto the mount, compare it with
 # the source and with the backing directory, copy it with cp -a, remove it.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuse-iosched-stat: iostat -x for fuse-iosched mounts.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuse-iosched scheduler ABI, version 2.
  *

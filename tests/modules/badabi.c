@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Test module: a scheduler built for ABI version 1, whose entry point is
  * written by hand as the version 1 header's macro made it.  The loader

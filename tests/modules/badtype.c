@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Test modules the loader must refuse, one defect each, all built from
  * this file: Makefile.am gives each its name (BADTYPE_NAME, which is also

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 // Test module: a scheduler written in C++ against the installed header
 // (tests/oot-module.sh).  extern "C" in the header keeps its entry point
 // unmangled, so the daemon finds and loads it like any other.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Test module: a well-formed scheduler whose init_queue always fails, as
  * if it ran out of memory.  It loads and registers; switching to it must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Test module: tunables beyond the plain integer.  budget has a store
  * callback with a side effect (half follows it), half is read-only and

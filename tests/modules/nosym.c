@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Test module: a scheduler that forgot IOSCHED_ELEVATOR(), so the loader
  * finds no entry symbol and must refuse the file.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A tiny harness for the unit tests: a virtual clock for the queue, a
  * recorder for scheduler wake-ups, an io factory, and assertions that print

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Scenarios for every scheduler built on schedulers/pidq.c: merging stays
  * within a process's queue, draining (force) empties it at once, and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the unit tests of the schedulers built on schedulers/pidq.c (cfq,
  * bfq) share: requests of one process at one priority, and the scenarios

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Differential replay: one seeded workload through one scheduler on the
  * virtual clock, printing every dispatch (time, parts, extent).  Not a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * anticipatory through the real queue, on the virtual clock: waiting for
  * a process's next close read after its read completed, and every way the

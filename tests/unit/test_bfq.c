@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bfq through the real queue, on the virtual clock.  A small simulation
  * plays one device: it dispatches one request at a time, holds it for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cfq through the real queue, on the virtual clock.  The harness completes
  * a request as soon as it is dispatched, so the service a process gets is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * deadline through the real queue, on the virtual clock: sector order
  * within a batch, read and write expiry, direction changes after

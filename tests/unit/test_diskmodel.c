@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The disk model: the cost of an io (transfer only when contiguous; seek,
  * half a revolution and transfer otherwise), the seek curve (monotonic,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ioprio.c: the priority set with ioprio_set(2) is what we read, a process
  * without one gets the best-effort level its nice value implies, pid 0 and

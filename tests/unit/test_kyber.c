@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * kyber through the real queue, on the virtual clock, with completions
  * driven by hand so that latencies are chosen by the test: FIFO order in

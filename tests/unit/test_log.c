@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * log.c: a level out of the syslog range (a module may pass any int) is
  * clamped, not used as a table index; libfuse's and libevent's messages

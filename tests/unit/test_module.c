@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Loading scheduler modules: good ones register, bad ones are refused
  * with the right errno and leave nothing behind, and a scheduler whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * noop through the real queue: first in, first out, and merging (back
  * merges found by the queue, front merges offered by noop, and a gap

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sectormap.c on its own: mapped offsets agree with FIEMAP, holes and
  * FIEMAP-less filesystems get the contiguous per-file fallback, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The queue's latency histograms, busy time and depth integral on the
  * virtual clock: known waits and service times land in known buckets of

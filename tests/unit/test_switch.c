@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Switching schedulers online: elv_switch drains the queue (queued
  * requests are dispatched, in-flight ones completed) before the new
