@@ -607,6 +607,7 @@ int trace_start(const char *mountpoint, uint64_t start_ns)
 	err = pthread_create(&trace_thread, NULL, trace_server, NULL);
 	if (err != 0)
 		return -err;
+	pthread_setname_np(trace_thread, "iosched-trace");
 	trace_thread_started = true;
 	return 0;
 }

@@ -3,7 +3,8 @@
 # one line, the settings show in --print-config and work from the file; a
 # sequential read takes at least its transfer time, random 4 KiB reads
 # cost seeks and rotation (several ms each) where sequential ones cost
-# almost nothing, under every scheduler; disk_model=none mounts as before.
+# almost nothing, under every scheduler; seek_ms and rpm each set those
+# costs; disk_model=none mounts as before.
 # Timing checks are lower bounds or generous ratios only: the machine is
 # noisy, and a slower machine only makes the model's costs look larger.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
@@ -104,6 +105,21 @@ for sched in noop deadline anticipatory cfq bfq kyber; do
 done
 unmount_fs
 check_log
+
+# Each parameter reaches the model: a slow seek, then a slow spindle,
+# each makes random reads cost at least half of what it alone implies
+# (lower bounds: a loaded machine only adds to them).  Seeks within a
+# 16 MiB file cover 1/256 of the model's stroke in square root: about
+# 7 ms at seek_ms=1000, under 1 ms at the default 8.
+for params in "seek_ms=1000,rpm=100000:4000" "seek_ms=0,rpm=200:75000"; do
+	opts=${params%%:*} min_us=${params##*:}
+	mount_fs -o "config=$T/empty.conf,disk_model=hdd,scheduler=noop,$opts"
+	rand_us=$(fio_read randread 8)
+	echo "$opts: random $rand_us us per read"
+	[ "$rand_us" -ge "$min_us" ] ||
+		fail "$opts: random reads take $rand_us us each, want $min_us at least"
+	unmount_fs
+done
 
 # disk_model=none: no model, the same data.
 : >"$LOG"
