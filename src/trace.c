@@ -280,7 +280,9 @@ static bool trace_append(struct trace_reader *r, const struct trace_event *evs,
 	text = malloc(need);
 	if (text == NULL)
 		return false;
-	memcpy(text, r->text + r->text_off, r->text_len - r->text_off);
+	/* r->text is NULL before the first append: no memcpy from it. */
+	if (r->text_len > r->text_off)
+		memcpy(text, r->text + r->text_off, r->text_len - r->text_off);
 	r->text_len -= r->text_off;
 	r->text_off = 0;
 	free(r->text);
