@@ -19,13 +19,20 @@
  * round-robin, up to a batch of requests from one before moving on, and
  * skips a domain that is out of tokens; a completion gives the token back.
  *
+ * Before any of that, asynchronous writes (writeback) may fill at most
+ * three quarters of the write slots (nr_requests), through the host's
+ * limit_depth: the kernel's async_depth, which keeps room for synchronous
+ * requests when writeback floods the queue.
+ *
  * The depths adapt.  Completion latencies of reads and writes are counted
  * in small histograms whose buckets are quarters of the domain's target
  * (read_lat_nsec, write_lat_nsec).  Each window of at least KY_WINDOW_NS
  * (and KY_WINDOW_SAMPLES samples, or at most KY_WINDOW_MAX_NS) is judged:
  * if the p90 of some domain's device latency (dispatch to completion)
  * misses its target, the device is congested, and every domain is rescaled
- * by the ratio of its p99 total latency (arrival to completion) to its
+ * by the ratio of its p99 total latency (from add_request, which is when
+ * the request got its slot, to completion: the kernel starts the clock
+ * after the tag is allocated, so a wait for a slot is not latency) to its
  * target: domains doing well are throttled, the one missing its target
  * gets more depth.  A write stream that makes reads slow thus loses depth,
  * and a read stream that makes writes miss theirs does likewise.  As in
@@ -76,6 +83,12 @@ static const unsigned ky_max_depth[KY_NR_DOMAINS] = {
 	[KY_DISCARD] = 64,
 	[KY_OTHER] = 16,
 };
+
+/*
+ * Asynchronous writes may fill this share of the write slots, the
+ * kernel's KYBER_ASYNC_PERCENT: the rest is kept for synchronous ones.
+ */
+#define KY_ASYNC_PERCENT	75
 
 /* Requests served from one domain in a row, as in the kernel. */
 static const unsigned ky_batch_size[KY_NR_DOMAINS] = {
@@ -128,10 +141,11 @@ struct kyber_data {
 	int64_t write_lat_nsec;		/* ns */
 
 	/*
-	 * Queued requests, oldest first, via elv_fifo.  While a request is
-	 * queued, elv_priv[0] holds its domain and elv_deadline_ns its
-	 * arrival sequence number (to keep FIFO order across merges); from
-	 * dispatch on, elv_deadline_ns holds the dispatch time.
+	 * Queued requests, oldest first, via elv_fifo.  From add_request
+	 * on, elv_priv[0] holds a request's domain and elv_priv[1] the time
+	 * it was added (see ky_start); while it is queued, elv_deadline_ns
+	 * holds its arrival sequence number (to keep FIFO order across
+	 * merges), and from dispatch on the dispatch time.
 	 */
 	struct elv_list fifo[KY_NR_DOMAINS];
 	unsigned nr_queued[KY_NR_DOMAINS];
@@ -186,6 +200,31 @@ static enum ky_domain ky_rq_domain(const struct elv_request *rq)
 static void ky_set_rq_domain(struct elv_request *rq, enum ky_domain d)
 {
 	rq->elv_priv[0] = (void *)(uintptr_t)d;
+}
+
+/*
+ * When rq was added, for its total latency.  Kept in a pointer, so on a
+ * 32-bit host only modulo 2^32 ns: differences below 4.29 s are exact,
+ * as with the kernel's jiffies (time_before), and a longer one lands in
+ * the last bucket of any target below 2.4 s all the same.
+ */
+static uintptr_t ky_start(const struct elv_request *rq)
+{
+	return (uintptr_t)rq->elv_priv[1];
+}
+
+static void ky_set_start(struct elv_request *rq, uint64_t now_ns)
+{
+	rq->elv_priv[1] = (void *)(uintptr_t)now_ns;
+}
+
+/* Nanoseconds since rq was added. */
+static uint64_t ky_since_start(const struct elv_request *rq, uint64_t now_ns)
+{
+	uintptr_t d = (uintptr_t)now_ns - ky_start(rq);
+
+	/* "Before the start" only if the clock went back: count 0. */
+	return d > UINTPTR_MAX / 2 ? 0 : (uint64_t)d;
 }
 
 static uint64_t ky_target_ns(const struct kyber_data *kd, enum ky_domain d)
@@ -383,6 +422,9 @@ static void ky_merged_requests(struct elevator_queue *eq,
 
 	if (ky_rq_domain(next) == ky_rq_domain(rq))
 		elv_rq_merge_fifo(rq, next);
+	/* The earlier start, as the kernel's attempt_merge keeps. */
+	if (ky_start(next) - ky_start(rq) > UINTPTR_MAX / 2)
+		rq->elv_priv[1] = next->elv_priv[1];
 	ky_dequeue(kd, next);
 }
 
@@ -391,9 +433,24 @@ static void ky_add_request(struct elevator_queue *eq, struct elv_request *rq,
 {
 	struct kyber_data *kd = ky_data(eq);
 
-	(void)now_ns;
 	rq->elv_deadline_ns = kd->seq++;
+	ky_set_start(rq, now_ns);
 	ky_enqueue(kd, rq, ky_domain_of(rq->dir));
+}
+
+/*
+ * The kernel's kyber_limit_depth: an asynchronous request may take a slot
+ * only while fewer than KY_ASYNC_PERCENT of them are held.  Reads are
+ * always synchronous there (op_is_sync), so only writeback is limited.
+ */
+static unsigned ky_limit_depth(struct elevator_queue *eq,
+			       const struct elv_request *rq,
+			       unsigned nr_requests)
+{
+	(void)eq;
+	if (rq->dir != ELV_WRITE || rq->sync)
+		return nr_requests;
+	return nr_requests * KY_ASYNC_PERCENT / 100;
 }
 
 /* The head of domain d if it has one and a token for it (or force). */
@@ -459,8 +516,7 @@ static void ky_completed(struct elevator_queue *eq, struct elv_request *rq,
 		kd->window_start_ns = now_ns;
 	}
 	if (d < KY_NR_MEASURED) {
-		ky_add_sample(kd, d, KY_LAT_TOTAL, now_ns > rq->arrival_ns ?
-			      now_ns - rq->arrival_ns : 0);
+		ky_add_sample(kd, d, KY_LAT_TOTAL, ky_since_start(rq, now_ns));
 		ky_add_sample(kd, d, KY_LAT_IO, now_ns > rq->elv_deadline_ns ?
 			      now_ns - rq->elv_deadline_ns : 0);
 		kd->window_samples++;
@@ -510,6 +566,7 @@ static struct elevator_type kyber_type = {
 		.has_work = ky_has_work,
 	},
 	.tunables = ky_tunables,
+	.limit_depth = ky_limit_depth,
 };
 
 IOSCHED_ELEVATOR(kyber_type);

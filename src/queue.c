@@ -8,8 +8,9 @@
  * through a hash of queued ios by end offset, front merges through one by
  * start offset, each allowed by the scheduler's allow_merge; a grown io may
  * then absorb its queued neighbour.  Otherwise it hands the io to the
- * elevator, waiting while the queue is full
- * (nr_requests) or frozen for a scheduler switch.  Workers take what the
+ * elevator, waiting while its direction is full (nr_requests, or the
+ * scheduler's limit_depth for this io) or the queue is frozen for a
+ * scheduler switch.  Workers take what the
  * elevator dispatches, and so may a submitter right after submitting
  * (queue_submit_dispatch); completion gives the slot back.
  *
@@ -338,20 +339,39 @@ static bool do_queue_try_merge(struct queue *q, struct io *io)
 /* Submission, dispatch and completion.                                */
 
 /*
+ * How many slots of io's direction io may fill: nr_requests, or fewer if
+ * the scheduler's limit_depth says so (kyber keeps some write slots for
+ * synchronous writes, as the kernel's async_depth does).
+ */
+static unsigned do_queue_limit(struct queue *q, const struct io *io)
+{
+	const struct elevator_type *type = q->eq->type;
+	unsigned limit;
+
+	if (type->limit_depth == NULL)
+		return q->nr_requests;
+	limit = type->limit_depth(q->eq, &io->rq, q->nr_requests);
+	if (limit < 1)
+		return 1;
+	return limit < q->nr_requests ? limit : q->nr_requests;
+}
+
+/*
  * May io take a slot?  nr_requests applies to each direction apart, as the
- * kernel's request list counts reads and writes apart.  When its direction
- * is full the scheduler may still admit io (ELV_MQUEUE_MUST: the process
- * it idles for must not wait behind the others' requests), up to half as
- * much again, the kernel's hard limit.
+ * kernel's request list counts reads and writes apart, and the scheduler
+ * may lower it for io (do_queue_limit).  When its direction is full the
+ * scheduler may still admit io (ELV_MQUEUE_MUST: the process it idles for
+ * must not wait behind the others' requests), up to half as much again,
+ * the kernel's hard limit.
  */
 static bool do_queue_may_queue(struct queue *q, struct io *io)
 {
 	const struct elevator_ops *ops = &q->eq->type->ops;
 	unsigned held = q->nr_held[io->rq.dir];
 
-	if (held < q->nr_requests)
+	if (held < do_queue_limit(q, io))
 		return true;
-	return ops->may_queue != NULL &&
+	return ops->may_queue != NULL && held >= q->nr_requests &&
 	       held < q->nr_requests + (q->nr_requests + 1) / 2 &&
 	       ops->may_queue(q->eq, &io->rq) == ELV_MQUEUE_MUST;
 }
@@ -475,7 +495,7 @@ bool queue_submit_idle(struct queue *q, struct io *io, struct io **next)
 
 	pthread_mutex_lock(&q->lock);
 	idle = !q->frozen && q->nr_queued == 0 &&
-	       q->nr_held[io->rq.dir] < q->nr_requests;
+	       q->nr_held[io->rq.dir] < do_queue_limit(q, io);
 	if (idle) {
 		do_queue_submit(q, io);
 		/* Nothing else is queued: io, or NULL while the scheduler

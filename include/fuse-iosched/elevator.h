@@ -433,6 +433,24 @@ struct elevator_type {
 	size_t data_size;	/* bytes the host allocates as elevator_data */
 	struct elevator_ops ops;
 	const struct elv_tunable *tunables;	/* ends with a NULL name */
+
+	/* Added after 2.0: NULL in a module built against the 2.0 header. */
+
+	/*
+	 * Optional.  How many slots of rq's direction rq may fill: the host
+	 * lets rq wait for a slot while its direction holds that many
+	 * requests or more (queued and in flight), even when fewer than
+	 * nr_requests, as the kernel's limit_depth does with the scheduler
+	 * tags.  The answer is clamped to [1, nr_requests], the current
+	 * limit, and asked again whenever a slot of the direction frees;
+	 * may_queue is asked only once the direction is full.  kyber keeps
+	 * a quarter of the write slots for synchronous writes this way.  rq
+	 * is new: its elv_* fields are not the scheduler's.  Called under
+	 * the queue lock, like a method.
+	 */
+	unsigned (*limit_depth)(struct elevator_queue *eq,
+				const struct elv_request *rq,
+				unsigned nr_requests);
 };
 
 #define IOSCHED_ELEVATOR_SYMBOL "iosched_elevator"

@@ -210,8 +210,8 @@ static void test_load_all(void)
 	n = elv_show(q, buf, sizeof buf);
 	CHECK(n > 0);
 	/* The build's directory holds every scheduler module, in name order. */
-	CHECK_STR(buf, "[noop] failinit goodtype knobs anticipatory bfq cfq "
-		  "deadline kyber\n");
+	CHECK_STR(buf, "[noop] abi20 failinit goodtype knobs anticipatory bfq "
+		  "cfq deadline kyber\n");
 	queue_free(q);
 	module_unload_all();
 	CHECK(elv_find("noop") == NULL);
@@ -266,6 +266,54 @@ static void test_tunable_callbacks(void)
 	queue_free(q);
 }
 
+/*
+ * A module of ABI 2.0 has no limit_depth, whatever lies past its
+ * structure (tests/modules/abi20.c): each direction takes nr_requests
+ * requests, then the next waits for a slot, as before the hook.
+ */
+static struct io *abi20_write(int id)
+{
+	struct io *io = h_io(id, ELV_WRITE, 7, (uint64_t)id * 8192, 4096,
+			     (uint64_t)id * 16);
+
+	io->rq.sync = false;
+	return io;
+}
+
+static void test_abi20_no_limit_depth(void)
+{
+	const struct elevator_type *type;
+	struct h_submitter *s;
+	struct queue *q;
+	int id;
+
+	module_set_dir(test_dir);
+	CHECK_EQ(module_load("abi20"), 0);
+	type = elv_find("abi20");
+	CHECK(type != NULL);
+	if (type == NULL)
+		return;
+	CHECK(type->limit_depth == NULL);
+	q = h_queue(type, 4);
+	for (id = 1; id <= 4; id++) {
+		s = h_submit_start(q, abi20_write(id));
+		CHECK(h_submitted(s, 1000));
+		/* Refused a slot: free one, so that the test goes on. */
+		if (!h_submitted(s, 0))
+			h_next_id(q);
+		h_submit_join(s);
+	}
+	/* The fifth waits for a slot; a completion lets it in. */
+	s = h_submit_start(q, abi20_write(5));
+	CHECK(!h_submitted(s, 50));
+	CHECK_EQ(h_next_id(q), 1);
+	CHECK(h_submitted(s, 1000));
+	h_submit_join(s);
+	CHECK_STR(h_order(q, 0), "2 3 4 5");
+	CHECK_DONE(5);
+	queue_free(q);
+}
+
 int main(void)
 {
 	snprintf(test_dir, sizeof test_dir, "%s",
@@ -278,6 +326,7 @@ int main(void)
 	test_failinit();
 	test_deadline();
 	test_tunable_callbacks();
+	test_abi20_no_limit_depth();
 	test_load_all();
 	return h_exit("test_module");
 }
