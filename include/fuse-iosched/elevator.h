@@ -415,6 +415,27 @@ static inline bool elv_tunable_has_field(const struct elv_tunable *t)
 }
 
 /* ------------------------------------------------------------------ */
+/* Counters, shown in .control/stats and the metrics.                  */
+
+/*
+ * A counter is a uint64_t inside elevator_data at the given offset, which
+ * the scheduler counts up in its methods (under the queue lock) and the
+ * host reads under the same lock.  Counters start at zero with each
+ * instance, as the kernel's per-elevator statistics do, so a switch away
+ * and back starts them again.  A table holds at most IOSCHED_COUNTERS_MAX
+ * entries before its NULL name; names are [a-z0-9_-]{1,31} (the loader
+ * refuses anything else).
+ */
+#define IOSCHED_COUNTERS_MAX 31
+
+struct elv_counter {
+	const char *name;
+	size_t offset;
+};
+
+#define ELV_COUNTER(type, field) { #field, offsetof(type, field) }
+
+/* ------------------------------------------------------------------ */
 /* The scheduler's description.                                        */
 
 /*
@@ -433,20 +454,20 @@ struct elevator_type {
 	size_t data_size;	/* bytes the host allocates as elevator_data */
 	struct elevator_ops ops;
 	const struct elv_tunable *tunables;	/* ends with a NULL name */
-
-	/* Added after 2.0: NULL in a module built against the 2.0 header. */
+	/* Added in 0.3.0; absent (NULL) in a module built against 0.2. */
+	const struct elv_counter *counters;	/* ends with a NULL name */
 
 	/*
-	 * Optional.  How many slots of rq's direction rq may fill: the host
-	 * lets rq wait for a slot while its direction holds that many
-	 * requests or more (queued and in flight), even when fewer than
-	 * nr_requests, as the kernel's limit_depth does with the scheduler
-	 * tags.  The answer is clamped to [1, nr_requests], the current
-	 * limit, and asked again whenever a slot of the direction frees;
-	 * may_queue is asked only once the direction is full.  kyber keeps
-	 * a quarter of the write slots for synchronous writes this way.  rq
-	 * is new: its elv_* fields are not the scheduler's.  Called under
-	 * the queue lock, like a method.
+	 * Added in 0.3.0 too.  Optional.  How many slots of rq's direction
+	 * rq may fill: the host lets rq wait for a slot while its direction
+	 * holds that many requests or more (queued and in flight), even when
+	 * fewer than nr_requests, as the kernel's limit_depth does with the
+	 * scheduler tags.  The answer is clamped to [1, nr_requests], the
+	 * current limit, and asked again whenever a slot of the direction
+	 * frees; may_queue is asked only once the direction is full.  kyber
+	 * keeps a quarter of the write slots for synchronous writes this
+	 * way.  rq is new: its elv_* fields are not the scheduler's.  Called
+	 * under the queue lock, like a method.
 	 */
 	unsigned (*limit_depth)(struct elevator_queue *eq,
 				const struct elv_request *rq,

@@ -2,11 +2,15 @@
 /*
  * Test module: tunables beyond the plain integer.  budget has a store
  * callback with a side effect (half follows it), half is read-only and
- * computed, and stores counts the callback's calls.  Built a second time
+ * computed, and stores counts the callback's calls; two counters count
+ * the requests added and dispatched.  Built a second time
  * with KNOBS_TOO_MANY as "toomany", whose table is one entry longer than
- * IOSCHED_TUNABLES_MAX: the loader must refuse it.
+ * IOSCHED_TUNABLES_MAX: the loader must refuse it.  Built a third time
+ * with KNOBS_ABI20 as "abi20", a module of ABI 2.0 with a limit_depth
+ * past its structure, which must behave as if it had none.
  */
 #include <errno.h>
+#include <stddef.h>
 
 #include "fuse-iosched/elevator.h"
 
@@ -15,6 +19,7 @@ struct knobs_data {
 	int64_t budget;
 	int64_t budget_half;	/* budget / 2, kept by knobs_store_budget */
 	int64_t stores;		/* calls of knobs_store_budget */
+	uint64_t added, dispatched;	/* counters */
 };
 
 static int knobs_init_queue(struct elevator_queue *eq)
@@ -32,6 +37,7 @@ static void knobs_add_request(struct elevator_queue *eq,
 	struct knobs_data *kd = eq->elevator_data;
 
 	elv_list_add_tail(&rq->elv_fifo, &kd->fifo);
+	kd->added++;
 }
 
 static struct elv_request *knobs_dispatch(struct elevator_queue *eq,
@@ -44,6 +50,7 @@ static struct elv_request *knobs_dispatch(struct elevator_queue *eq,
 		return NULL;
 	rq = elv_list_first(&kd->fifo, struct elv_request, elv_fifo);
 	elv_list_del(&rq->elv_fifo);
+	kd->dispatched++;
 	return rq;
 }
 
@@ -91,9 +98,27 @@ static const struct elv_tunable knobs_tunables[] = {
 	{ .name = NULL },
 };
 
+static const struct elv_counter knobs_counters[] = {
+	ELV_COUNTER(struct knobs_data, added),
+	ELV_COUNTER(struct knobs_data, dispatched),
+	{ .name = NULL },
+};
+
+#ifdef KNOBS_ABI20
+/* Lies past the 2.0 structure: the host must not see it. */
+static unsigned knobs_limit_one(struct elevator_queue *eq,
+				const struct elv_request *rq,
+				unsigned nr_requests)
+{
+	return 1;
+}
+#endif
+
 static struct elevator_type knobs_type = {
-#ifdef KNOBS_TOO_MANY
+#if defined(KNOBS_TOO_MANY)
 	.name = "toomany",
+#elif defined(KNOBS_ABI20)
+	.name = "abi20",
 #else
 	.name = "knobs",
 #endif
@@ -106,6 +131,25 @@ static struct elevator_type knobs_type = {
 		.has_work = knobs_has_work,
 	},
 	.tunables = knobs_tunables,
+	.counters = knobs_counters,
+#ifdef KNOBS_ABI20
+	.limit_depth = knobs_limit_one,
+#endif
 };
 
+#ifdef KNOBS_ABI20
+/*
+ * The structure of ABI 2.0, which ends after the tunables: exported by
+ * hand, since IOSCHED_ELEVATOR() fills in the full size.
+ */
+__attribute__((visibility("default")))
+const struct elevator_type *iosched_elevator(void);
+const struct elevator_type *iosched_elevator(void)
+{
+	knobs_type.abi_version = IOSCHED_ABI_VERSION;
+	knobs_type.struct_size = offsetof(struct elevator_type, counters);
+	return &knobs_type;
+}
+#else
 IOSCHED_ELEVATOR(knobs_type);
+#endif
