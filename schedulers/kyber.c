@@ -170,6 +170,19 @@ struct kyber_data {
 	 * p99 of an earlier one, once (the kernel's rule).
 	 */
 	int last_p99[KY_NR_MEASURED];
+
+	/*
+	 * Counters (.control/stats), after the kernel's kyber tracepoints:
+	 * windows judged, and of those congested; depth changes of reads
+	 * and writes (kyber_adjust); dispatches that found a domain with
+	 * requests but no token (kyber_throttled).
+	 */
+	uint64_t windows;
+	uint64_t congested;
+	uint64_t read_adjust;
+	uint64_t write_adjust;
+	uint64_t read_throttled;
+	uint64_t write_throttled;
 };
 
 /* ------------------------------------------------------------------ */
@@ -302,6 +315,10 @@ static void ky_set_depth(struct elevator_queue *eq, enum ky_domain d,
 	elv_log(eq, ELV_LOG_DEBUG, "%s depth %u -> %u", ky_domain_names[d],
 		kd->depth[d], (unsigned)depth);
 	kd->depth[d] = (unsigned)depth;
+	if (d == KY_READ)
+		kd->read_adjust++;
+	else if (d == KY_WRITE)
+		kd->write_adjust++;
 }
 
 /*
@@ -353,6 +370,9 @@ static void ky_judge_window(struct elevator_queue *eq)
 			ky_scale(eq, d, p99);
 	}
 
+	kd->windows++;
+	if (congested)
+		kd->congested++;
 	memset(kd->buckets, 0, sizeof kd->buckets);
 	kd->window_samples = 0;
 	kd->window_open = false;
@@ -462,8 +482,13 @@ static struct elv_request *ky_dispatch_domain(struct kyber_data *kd,
 
 	if (elv_list_empty(&kd->fifo[d]))
 		return NULL;
-	if (!force && kd->in_flight[d] >= kd->depth[d])
+	if (!force && kd->in_flight[d] >= kd->depth[d]) {
+		if (d == KY_READ)
+			kd->read_throttled++;
+		else if (d == KY_WRITE)
+			kd->write_throttled++;
 		return NULL;
+	}
 	rq = ky_fifo_entry(kd->fifo[d].next);
 	ky_dequeue(kd, rq);
 	kd->in_flight[d]++;
@@ -549,6 +574,16 @@ static const struct elv_tunable ky_tunables[] = {
 	{ .name = NULL },
 };
 
+static const struct elv_counter ky_counters[] = {
+	ELV_COUNTER(struct kyber_data, windows),
+	ELV_COUNTER(struct kyber_data, congested),
+	ELV_COUNTER(struct kyber_data, read_adjust),
+	ELV_COUNTER(struct kyber_data, write_adjust),
+	ELV_COUNTER(struct kyber_data, read_throttled),
+	ELV_COUNTER(struct kyber_data, write_throttled),
+	{ .name = NULL },
+};
+
 /* ------------------------------------------------------------------ */
 /* The scheduler and its registration.                                 */
 
@@ -566,6 +601,7 @@ static struct elevator_type kyber_type = {
 		.has_work = ky_has_work,
 	},
 	.tunables = ky_tunables,
+	.counters = ky_counters,
 	.limit_depth = ky_limit_depth,
 };
 
