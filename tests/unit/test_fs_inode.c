@@ -20,20 +20,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "harness.h"
 
-static int failures;
 static bool fail_next;	/* the next sectormap_new returns NULL */
 static struct fs fs;
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			failures++;					\
-		}							\
-	} while (0)
 
 struct sectormap *__real_sectormap_new(dev_t dev, ino_t ino);
 struct sectormap *__wrap_sectormap_new(dev_t dev, ino_t ino);
@@ -114,7 +104,5 @@ int main(void)
 	fs_inode_table_destroy(&fs);
 	unlink(path);
 	rmdir(dir);
-	if (failures)
-		fprintf(stderr, "%d checks failed\n", failures);
-	return failures ? 1 : 0;
+	return h_exit("test_fs_inode");
 }
