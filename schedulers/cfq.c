@@ -142,6 +142,25 @@ struct cfq_data {
 	unsigned nonidle_flight;	/* in flight from RT and BE queues */
 	bool nonidle_seen;		/* an RT or BE request completed */
 	uint64_t last_nonidle_end;	/* when it last happened */
+
+	/*
+	 * Counters (cfq_counters), named after the kernel's blktrace
+	 * messages where it has one: slices begun (set_active); slices
+	 * ended because their time was used, because the process did not
+	 * come back within the idle window (idle timer fired), because the
+	 * queue emptied and was not worth waiting for, after their share of
+	 * requests (an async queue's, or the idle class's one), or by a
+	 * preempting queue; idle windows armed (arm_idle), and how many of
+	 * those the process ended by coming back.
+	 */
+	uint64_t set_active;
+	uint64_t expired_slice_used;
+	uint64_t expired_idle_timer;
+	uint64_t expired_empty;
+	uint64_t expired_rq_limit;
+	uint64_t preempt;
+	uint64_t arm_idle;
+	uint64_t idle_hit;
 };
 
 /* pidq frees the queues it allocates, and its hooks find their data. */
@@ -350,6 +369,7 @@ static void cfq_remove_rq(struct cfq_data *cd, struct cfq_queue *cfqq,
 static void cfq_activate(struct cfq_data *cd, struct cfq_queue *cfqq)
 {
 	elv_list_del(&cfqq->rr);
+	cd->set_active++;
 	cd->active = cfqq;
 	cd->idling = false;
 	cfqq->slice_end = 0;
@@ -427,8 +447,10 @@ static struct cfq_queue *cfq_select_queue(struct elevator_queue *eq,
 	struct cfq_queue *cfqq = cd->active;
 
 	if (cfqq != NULL) {
-		if (cfqq->slice_end != 0 && now_ns >= cfqq->slice_end)
+		if (cfqq->slice_end != 0 && now_ns >= cfqq->slice_end) {
+			cd->expired_slice_used++;
 			goto expire;
+		}
 		if (cfqq->q.queued != 0) {
 			cd->idling = false;
 			return cfqq;
@@ -439,12 +461,14 @@ static struct cfq_queue *cfq_select_queue(struct elevator_queue *eq,
 				elv_wakeup_at(eq, cd->idle_until);
 				return NULL;
 			}
+			cd->expired_idle_timer++;
 			goto expire;
 		}
 		/* Its completion decides whether to idle. */
 		if (cfqq->dispatched != 0 && cfqq->ttime.idle_window &&
 		    cd->pq.slice_idle > 0)
 			return NULL;
+		cd->expired_empty++;
 expire:
 		cfq_expire(cd, now_ns, false);
 	}
@@ -609,8 +633,11 @@ static void cfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 
 	if (cfqq == cd->active) {
 		/* The process came back within the wait: serve it. */
+		if (cd->idling)
+			cd->idle_hit++;
 		cd->idling = false;
 	} else if (cfq_should_preempt(cd, cfqq, rq)) {
+		cd->preempt++;
 		cfq_expire(cd, now_ns, true);
 		/* Next, ahead of the queue it preempted. */
 		cfq_tree_add(cd, cfqq, now_ns, true);
@@ -670,8 +697,10 @@ static struct elv_request *cfq_dispatch(struct elevator_queue *eq,
 	 */
 	others = cd->busy > (cfqq->q.queued != 0 ? 1u : 0u);
 	if (others && (cfqq->cls == PIDQ_IDLE || (!cfqq->per_process &&
-	    cfqq->slice_dispatch >= cfq_async_max_rq(cd, cfqq))))
+	    cfqq->slice_dispatch >= cfq_async_max_rq(cd, cfqq)))) {
+		cd->expired_rq_limit++;
 		cfq_expire(cd, now_ns, false);
+	}
 	return rq;
 }
 
@@ -714,12 +743,17 @@ static void cfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 		cfqq->slice_end = now_ns + cfq_slice_ns(cd, cfqq);
 	/* An overrun is charged to the queue's next turn. */
 	if (cfqq->cls == PIDQ_IDLE || now_ns >= cfqq->slice_end) {
+		if (cfqq->cls == PIDQ_IDLE)
+			cd->expired_rq_limit++;
+		else
+			cd->expired_slice_used++;
 		cfq_expire(cd, now_ns, cfqq->cls != PIDQ_IDLE);
 		return;
 	}
 	if (cfqq->q.queued == 0 && cfqq->dispatched == 0 && cfqq->per_process &&
 	    cfqq->ttime.idle_window && cd->pq.slice_idle > 0) {
 		cd->idling = true;
+		cd->arm_idle++;
 		cd->idle_until = now_ns + elv_ms_to_ns(
 			cfq_seeky(cfqq) && cd->pq.slice_idle > CFQ_MIN_TT_MS ?
 			CFQ_MIN_TT_MS : cd->pq.slice_idle);
@@ -730,7 +764,7 @@ static void cfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 }
 
 /* ------------------------------------------------------------------ */
-/* Tunables, shown and set under .control/iosched/.                    */
+/* Tunables under .control/iosched/, counters in .control/stats.      */
 
 /*
  * As cfq_may_queue: while cfq idles for the active queue's process, that
@@ -776,6 +810,18 @@ static const struct elv_tunable cfq_tunables[] = {
 	{ .name = NULL },
 };
 
+static const struct elv_counter cfq_counters[] = {
+	ELV_COUNTER(struct cfq_data, set_active),
+	ELV_COUNTER(struct cfq_data, expired_slice_used),
+	ELV_COUNTER(struct cfq_data, expired_idle_timer),
+	ELV_COUNTER(struct cfq_data, expired_empty),
+	ELV_COUNTER(struct cfq_data, expired_rq_limit),
+	ELV_COUNTER(struct cfq_data, preempt),
+	ELV_COUNTER(struct cfq_data, arm_idle),
+	ELV_COUNTER(struct cfq_data, idle_hit),
+	{ .name = NULL },
+};
+
 /* ------------------------------------------------------------------ */
 /* The scheduler and its registration.                                 */
 
@@ -796,6 +842,7 @@ static struct elevator_type cfq_type = {
 		.may_queue = cfq_may_queue,
 	},
 	.tunables = cfq_tunables,
+	.counters = cfq_counters,
 };
 
 IOSCHED_ELEVATOR(cfq_type);
