@@ -29,8 +29,12 @@
  * cfq keeps the slice and waits up to slice_idle for it: dispatch returns
  * NULL and asks the host for a wake-up at the end of the wait.
  *
- * Per-process queues are allocated on a process's first request and freed
- * once they hold nothing, have nothing in flight and are not active.  What
+ * Per-process queues are allocated on a process's first request.  One that
+ * holds nothing, has nothing in flight and is not active is parked, and
+ * freed once it has been parked for CFQ_PARK_MS: the kernel keeps a
+ * process's queue as long as the process, but a FUSE daemon is not told
+ * when a process exits.  Parked, it keeps what the kernel's keeps between
+ * two turns: its think time, seek history and slice residual.  What
  * cfq shares with bfq (the queues' hash, their requests' order, the seek
  * rule, merges) is in pidq.c.  elv_priv[1] of a dispatched request holds
  * what completion must undo.
@@ -83,6 +87,13 @@
 #define CFQ_SEEK_ONE		256
 #define CFQ_SEEK_VALID		80
 
+/*
+ * How long (ms) an idle per-process queue is kept for its process: longer
+ * than the turns of many readers take, short enough that the queues of
+ * processes that have exited do not pile up.
+ */
+#define CFQ_PARK_MS		10000
+
 /* elv_priv[1] of a dispatched request: what it counts in. */
 #define CFQ_RQ_SYNC_FLIGHT	0x1u	/* cd->sync_flight */
 #define CFQ_RQ_NONIDLE_FLIGHT	0x2u	/* cd->nonidle_flight */
@@ -91,6 +102,8 @@ struct cfq_queue {
 	struct pidq q;			/* first: see pidq.h */
 	struct elv_list rr;		/* on cd->tree while busy, not active */
 	int64_t key;			/* its place on cd->tree (ns) */
+	struct elv_list park;		/* on cd->parked while idle */
+	uint64_t parked_ns;		/* since when */
 
 	enum pidq_class cls;
 	int level;			/* 0 (highest) to 7 */
@@ -126,6 +139,8 @@ struct cfq_data {
 	/* Busy queues waiting for their slice: RT, BE, IDLE, each by key. */
 	struct elv_list tree;
 	unsigned busy;			/* queues holding requests */
+	/* Idle per-process queues, the longest parked first. */
+	struct elv_list parked;
 	unsigned busy_class[PIDQ_NR_CLASSES];	/* the same, per class */
 
 	/* The pooled queues, also known to pq. */
@@ -274,11 +289,10 @@ static bool cfq_seeky(const struct cfq_queue *cfqq)
  * mean.  A single long seek counts at most 2 Mi sectors beyond four means
  * early on and 128 Ki later, so that one odd jump does not mark a
  * sequential reader seeky for long.  The kernel measures a process's first
- * request from sector 0; here a process's queue is freed whenever it
- * empties (between slices, typically), so its history restarts often, and
- * the first request of a new queue is not counted: measured from 0 it
- * would make every reader of a file far into the disk look seeky at the
- * start of each slice.
+ * request from sector 0; here the first request of a new queue is not
+ * counted: measured from 0 it would make every new reader of a file far
+ * into the disk look seeky for its first forty requests or so, and a
+ * queue is new again after CFQ_PARK_MS idle.
  */
 static void cfq_update_seek(struct cfq_queue *cfqq, const struct elv_request *rq)
 {
@@ -307,6 +321,7 @@ static void cfq_queue_init(struct cfq_queue *cfqq, enum pidq_class cls,
 			   int level, bool per_process)
 {
 	elv_list_init(&cfqq->rr);
+	elv_list_init(&cfqq->park);
 	cfqq->cls = cls;
 	cfqq->level = level;
 	cfqq->per_process = per_process;
@@ -314,13 +329,30 @@ static void cfq_queue_init(struct cfq_queue *cfqq, enum pidq_class cls,
 	cfqq->ttime.idle_window = per_process;
 }
 
-/* Free a per-process queue nobody needs any more. */
-static void cfq_put_queue(struct cfq_data *cd, struct cfq_queue *cfqq)
+/* Park a per-process queue that has nothing to do now. */
+static void cfq_put_queue(struct cfq_data *cd, struct cfq_queue *cfqq,
+			  uint64_t now_ns)
 {
 	if (!cfqq->per_process || cfqq->q.queued != 0 ||
-	    cfqq->dispatched != 0 || cfqq == cd->active)
+	    cfqq->dispatched != 0 || cfqq == cd->active ||
+	    !elv_list_empty(&cfqq->park))
 		return;
-	pidq_free_process(&cfqq->q);
+	cfqq->parked_ns = now_ns;
+	elv_list_add_tail(&cfqq->park, &cd->parked);
+}
+
+/* Free the queues parked for longer than CFQ_PARK_MS. */
+static void cfq_reap(struct cfq_data *cd, uint64_t now_ns)
+{
+	struct cfq_queue *cfqq;
+
+	while (!elv_list_empty(&cd->parked)) {
+		cfqq = elv_list_first(&cd->parked, struct cfq_queue, park);
+		if (now_ns < cfqq->parked_ns + elv_ms_to_ns(CFQ_PARK_MS))
+			return;
+		elv_list_del(&cfqq->park);
+		pidq_free_process(&cfqq->q);
+	}
 }
 
 /* A process's priority changed (ionice -p): move its queue. */
@@ -394,13 +426,9 @@ static void cfq_expire(struct cfq_data *cd, uint64_t now_ns, bool timed_out)
 	if (timed_out && cfqq->slice_end != 0)
 		cfqq->slice_resid = (int64_t)cfqq->slice_end - (int64_t)now_ns;
 	cfqq->slice_end = 0;
-	/*
-	 * An empty queue keeps its residual for when it is busy again, as in
-	 * the kernel, unless it is freed (a per-process queue with nothing
-	 * in flight): then the process starts afresh.
-	 */
+	/* An empty queue keeps its residual for when it is busy again. */
 	if (cfqq->q.queued == 0) {
-		cfq_put_queue(cd, cfqq);
+		cfq_put_queue(cd, cfqq, now_ns);
 		return;
 	}
 	cfq_tree_add(cd, cfqq, now_ns, false);
@@ -533,6 +561,7 @@ static int cfq_init_queue(struct elevator_queue *eq)
 
 	pidq_data_init(&cd->pq);
 	elv_list_init(&cd->tree);
+	elv_list_init(&cd->parked);
 	for (c = 0; c < PIDQ_NR_CLASSES; c++) {
 		for (l = 0; l < PIDQ_LEVELS; l++) {
 			cfqq = &cd->pool[c][l];
@@ -544,17 +573,18 @@ static int cfq_init_queue(struct elevator_queue *eq)
 	return 0;
 }
 
-/* next was merged into rq: it leaves its queue, which may go too. */
+/*
+ * next was merged into rq: it leaves its queue, which still holds rq
+ * (pidq_allow_merge keeps merges within a queue).
+ */
 static void cfq_merged_requests(struct elevator_queue *eq,
 				struct elv_request *rq,
 				struct elv_request *next)
 {
 	struct cfq_data *cd = cfq_data(eq);
-	struct cfq_queue *next_q = cfq_rq_queue(next);
 
 	pidq_merged_fifo(rq, next);
-	cfq_remove_rq(cd, next_q, next);
-	cfq_put_queue(cd, next_q);
+	cfq_remove_rq(cd, cfq_rq_queue(next), next);
 }
 
 /*
@@ -605,6 +635,7 @@ static void cfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 	enum pidq_class cls;
 	int level;
 
+	cfq_reap(cd, now_ns);
 	pidq_prio(rq->ioprio, &cls, &level);
 	if (rq->sync && rq->pid != 0) {
 		q = pidq_find_process(&cd->pq, rq->pid);
@@ -615,6 +646,7 @@ static void cfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 				cfq_queue_init(cfqq, cls, level, true);
 		} else {
 			cfqq = cfq_queue(q);
+			elv_list_del(&cfqq->park);
 			if (cfqq->cls != cls || cfqq->level != level)
 				cfq_set_prio(cd, cfqq, cls, level);
 			pidq_think_time(&cd->pq, &cfqq->ttime, now_ns);
@@ -731,7 +763,7 @@ static void cfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 	}
 
 	if (cfqq != cd->active) {
-		cfq_put_queue(cd, cfqq);
+		cfq_put_queue(cd, cfqq, now_ns);
 		return;
 	}
 	/*

@@ -565,6 +565,80 @@ static void test_resid_kept_while_empty(void)
 	queue_free(q);
 }
 
+/*
+ * A process's queue outlives its turns: a reader whose last request
+ * overran its slice by 59 ms has nothing queued when the slice ends, as a
+ * psync reader never does, yet its next request joins the tree 59 ms
+ * later, behind a queue that joins after it.  Freed and made anew, its
+ * queue would go first.
+ */
+static void test_overrun_charged_when_empty(void)
+{
+	struct queue *q = cfq_queue();
+	struct io *io;
+
+	h_set_tunable(q, "slice_idle", 0);
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1001, BE(4), 108);
+	pq_rd(q, 3, 1002, BE(4), 500000);	/* key 0 + 80 ms */
+	h_now = 1 * H_MS;
+	CHECK_STR(h_order(q, 1), "1");		/* slice ends at 101 ms */
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 2);
+	h_now = 160 * H_MS;
+	if (io != NULL)
+		h_complete(q, io);		/* 1001 is empty now */
+	pq_rd(q, 4, 1001, BE(4), 116);		/* 160 + 1 * 80 + 59 ms */
+	pq_rd(q, 5, 1003, BE(3), 900000);	/* 160 + 2 * 60 ms */
+	CHECK_STR(h_order(q, 0), "3 5 4");
+	CHECK_DONE(5);
+	queue_free(q);
+}
+
+/*
+ * An idle process's queue is kept, with its think time, for CFQ_PARK_MS
+ * (10 s), then freed: a slow thinker back after 0.8 s is still not waited
+ * for; back after more than 10 s it is a new process, assumed to come
+ * back quickly, and waited for.
+ */
+static void test_parked_queue_kept(void)
+{
+	struct queue *q = cfq_queue();
+	char want[16];
+	unsigned w;
+	int i;
+
+	for (i = 1; i <= 5; i++) {
+		h_now = (uint64_t)i * 30 * H_MS;
+		queue_kick(q);
+		pq_rd(q, i, 1001, BE(4), (uint64_t)i * 8);
+		snprintf(want, sizeof want, "%d", i);
+		CHECK_STR(h_order(q, 1), want);
+	}
+	/* Another process takes the device: 1001 is parked. */
+	h_now = 200 * H_MS;
+	pq_rd(q, 6, 1002, BE(4), 900000);
+	CHECK_STR(h_order(q, 0), "6");
+	fire(q);
+	h_now = 1000 * H_MS;
+	w = h_wakeups;
+	pq_rd(q, 7, 1001, BE(4), 48);
+	CHECK_STR(h_order(q, 0), "7");
+	CHECK_EQ(h_wakeups, w);
+	/* Parked again, now for longer than 10 s. */
+	h_now = 1010 * H_MS;
+	pq_rd(q, 8, 1003, BE(4), 500000);
+	CHECK_STR(h_order(q, 0), "8");
+	fire(q);
+	h_now = 11100 * H_MS;
+	w = h_wakeups;
+	pq_rd(q, 9, 1001, BE(4), 56);
+	CHECK_STR(h_order(q, 0), "9");
+	CHECK(h_wakeups > w);
+	CHECK_DONE(9);
+	queue_free(q);
+}
+
 /* A greedy RT reader leaves nothing to best-effort. */
 static void test_rt_greedy(void)
 {
@@ -996,6 +1070,8 @@ int main(void)
 	test_overrun_charged();
 	test_leftover_carried();
 	test_resid_kept_while_empty();
+	test_overrun_charged_when_empty();
+	test_parked_queue_kept();
 	test_idle_class_never_forced();
 	test_idle_class_quiet();
 	test_idle_window();
