@@ -483,9 +483,11 @@ static void test_service_tree_offset(void)
  * slice_resid, overrun: a queue whose last request completed 59 ms past
  * its slice's end joins the tree 59 ms later, behind a queue that joins
  * just after it (without the charge it would be 20 ms ahead).  Keys are
- * now + (busy - 1) * (180 ms - slice).
+ * now + (busy - 1) * (180 ms - slice).  So too when the queue has nothing
+ * queued as its slice ends, as a psync reader never has: its queue
+ * outlives its turns (freed and made anew, it would go first).
  */
-static void test_overrun_charged(void)
+static void overrun_charged(bool empty)
 {
 	struct queue *q = cfq_queue();
 	struct io *io;
@@ -498,14 +500,24 @@ static void test_overrun_charged(void)
 	CHECK_STR(h_order(q, 1), "1");		/* slice ends at 101 ms */
 	io = queue_try_next(q);
 	CHECK(io != NULL && h_part_id(io, 0) == 2);
-	pq_rd(q, 4, 1001, BE(4), 116);
+	if (!empty)
+		pq_rd(q, 4, 1001, BE(4), 116);
 	h_now = 160 * H_MS;
 	if (io != NULL)
-		h_complete(q, io);	/* 1001: 160 + 1 * 80 + 59 = 299 ms */
-	pq_rd(q, 5, 1003, BE(3), 900000);	/* 160 + 2 * 60 = 280 ms */
+		h_complete(q, io);
+	if (empty)
+		pq_rd(q, 4, 1001, BE(4), 116);
+	/* 1001: 160 + 1 * 80 + 59 = 299 ms; 1003: 160 + 2 * 60 = 280 ms */
+	pq_rd(q, 5, 1003, BE(3), 900000);
 	CHECK_STR(h_order(q, 0), "3 5 4");
 	CHECK_DONE(5);
 	queue_free(q);
+}
+
+static void test_overrun_charged(void)
+{
+	overrun_charged(false);
+	overrun_charged(true);
 }
 
 /*
@@ -566,33 +578,21 @@ static void test_resid_kept_while_empty(void)
 }
 
 /*
- * A process's queue outlives its turns: a reader whose last request
- * overran its slice by 59 ms has nothing queued when the slice ends, as a
- * psync reader never does, yet its next request joins the tree 59 ms
- * later, behind a queue that joins after it.  Freed and made anew, its
- * queue would go first.
+ * Process 1001 reads 1 to 5, 30 ms apart, each served alone: its mean
+ * think time is 30 ms, past slice_idle.
  */
-static void test_overrun_charged_when_empty(void)
+static void slow_thinker(struct queue *q)
 {
-	struct queue *q = cfq_queue();
-	struct io *io;
+	char want[16];
+	int i;
 
-	h_set_tunable(q, "slice_idle", 0);
-	pq_rd(q, 1, 1001, BE(4), 100);
-	pq_rd(q, 2, 1001, BE(4), 108);
-	pq_rd(q, 3, 1002, BE(4), 500000);	/* key 0 + 80 ms */
-	h_now = 1 * H_MS;
-	CHECK_STR(h_order(q, 1), "1");		/* slice ends at 101 ms */
-	io = queue_try_next(q);
-	CHECK(io != NULL && h_part_id(io, 0) == 2);
-	h_now = 160 * H_MS;
-	if (io != NULL)
-		h_complete(q, io);		/* 1001 is empty now */
-	pq_rd(q, 4, 1001, BE(4), 116);		/* 160 + 1 * 80 + 59 ms */
-	pq_rd(q, 5, 1003, BE(3), 900000);	/* 160 + 2 * 60 ms */
-	CHECK_STR(h_order(q, 0), "3 5 4");
-	CHECK_DONE(5);
-	queue_free(q);
+	for (i = 1; i <= 5; i++) {
+		h_now = (uint64_t)i * 30 * H_MS;
+		queue_kick(q);
+		pq_rd(q, i, 1001, BE(4), (uint64_t)i * 8);
+		snprintf(want, sizeof want, "%d", i);
+		CHECK_STR(h_order(q, 1), want);
+	}
 }
 
 /*
@@ -604,17 +604,9 @@ static void test_overrun_charged_when_empty(void)
 static void test_parked_queue_kept(void)
 {
 	struct queue *q = cfq_queue();
-	char want[16];
 	unsigned w;
-	int i;
 
-	for (i = 1; i <= 5; i++) {
-		h_now = (uint64_t)i * 30 * H_MS;
-		queue_kick(q);
-		pq_rd(q, i, 1001, BE(4), (uint64_t)i * 8);
-		snprintf(want, sizeof want, "%d", i);
-		CHECK_STR(h_order(q, 1), want);
-	}
+	slow_thinker(q);
 	/* Another process takes the device: 1001 is parked. */
 	h_now = 200 * H_MS;
 	pq_rd(q, 6, 1002, BE(4), 900000);
@@ -908,16 +900,8 @@ static void test_close_preempt(void)
 static void test_slow_thinker(void)
 {
 	struct queue *q = cfq_queue();
-	char want[16];
-	int i;
 
-	for (i = 1; i <= 5; i++) {
-		h_now = (uint64_t)i * 30 * H_MS;
-		queue_kick(q);
-		pq_rd(q, i, 1001, BE(4), (uint64_t)i * 8);
-		snprintf(want, sizeof want, "%d", i);
-		CHECK_STR(h_order(q, 1), want);
-	}
+	slow_thinker(q);
 	/* Its think time is 30 ms now: the other process goes next. */
 	h_now = 200 * H_MS;
 	queue_kick(q);
@@ -1070,7 +1054,6 @@ int main(void)
 	test_overrun_charged();
 	test_leftover_carried();
 	test_resid_kept_while_empty();
-	test_overrun_charged_when_empty();
 	test_parked_queue_kept();
 	test_idle_class_never_forced();
 	test_idle_class_quiet();
