@@ -601,32 +601,37 @@ static void slow_thinker(struct queue *q)
  * for; back after more than 10 s it is a new process, assumed to come
  * back quickly, and waited for.
  */
+/*
+ * Another process reads (id) at at_ms and is idled for until its wait
+ * ends: 1001's queue is parked.  1001 reads (id + 1) back_ms later: was
+ * it waited for after that read?
+ */
+static bool parked_then_back(struct queue *q, int id, uint64_t at_ms,
+			     uint64_t back_ms)
+{
+	char want[16];
+	unsigned w;
+
+	h_now = at_ms * H_MS;
+	pq_rd(q, id, 1002 + id, BE(4), 900000);
+	snprintf(want, sizeof want, "%d", id);
+	CHECK_STR(h_order(q, 0), want);
+	fire(q);
+	h_now = (at_ms + back_ms) * H_MS;
+	w = h_wakeups;
+	pq_rd(q, id + 1, 1001, BE(4), 48 + (uint64_t)id * 8);
+	snprintf(want, sizeof want, "%d", id + 1);
+	CHECK_STR(h_order(q, 0), want);
+	return h_wakeups != w;
+}
+
 static void test_parked_queue_kept(void)
 {
 	struct queue *q = cfq_queue();
-	unsigned w;
 
 	slow_thinker(q);
-	/* Another process takes the device: 1001 is parked. */
-	h_now = 200 * H_MS;
-	pq_rd(q, 6, 1002, BE(4), 900000);
-	CHECK_STR(h_order(q, 0), "6");
-	fire(q);
-	h_now = 1000 * H_MS;
-	w = h_wakeups;
-	pq_rd(q, 7, 1001, BE(4), 48);
-	CHECK_STR(h_order(q, 0), "7");
-	CHECK_EQ(h_wakeups, w);
-	/* Parked again, now for longer than 10 s. */
-	h_now = 1010 * H_MS;
-	pq_rd(q, 8, 1003, BE(4), 500000);
-	CHECK_STR(h_order(q, 0), "8");
-	fire(q);
-	h_now = 11100 * H_MS;
-	w = h_wakeups;
-	pq_rd(q, 9, 1001, BE(4), 56);
-	CHECK_STR(h_order(q, 0), "9");
-	CHECK(h_wakeups > w);
+	CHECK(!parked_then_back(q, 6, 200, 800));
+	CHECK(parked_then_back(q, 8, 1010, 10090));
 	CHECK_DONE(9);
 	queue_free(q);
 }
