@@ -139,9 +139,10 @@ struct cfq_data {
 	/* Busy queues waiting for their slice: RT, BE, IDLE, each by key. */
 	struct elv_list tree;
 	unsigned busy;			/* queues holding requests */
+	unsigned busy_class[PIDQ_NR_CLASSES];	/* the same, per class */
+
 	/* Idle per-process queues, the longest parked first. */
 	struct elv_list parked;
-	unsigned busy_class[PIDQ_NR_CLASSES];	/* the same, per class */
 
 	/* The pooled queues, also known to pq. */
 	struct cfq_queue pool[PIDQ_NR_CLASSES][PIDQ_LEVELS];
