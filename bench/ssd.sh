@@ -84,58 +84,51 @@ for r in $(seq "$ROUNDS"); do
 			$writer >/dev/null 2>"$RESULTS/$c-r$r.err") || true
 		[ -s "$RESULTS/$c-r$r.err" ] || rm -f "$RESULTS/$c-r$r.err"
 		rm -f "$RESULTS/$c-r$r"_{lat,slat}.1.log
-		sed -n 's/^scheduler [^ ]* //p' "$W/ssd/.control/stats" \
-			>"$RESULTS/$c-r$r.counters"
+		# A fresh instance per run: its counters are this run's.
+		save_counters ssd "$c-r$r"
 	done
 done
 
-python3 - "$RESULTS" "$ROUNDS" "$CONFIGS" "$STEADY_MS" <<'PY' | tee "$RESULTS/summary.txt"
-import json, os, statistics, sys
-
-results, rounds, configs = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
-steady_ms = int(sys.argv[4])
+summarize "$ROUNDS" "$CONFIGS" "$STEADY_MS" <<'PY' | tee "$RESULTS/summary.txt"
+rounds, configs, steady_ms = int(sys.argv[1]), sys.argv[2].split(), int(sys.argv[3])
 
 def pct(xs, p):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(len(xs) * p / 100))] if xs else None
 
-def run(c, r):
-    base = os.path.join(results, "%s-r%d" % (c, r))
+# One run: read p50, p99, p99 after steady_ms, write MiB/s, counters.
+def run(tag):
+    jobs = fio_jobs(tag)
     try:
-        text = open(base + ".json").read()
-        jobs = json.loads(text[text.index("{"):])["jobs"]
-        lat = [line.split(",")[:2] for line in open(base + "_clat.1.log")]
-    except (OSError, ValueError, KeyError):
-        return None
-    lat = [(int(t), int(v) / 1e6) for t, v in lat]
-    wr = [j for j in jobs if j["jobname"] == "writer"]
-    all_ms = [v for _, v in lat]
-    steady = [v for t, v in lat if t >= steady_ms]
-    try:
-        counters = dict(l.split() for l in open(base + ".counters") if l.strip())
+        log = open(os.path.join(RESULTS, tag + "_clat.1.log")).read()
     except OSError:
-        counters = {}
-    return (pct(all_ms, 50), pct(all_ms, 99), pct(steady, 99),
+        return None
+    if not jobs:
+        return None
+    lat = [(int(t), int(v) / 1e6) for t, v, *_ in
+           (l.split(",") for l in log.split("\n") if l.strip())]
+    wr = [j for j in jobs if j["jobname"] == "writer"]
+    ctr = read_counters(tag)
+    return (pct([v for _, v in lat], 50), pct([v for _, v in lat], 99),
+            pct([v for t, v in lat if t >= steady_ms], 99),
             wr[0]["write"]["bw"] / 1024.0 if wr else 0.0,
-            int(counters.get("windows", 0)),
-            int(counters.get("write_adjust", 0)))
+            ctr.get("windows", 0), ctr.get("write_adjust", 0))
 
-rows = {}
+meds = {}
 for c in configs:
-    xs = [x for x in (run(c, r) for r in range(1, rounds + 1)) if x]
-    rows[c] = [statistics.median(x[i] for x in xs) for i in range(6)] \
-        if xs else None
-idle = rows.get("idle")
-print("%-10s %8s %8s %11s %9s %12s %8s %9s" % ("config", "p50 ms",
-      "p99 ms", "p99 >2s ms", "x idle", "write MiB/s", "windows", "w adjust"))
+    runs = [x for x in (run("%s-r%d" % (c, r)) for r in range(1, rounds + 1))
+            if x]
+    meds[c] = [median(x[i] for x in runs) for i in range(6)]
+idle = meds["idle"][2]
+rows = []
 for c in configs:
-    x = rows[c]
-    if x is None:
-        print("%-10s %9s" % (c, "err"))
-        continue
-    ratio = x[2] / idle[2] if idle and idle[2] else float("nan")
-    print("%-10s %8.2f %8.2f %11.2f %9.2f %12.1f %8d %9d" %
-          (c, x[0], x[1], x[2], ratio, x[3], x[4], x[5]))
+    m = meds[c]
+    rows.append([c] + m[:3] +
+                [m[2] / idle if m[2] is not None and idle else None, m[3],
+                 None if m[4] is None else int(m[4]),
+                 None if m[5] is None else int(m[5])])
+table(["config", "p50 ms", "p99 ms", "p99 >2s ms", "x idle", "write MiB/s",
+       "windows", "w adjust"], rows)
 print()
 print("medians of %d rounds; p99 >2s: reads after the first %d ms; x idle:"
       " that p99 against the reads alone." % (rounds, steady_ms))
