@@ -561,6 +561,17 @@ struct queue *queue_new(const struct queue_params *p,
 void queue_free(struct queue *q);
 /* Queue io or merge it into a queued one; waits while full or frozen. */
 void queue_submit(struct queue *q, struct io *io);
+/* What queue_submit_nowait did with an io. */
+enum queue_take {
+	QUEUE_ADDED,	/* queued: the queue owns io */
+	QUEUE_MERGED,	/* merged into a queued io: io's shell is freed */
+	QUEUE_FULL,	/* its direction is full, or the queue frozen: io is
+			 * still the caller's, to submit again (again set) */
+};
+/* queue_submit for a single-threaded caller that must not wait (the
+ * replay): again says io was refused before, and arrived then. */
+enum queue_take queue_submit_nowait(struct queue *q, struct io *io,
+				    bool again);
 /* For workers: the next io to perform; waits; NULL once stopped. */
 struct io *queue_next(struct queue *q);
 /* Without waiting: the next io to perform now, or NULL. */
@@ -722,9 +733,20 @@ struct replay_rq {
 	bool write;
 	bool sync;
 };
+/* A dispatch of our own format, with the service time its C reported. */
+struct replay_disp {
+	uint64_t d_ns;		/* dispatch time, from the trace's first */
+	uint64_t service_ns;	/* D to C, or UINT64_MAX if unknown */
+	uint64_t sector;
+	uint32_t nr_sectors;
+	bool write;
+};
 struct replay_trace {
 	struct replay_rq *rq;	/* in issue order */
 	size_t nr, cap;
+	uint64_t span_ns;	/* the first issue to the last event */
+	struct replay_disp *disp;	/* in dispatch order */
+	size_t nr_disp, cap_disp;
 	int64_t *procs;		/* process keys: pids, or MSR host+disk */
 	uint32_t nr_procs;
 	const char *format;	/* as named or detected */
@@ -736,11 +758,22 @@ int replay_parse(const char *path, const char *format,
 void replay_trace_free(struct replay_trace *t);
 
 /* replay_sim.c: one trace through one scheduler, in simulated time */
+enum replay_model {
+	REPLAY_MODEL_NONE,	/* transfer time only, one io at a time */
+	REPLAY_MODEL_HDD,
+	REPLAY_MODEL_SSD,
+};
 struct replay_opts {
 	bool closed_loop;
-	bool hdd;		/* else "none": transfer time only */
-	unsigned seek_ms, rpm, mb_per_s;
-	unsigned nr_requests;
+	bool time_based;	/* closed loop: for a duration, fio-like */
+	uint64_t duration_ns;	/* time-based: 0 is the recorded span */
+	enum replay_model model;
+	unsigned seek_ms, rpm, mb_per_s;	/* hdd; none: mb_per_s */
+	struct diskmodel_ssd ssd;
+	unsigned nr_requests;	/* per direction, as the mount's */
+	unsigned threads;	/* ios in flight: the mount's workers */
+	/* Host time from service end to completion, reads and writes. */
+	uint64_t overhead_ns[2];
 	bool cost;		/* time the scheduler's hooks */
 	/* Tunables to set, "name=value", and how many. */
 	char **tunables;
@@ -763,5 +796,9 @@ int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
 	       const struct replay_opts *o, struct replay_result *res,
 	       char *err, size_t size);
 void replay_result_free(struct replay_result *res);
+/* The mount's service time beyond the model's, per io of direction dir:
+ * the median over a trace of ours; 0 for a trace without service times. */
+uint64_t replay_overhead(const struct replay_trace *t,
+			 const struct replay_opts *o, int dir);
 
 #endif /* FUSE_IOSCHED_H */
