@@ -67,7 +67,7 @@ for r in $(seq "$ROUNDS"); do
 			for t in $SCHEDS; do
 				"$REPLAY" -o "config=$W/empty.conf" \
 					${MODULE_DIR:+-o "module_dir=$MODULE_DIR"} \
-					-s $t --closed-loop --json \
+					-s $t --closed-loop --time-based --json \
 					"$OUT/$wl-$s-$r.trace" >"$OUT/$wl-$s-$r.replay-$t.json" ||
 					die "replay of $wl-$s-$r through $t failed"
 			done

@@ -530,13 +530,14 @@ static inline void trace_rq(char action, const struct elv_request *rq,
 /* Remember pid's process name while it still exists. */
 void trace_note_pid(pid_t pid);
 struct trace_reader;
-/* A new reader, seeing events from now on; NULL: ENOMEM. */
-struct trace_reader *trace_open(void);
+/* A new reader, seeing events from now on; the first starts the trace
+ * thread.  0, or -errno (ENOMEM, or the thread's, ESHUTDOWN if stopped). */
+int trace_open(struct trace_reader **rp);
 /* Answers req now or, with nothing to read yet, later. */
 void trace_read(struct trace_reader *r, fuse_req_t req, size_t size);
 void trace_release(struct trace_reader *r);
-/* Times count from start_ns; watch mountpoint (NULL: none); -errno. */
-int trace_start(const char *mountpoint, uint64_t start_ns);
+/* Times count from start_ns; watch mountpoint (NULL: none). */
+void trace_start(const char *mountpoint, uint64_t start_ns);
 /* End of file for every reader, now and later. */
 void trace_stop(void);
 
@@ -775,6 +776,7 @@ struct replay_opts {
 	/* Host time from service end to completion, reads and writes. */
 	uint64_t overhead_ns[2];
 	bool cost;		/* time the scheduler's hooks */
+	bool plot;		/* fill replay_result's buckets */
 	/* Tunables to set, "name=value", and how many. */
 	char **tunables;
 	unsigned nr_tunables;
@@ -786,7 +788,7 @@ struct replay_result {
 	size_t nr_lat[2];
 	double jain;
 	double cost_ns;			/* per request, with opts->cost */
-	/* Completed bytes per time bucket, for --plot. */
+	/* Completed bytes per time bucket, with opts->plot. */
 	uint64_t *buckets;
 	size_t nr_buckets;
 	uint64_t bucket_ns;

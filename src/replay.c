@@ -464,7 +464,10 @@ static int replay_args(struct replay_main *m, int argc, char **argv)
 			break;
 		case OPT_OVERHEAD: m->overhead = optarg; break;
 		case OPT_JSON: m->json = true; break;
-		case OPT_PLOT: m->plot = optarg; break;
+		case OPT_PLOT:
+			m->plot = optarg;
+			m->o.plot = true;
+			break;
 		case OPT_FORMAT: m->format = optarg; break;
 		case OPT_COST: m->o.cost = true; break;
 		case 'h':
