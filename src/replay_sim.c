@@ -83,6 +83,8 @@ struct replay_state {
 	struct diskmodel *dm;	/* NULL: "none" */
 	uint64_t now;
 	uint64_t wake_ns;	/* a scheduler wake-up due, or 0 */
+	uint64_t kicked_ns;	/* when the last wake-up was served */
+	bool kicked;
 	uint64_t stop_ns;	/* nothing issued from then (time-based) */
 
 	struct replay_flight *flight;	/* o->threads at most */
@@ -613,6 +615,15 @@ static uint64_t replay_next_event(const struct replay_state *s)
 	}
 	if (replay_peek(s, &at, &idx) && at < next)
 		next = at < s->now ? s->now : at;
+	/*
+	 * A wake-up asked again for now or earlier, right after one was
+	 * served at now, is no event: a scheduler that holds requests and
+	 * asks that waits for something else (a completion) and would spin
+	 * on the mount's timer meanwhile; here it is served with the next.
+	 */
+	if (s->wake_ns != 0 && s->wake_ns <= s->now && s->kicked &&
+	    s->kicked_ns == s->now)
+		return next;
 	if (s->wake_ns != 0 && s->wake_ns < next)
 		next = s->wake_ns > s->now ? s->wake_ns : s->now;
 	return next;
@@ -633,6 +644,8 @@ static int replay_loop(struct replay_state *s)
 			return err;
 		if (s->wake_ns != 0 && s->wake_ns <= s->now) {
 			s->wake_ns = 0;
+			s->kicked = true;
+			s->kicked_ns = s->now;
 			queue_kick(s->q);
 		}
 		err = replay_arrive(s);
