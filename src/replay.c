@@ -72,7 +72,7 @@ static void replay_usage(FILE *fp)
 }
 
 /* -o: the mount's settings go to config.c, the rest are tunables. */
-static int replay_option(struct replay_main *m, const char *opt)
+static int replay_option_one(struct replay_main *m, const char *opt)
 {
 	char err[CONFIG_ERR_MAX];
 	char **n;
@@ -95,6 +95,18 @@ static int replay_option(struct replay_main *m, const char *opt)
 		return -1;
 	m->o.tunables = n;
 	n[m->o.nr_tunables++] = (char *)opt;
+	return 0;
+}
+
+/* -o A,B,...: each in turn, as the mount takes them. */
+static int replay_option(struct replay_main *m, char *opts)
+{
+	char *opt, *save;
+
+	for (opt = strtok_r(opts, ",", &save); opt != NULL;
+	     opt = strtok_r(NULL, ",", &save))
+		if (replay_option_one(m, opt) != 0)
+			return -1;
 	return 0;
 }
 
