@@ -33,7 +33,8 @@ awk -v n="$SIZE" 'BEGIN {
 		p = int(rand() * 8)
 		if (rand() < 0.05)
 			pos[p] = int(rand() * 2^30) * 8
-		printf "  0,0    0 %8d %15.9f %5d  Q  %s %d + 8 [p%d]\n", i,
+		# %.0f: the %d of mawk stops at 2^31 - 1.
+		printf "  0,0    0 %8d %15.9f %5d  Q  %s %.0f + 8 [p%d]\n", i,
 			i / 20000, 1000 + p, rand() < 0.75 ? "RS" : "WS",
 			pos[p], p
 		pos[p] += 8
