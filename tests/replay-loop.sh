@@ -11,7 +11,7 @@ mib_of() { awk -v s="$1" '$1 == s { print $4 }' "$2"; }
 # ratio A B: A / B * 100, an integer.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%d", a / b * 100 }'; }
 
-for mode in "" --closed-loop; do
+for mode in "" --closed-loop "--closed-loop --time-based=2" "-m ssd"; do
 	for out in 1 2; do
 		replay $mode "$D/two-readers.trace" "$D/msr-sample.csv" \
 			>"$T/run$out" || fail "replay $mode failed"
