@@ -142,8 +142,7 @@ void dio_perform(struct io *io)
 	void *buf;
 	ssize_t n;
 
-	buf = diobuf_get(end - start, io->dio_align);
-	if (buf == NULL) {
+	if (posix_memalign(&buf, io->dio_align, end - start) != 0) {
 		dispatch_spread(io, 0, ENOMEM);
 		return;
 	}
@@ -160,7 +159,7 @@ void dio_perform(struct io *io)
 		n = dio_rmw(io, buf, start, end);
 		pthread_rwlock_unlock(&io->inode->dio_lock);
 	}
-	diobuf_put(buf, end - start, io->dio_align);
+	free(buf);
 	if (n < 0)
 		dispatch_spread(io, 0, (int)-n);
 	else

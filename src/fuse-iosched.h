@@ -519,16 +519,6 @@ void io_submit_write(fuse_req_t req, struct inode *inode, uint64_t fh,
  * dispatch_perform's do.
  */
 void dio_perform(struct io *io);
-
-/*
- * diobuf.c: aligned buffers for direct ios, cached per thread.  get
- * returns a buffer of at least len bytes rounded up to align, aligned to
- * align (NULL without memory); put takes it back with the same len and
- * align, on any thread.  flush frees the calling thread's cache.
- */
-void *diobuf_get(size_t len, unsigned align);
-void diobuf_put(void *buf, size_t len, unsigned align);
-void diobuf_flush(void);
 /* trace.c: request events streamed to readers of .control/trace */
 /* Open readers; the hot path's only cost when there are none. */
 extern atomic_uint trace_nr_readers;

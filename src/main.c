@@ -370,9 +370,6 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 		ret = fuse_session_loop_mt(fs->se, lc);
 		fuse_loop_cfg_destroy(lc);
 	}
-	/* -s did the I/O on this thread, which will not exit before the
-	 * leak checks look. */
-	diobuf_flush();
 	return ret;
 }
 

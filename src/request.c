@@ -27,19 +27,17 @@
 
 void *io_alloc_buf(const struct io *io, size_t len)
 {
+	void *buf;
+
 	/* malloc(0) may return NULL: every buffer has at least one byte. */
 	if (io->dio_align == 0)
 		return malloc(len ? len : 1);
-	return diobuf_get(len, io->dio_align);
-}
-
-/* Give back a buffer from io_alloc_buf of len bytes. */
-static void io_free_buf(const struct io *io, void *buf, size_t len)
-{
-	if (io->dio_align == 0)
-		free(buf);
-	else
-		diobuf_put(buf, len, io->dio_align);
+	/* Rounded up, so that the copy into a bounce buffer never reads
+	 * past the end of it. */
+	len = (len + io->dio_align - 1) & ~((size_t)io->dio_align - 1);
+	if (posix_memalign(&buf, io->dio_align, len ? len : io->dio_align))
+		return NULL;
+	return buf;
 }
 
 struct io *io_new(enum elv_dir dir, uint64_t file, int fd,
@@ -83,7 +81,7 @@ void io_free(struct io *io)
 	for (p = io->parts; p != NULL; p = next) {
 		next = p->next;
 		if (p->lender == NULL)
-			io_free_buf(io, p->buf, p->len);
+			free(p->buf);
 		free(p);
 	}
 	free(io);
@@ -203,7 +201,7 @@ static int io_copy_in(struct io *io, struct io_part *p,
 		return ENOMEM;
 	n = fuse_buf_copy(&dst, in, 0);
 	if (n < 0 || (size_t)n != p->len) {
-		io_free_buf(io, dst.buf[0].mem, p->len);
+		free(dst.buf[0].mem);
 		return n < 0 ? (int)-n : EIO;
 	}
 	p->buf = dst.buf[0].mem;
