@@ -3,10 +3,13 @@
  * The anticipatory I/O scheduler, after Iyer and Druschel ("Anticipatory
  * scheduling", SOSP 2001) and the Linux 2.6 AS scheduler.
  *
- * The request machinery is deadline's: each direction has a sector-sorted
+ * The request machinery is deadline's, with requests in two classes as
+ * the kernel's: synchronous (reads, and writes a process waits for:
+ * O_SYNC, O_DSYNC, O_DIRECT) and asynchronous (other writes).  Each class
+ * has a sector-sorted
  * list served as a one-way elevator and an arrival-ordered FIFO whose head
- * is checked against an expiry time; reads and writes are served in
- * batches, each direction's batch bounded in time (read_batch_expire,
+ * is checked against an expiry time; the classes are served in
+ * batches (a "read batch" is the synchronous class's), each bounded in time (read_batch_expire,
  * write_batch_expire), a write batch also in requests, a number that
  * shrinks when write batches overrun their time (as Linux 2.6's
  * update_write_batch).  A batch starts once the other direction has
@@ -119,6 +122,18 @@
 #define AS_AVG_ONE		256
 
 
+/*
+ * Batches, lists and expiry times are per class, as the kernel's REQ_SYNC
+ * and REQ_ASYNC: reads and the writes a process waits for as the kernel
+ * would have (sync_write: O_SYNC, O_DSYNC, O_DIRECT) are synchronous and
+ * share the read batch; other writes are asynchronous.  read_expire and
+ * read_batch_expire apply to the first class, write_* to the second.
+ */
+enum as_class {
+	AS_SYNC = 0,
+	AS_ASYNC = 1,
+};
+
 enum as_antic_status {
 	ANTIC_OFF,
 	ANTIC_WAIT_REQ,
@@ -133,7 +148,7 @@ struct as_avg {
 	uint64_t mean;
 };
 
-/* What the scheduler knows of one process (of its reads). */
+/* What the scheduler knows of one process (of its synchronous requests). */
 struct as_proc {
 	pid_t pid;			/* 0: the entry is free */
 	struct as_proc *hash_next;	/* its bucket's chain */
@@ -190,7 +205,7 @@ struct as_data {
 	 * a read batch's clock then starts at its first completion
 	 * (new_batch), when the writes before it are surely done.
 	 */
-	enum elv_dir batch_dir;
+	enum as_class batch_dir;
 	uint64_t batch_end_ns;
 	/*
 	 * Each direction's FIFO is looked at once per expiry time at most
@@ -245,20 +260,25 @@ static struct elv_request *as_fifo_entry(struct elv_list *l)
 	return elv_list_entry(l, struct elv_request, elv_fifo);
 }
 
-static enum elv_dir as_other(enum elv_dir dir)
+static enum as_class as_class(const struct elv_request *rq)
 {
-	return dir == ELV_READ ? ELV_WRITE : ELV_READ;
+	return rq->dir == ELV_READ || rq->sync_write ? AS_SYNC : AS_ASYNC;
 }
 
-static uint64_t as_expire_ns(const struct as_data *ad, enum elv_dir dir)
+static enum as_class as_other(enum as_class dir)
 {
-	return elv_ms_to_ns(dir == ELV_READ ? ad->read_expire :
+	return dir == AS_SYNC ? AS_ASYNC : AS_SYNC;
+}
+
+static uint64_t as_expire_ns(const struct as_data *ad, enum as_class dir)
+{
+	return elv_ms_to_ns(dir == AS_SYNC ? ad->read_expire :
 			    ad->write_expire);
 }
 
-static uint64_t as_batch_ns(const struct as_data *ad, enum elv_dir dir)
+static uint64_t as_batch_ns(const struct as_data *ad, enum as_class dir)
 {
-	return elv_ms_to_ns(dir == ELV_READ ? ad->read_batch_expire :
+	return elv_ms_to_ns(dir == AS_SYNC ? ad->read_batch_expire :
 			    ad->write_batch_expire);
 }
 
@@ -371,7 +391,7 @@ static struct as_proc *as_proc_get(struct as_data *ad, pid_t pid,
 	return p;
 }
 
-/* A read of p arrives: take think time and seek samples. */
+/* A sync request of p arrives: take think time and seek samples. */
 static void as_proc_arrival(struct as_data *ad, struct as_proc *p,
 			    const struct elv_request *rq, uint64_t now_ns)
 {
@@ -413,7 +433,7 @@ static void as_proc_arrival(struct as_data *ad, struct as_proc *p,
 static bool as_cost(const struct as_data *ad, const struct elv_request *rq,
 		    uint64_t *cost)
 {
-	uint64_t head = ad->head[rq->dir];
+	uint64_t head = ad->head[as_class(rq)];
 
 	if (rq->sector >= head) {
 		*cost = rq->sector - head;
@@ -456,7 +476,7 @@ static struct elv_request *as_choose(const struct as_data *ad,
 static struct elv_request *as_find_next(struct as_data *ad,
 					struct elv_request *rq)
 {
-	struct elv_list *head = &ad->sort_list[rq->dir];
+	struct elv_list *head = &ad->sort_list[as_class(rq)];
 	struct elv_request *ahead = elv_rq_sort_next(head, rq);
 	struct elv_request *behind = elv_rq_sort_prev(head, rq);
 
@@ -468,14 +488,14 @@ static struct elv_request *as_find_next(struct as_data *ad,
 /* Insert rq in sector order; equal sectors keep arrival order. */
 static void as_sort_add(struct as_data *ad, struct elv_request *rq)
 {
-	elv_rq_sort_add(&ad->sort_list[rq->dir], rq);
-	ad->next_rq[rq->dir] = as_choose(ad, rq, ad->next_rq[rq->dir]);
+	elv_rq_sort_add(&ad->sort_list[as_class(rq)], rq);
+	ad->next_rq[as_class(rq)] = as_choose(ad, rq, ad->next_rq[as_class(rq)]);
 }
 
 static void as_sort_del(struct as_data *ad, struct elv_request *rq)
 {
-	if (ad->next_rq[rq->dir] == rq)
-		ad->next_rq[rq->dir] = as_find_next(ad, rq);
+	if (ad->next_rq[as_class(rq)] == rq)
+		ad->next_rq[as_class(rq)] = as_find_next(ad, rq);
 	elv_list_del(&rq->elv_sort);
 }
 
@@ -486,13 +506,13 @@ static void as_remove(struct as_data *ad, struct elv_request *rq)
 
 	as_sort_del(ad, rq);
 	elv_list_del(&rq->elv_fifo);
-	ad->nr_queued[rq->dir]--;
+	ad->nr_queued[as_class(rq)]--;
 	if (p != NULL)
 		p->nr_queued--;
 	rq->elv_priv[0] = NULL;
 }
 
-static bool as_fifo_expired(const struct as_data *ad, enum elv_dir dir,
+static bool as_fifo_expired(const struct as_data *ad, enum as_class dir,
 			    uint64_t now_ns)
 {
 	if (elv_list_empty(&ad->fifo_list[dir]))
@@ -501,7 +521,7 @@ static bool as_fifo_expired(const struct as_data *ad, enum elv_dir dir,
 }
 
 /* The rate-limited check of dispatch: see last_check_fifo. */
-static bool as_fifo_due(struct as_data *ad, enum elv_dir dir, uint64_t now_ns)
+static bool as_fifo_due(struct as_data *ad, enum as_class dir, uint64_t now_ns)
 {
 	if (now_ns < ad->last_check_fifo[dir] + as_expire_ns(ad, dir))
 		return false;
@@ -509,7 +529,7 @@ static bool as_fifo_due(struct as_data *ad, enum elv_dir dir, uint64_t now_ns)
 	return as_fifo_expired(ad, dir, now_ns);
 }
 
-static struct elv_request *as_fifo_first(struct as_data *ad, enum elv_dir dir)
+static struct elv_request *as_fifo_first(struct as_data *ad, enum as_class dir)
 {
 	return as_fifo_entry(ad->fifo_list[dir].next);
 }
@@ -541,7 +561,7 @@ static bool as_close(const struct as_data *ad, const struct elv_request *rq,
 		     uint64_t now_ns)
 {
 	const struct as_proc *p = ad->antic_proc;
-	uint64_t head = ad->head[ELV_READ], delta = AS_CLOSE_SECTORS;
+	uint64_t head = ad->head[AS_SYNC], delta = AS_CLOSE_SECTORS;
 	uint64_t waited = 0;
 
 	if (ad->antic_status == ANTIC_WAIT_NEXT && now_ns > ad->reads_done_ns)
@@ -559,8 +579,9 @@ static bool as_close(const struct as_data *ad, const struct elv_request *rq,
  * rq (arriving, or the next in line) makes waiting pointless: it is the
  * awaited process's own request, read or write (its write says it is
  * busy elsewhere, not thinking about its next read), or another process's
- * synchronous read close to the head (as_close).  Others' writes never
- * break the wait: they can wait for their batch.
+ * synchronous request (a read or a sync write) close to the head
+ * (as_close).  Others' asynchronous writes never break the wait: they
+ * can wait for their batch.
  */
 static bool as_can_break(const struct as_data *ad,
 			 const struct elv_request *rq, uint64_t now_ns)
@@ -571,7 +592,7 @@ static bool as_can_break(const struct as_data *ad,
 		return true;
 	if (rq->pid != 0 && rq->pid == p->pid)
 		return true;
-	if (rq->dir != ELV_READ || !rq->sync)
+	if (as_class(rq) != AS_SYNC)
 		return false;
 	return as_close(ad, rq, now_ns);
 }
@@ -591,9 +612,9 @@ static bool as_can_anticipate(const struct as_data *ad,
 	if (antic_ns == 0 || p == NULL || ad->antic_status == ANTIC_FINISHED)
 		return false;
 	/* An expired read is served now: its deadline bounds the wait. */
-	if (as_fifo_expired(ad, ELV_READ, now_ns))
+	if (as_fifo_expired(ad, AS_SYNC, now_ns))
 		return false;
-	if (ad->nr_in_flight[ELV_READ] == 0 && now_ns >= as_antic_end_ns(ad))
+	if (ad->nr_in_flight[AS_SYNC] == 0 && now_ns >= as_antic_end_ns(ad))
 		return false;
 	if (rq != NULL && as_can_break(ad, rq, now_ns))
 		return false;
@@ -627,12 +648,12 @@ static void as_antic_arm(struct elevator_queue *eq, struct as_data *ad)
 
 	if (ad->antic_status == ANTIC_WAIT_NEXT)
 		at = as_antic_end_ns(ad);
-	if (!elv_list_empty(&ad->fifo_list[ELV_READ])) {
-		t = as_fifo_first(ad, ELV_READ)->elv_deadline_ns;
+	if (!elv_list_empty(&ad->fifo_list[AS_SYNC])) {
+		t = as_fifo_first(ad, AS_SYNC)->elv_deadline_ns;
 		if (t < at)
 			at = t;
 	}
-	if (ad->nr_queued[ELV_WRITE] > 0 && ad->batch_end_ns < at)
+	if (ad->nr_queued[AS_ASYNC] > 0 && ad->batch_end_ns < at)
 		at = ad->batch_end_ns;
 	if (at != UINT64_MAX)
 		elv_wakeup_at(eq, at);
@@ -655,13 +676,13 @@ static bool as_antic_hold(struct elevator_queue *eq, struct as_data *ad,
 		as_antic_stop(ad, true);
 		return false;
 	}
-	if (!as_can_anticipate(ad, ad->next_rq[ELV_READ], now_ns)) {
+	if (!as_can_anticipate(ad, ad->next_rq[AS_SYNC], now_ns)) {
 		if (as_antic_waiting(ad))
 			as_antic_stop(ad, false);
 		return false;
 	}
 	/* Only one read in flight when anticipating: let it complete. */
-	ad->antic_status = ad->nr_in_flight[ELV_READ] > 0 ?
+	ad->antic_status = ad->nr_in_flight[AS_SYNC] > 0 ?
 		ANTIC_WAIT_REQ : ANTIC_WAIT_NEXT;
 	as_antic_arm(eq, ad);
 	return true;
@@ -673,7 +694,7 @@ static bool as_antic_hold(struct elevator_queue *eq, struct as_data *ad,
 static struct elv_request *as_move_to_dispatch(struct as_data *ad,
 					       struct elv_request *rq)
 {
-	enum elv_dir dir = rq->dir;
+	enum as_class dir = as_class(rq);
 	struct as_proc *p = rq->elv_priv[0];
 
 	ad->head[dir] = elv_rq_end_sector(rq);
@@ -681,13 +702,13 @@ static struct elv_request *as_move_to_dispatch(struct as_data *ad,
 	as_remove(ad, rq);
 	ad->nr_in_flight[dir]++;
 	/* The process of a tracked read is the one to wait for next. */
-	if (dir == ELV_READ && p != NULL) {
+	if (dir == AS_SYNC && p != NULL) {
 		p->nr_in_flight++;
 		ad->antic_proc = p;
 	} else {
 		ad->antic_proc = NULL;
 	}
-	if (dir == ELV_WRITE && ad->current_write_count > 0)
+	if (dir == AS_ASYNC && ad->current_write_count > 0)
 		ad->current_write_count--;
 	ad->antic_status = ANTIC_OFF;
 	return rq;
@@ -702,7 +723,7 @@ static struct elv_request *as_move_to_dispatch(struct as_data *ad,
  */
 static void as_update_write_batch(struct as_data *ad, uint64_t now_ns)
 {
-	uint64_t batch = as_batch_ns(ad, ELV_WRITE);
+	uint64_t batch = as_batch_ns(ad, AS_ASYNC);
 	uint64_t start = ad->batch_end_ns > batch ? ad->batch_end_ns - batch : 0;
 	uint64_t took = now_ns > start ? now_ns - start : 0;
 
@@ -728,15 +749,15 @@ static bool as_batch_expired(const struct as_data *ad, uint64_t now_ns)
 		return false;
 	if (now_ns >= ad->batch_end_ns)
 		return true;
-	return ad->batch_dir == ELV_WRITE && ad->current_write_count == 0;
+	return ad->batch_dir == AS_ASYNC && ad->current_write_count == 0;
 }
 
 /* Start a batch of dir; it runs once the other direction has drained. */
-static void as_start_batch(struct as_data *ad, enum elv_dir dir)
+static void as_start_batch(struct as_data *ad, enum as_class dir)
 {
 	if (dir != ad->batch_dir)
 		ad->changed_batch = true;
-	if (dir == ELV_WRITE) {
+	if (dir == AS_ASYNC) {
 		ad->new_batch = false;
 		ad->current_write_count = ad->write_batch_count;
 		ad->write_batch_idled = false;
@@ -756,8 +777,8 @@ static struct elv_request *as_batch_begin(struct as_data *ad,
 	if (!ad->changed_batch)
 		return rq;
 	ad->changed_batch = false;
-	if (ad->batch_dir == ELV_WRITE)
-		ad->batch_end_ns = now_ns + as_batch_ns(ad, ELV_WRITE);
+	if (ad->batch_dir == AS_ASYNC)
+		ad->batch_end_ns = now_ns + as_batch_ns(ad, AS_ASYNC);
 	else
 		ad->new_batch = true;
 	return rq;
@@ -767,19 +788,19 @@ static struct elv_request *as_dispatch(struct elevator_queue *eq,
 				       uint64_t now_ns, bool force)
 {
 	struct as_data *ad = as_data(eq);
-	enum elv_dir dir, other;
+	enum as_class dir, other;
 	struct elv_request *rq;
 
-	if (ad->nr_queued[ELV_READ] == 0 && ad->nr_queued[ELV_WRITE] == 0)
+	if (ad->nr_queued[AS_SYNC] == 0 && ad->nr_queued[AS_ASYNC] == 0)
 		return NULL;
 
 	/* A write batch that ran out of work cannot be timed. */
-	if (ad->batch_dir == ELV_WRITE && ad->nr_queued[ELV_READ] == 0 &&
-	    (ad->current_write_count == 0 || ad->nr_queued[ELV_WRITE] == 0))
+	if (ad->batch_dir == AS_ASYNC && ad->nr_queued[AS_SYNC] == 0 &&
+	    (ad->current_write_count == 0 || ad->nr_queued[AS_ASYNC] == 0))
 		ad->write_batch_idled = true;
 
 	if (!force && ad->changed_batch &&
-	    ad->nr_in_flight[ELV_READ] + ad->nr_in_flight[ELV_WRITE] > 0)
+	    ad->nr_in_flight[AS_SYNC] + ad->nr_in_flight[AS_ASYNC] > 0)
 		return NULL;	/* a completion calls again */
 	dir = ad->batch_dir;
 	other = as_other(dir);
@@ -798,7 +819,7 @@ static struct elv_request *as_dispatch(struct elevator_queue *eq,
 		 * In a read batch, idling may be better than serving the
 		 * next read, or than turning to writes while no read waits.
 		 */
-		if (dir == ELV_READ && as_antic_hold(eq, ad, now_ns, force))
+		if (dir == AS_SYNC && as_antic_hold(eq, ad, now_ns, force))
 			return NULL;
 		if (ad->nr_queued[dir] > 0) {
 			if (as_fifo_due(ad, dir, now_ns) ||
@@ -832,12 +853,12 @@ static int as_init_queue(struct elevator_queue *eq)
 	int dir;
 
 	/* The data arrives zeroed with the tunables set. */
-	for (dir = ELV_READ; dir <= ELV_WRITE; dir++) {
+	for (dir = AS_SYNC; dir <= AS_ASYNC; dir++) {
 		elv_list_init(&ad->sort_list[dir]);
 		elv_list_init(&ad->fifo_list[dir]);
 	}
 	/* The first batch with reads waiting is a read batch. */
-	ad->batch_dir = ELV_WRITE;
+	ad->batch_dir = AS_ASYNC;
 	ad->antic_status = ANTIC_OFF;
 	/* The kernel's first guess: a request per 10 ms of the batch. */
 	ad->write_batch_count = (unsigned)(ad->write_batch_expire / 10);
@@ -865,15 +886,29 @@ static void as_exit_queue(struct elevator_queue *eq)
 	struct as_data *ad = as_data(eq);
 
 	/* The host only exits an empty scheduler; say so if it did not. */
-	if (ad->nr_queued[ELV_READ] != 0 || ad->nr_queued[ELV_WRITE] != 0)
+	if (ad->nr_queued[AS_SYNC] != 0 || ad->nr_queued[AS_ASYNC] != 0)
 		elv_log(eq, ELV_LOG_ERR,
 			"anticipatory: exit with %u reads and %u writes queued",
-			ad->nr_queued[ELV_READ], ad->nr_queued[ELV_WRITE]);
+			ad->nr_queued[AS_SYNC], ad->nr_queued[AS_ASYNC]);
 	free(ad->procs);
 	free(ad->hash);
 	ad->procs = NULL;
 	ad->hash = NULL;
 	ad->antic_proc = NULL;
+}
+
+/*
+ * The host merges requests of one direction; two of different classes are
+ * on different lists and stay apart, so that a sync write never waits in
+ * the asynchronous batch, nor a background write rides in the sync one.
+ */
+static bool as_allow_merge(struct elevator_queue *eq,
+			   const struct elv_request *rq,
+			   const struct elv_request *next, enum elv_merge type)
+{
+	(void)eq;
+	(void)type;
+	return as_class(rq) == as_class(next);
 }
 
 /* A front merge moved rq's first sector down: put it back in order. */
@@ -902,7 +937,7 @@ static void as_merged_requests(struct elevator_queue *eq,
 	elv_rq_merge_fifo(rq, next);
 	as_remove(ad, next);
 
-	if (elv_rq_sort_misplaced(&ad->sort_list[rq->dir], rq)) {
+	if (elv_rq_sort_misplaced(&ad->sort_list[as_class(rq)], rq)) {
 		as_sort_del(ad, rq);
 		as_sort_add(ad, rq);
 	}
@@ -914,8 +949,8 @@ static void as_add_request(struct elevator_queue *eq, struct elv_request *rq,
 	struct as_data *ad = as_data(eq);
 	struct as_proc *p = NULL;
 
-	/* Statistics are about synchronous reads of real processes. */
-	if (rq->dir == ELV_READ && rq->sync && rq->pid != 0) {
+	/* Statistics are about synchronous requests of real processes. */
+	if (as_class(rq) == AS_SYNC && rq->pid != 0) {
 		p = as_proc_get(ad, rq->pid, now_ns);
 		if (p != NULL)
 			as_proc_arrival(ad, p, rq, now_ns);
@@ -923,9 +958,9 @@ static void as_add_request(struct elevator_queue *eq, struct elv_request *rq,
 	rq->elv_priv[0] = p;
 
 	as_sort_add(ad, rq);
-	rq->elv_deadline_ns = now_ns + as_expire_ns(ad, rq->dir);
-	elv_list_add_tail(&rq->elv_fifo, &ad->fifo_list[rq->dir]);
-	ad->nr_queued[rq->dir]++;
+	rq->elv_deadline_ns = now_ns + as_expire_ns(ad, as_class(rq));
+	elv_list_add_tail(&rq->elv_fifo, &ad->fifo_list[as_class(rq)]);
+	ad->nr_queued[as_class(rq)]++;
 
 	/* The host calls dispatch next: it will serve what broke the wait. */
 	if (as_antic_waiting(ad) && as_can_break(ad, rq, now_ns))
@@ -938,15 +973,15 @@ static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
 	struct as_data *ad = as_data(eq);
 	struct as_proc *p;
 
-	if (ad->nr_in_flight[rq->dir] > 0)
-		ad->nr_in_flight[rq->dir]--;
-	if (rq->dir != ELV_READ)
+	if (ad->nr_in_flight[as_class(rq)] > 0)
+		ad->nr_in_flight[as_class(rq)]--;
+	if (as_class(rq) != AS_SYNC)
 		return;
 
 	/* A read batch's clock starts at its first completion. */
-	if (ad->new_batch && ad->batch_dir == ELV_READ) {
+	if (ad->new_batch && ad->batch_dir == AS_SYNC) {
 		as_update_write_batch(ad, now_ns);
-		ad->batch_end_ns = now_ns + as_batch_ns(ad, ELV_READ);
+		ad->batch_end_ns = now_ns + as_batch_ns(ad, AS_SYNC);
 		ad->new_batch = false;
 	}
 
@@ -965,7 +1000,7 @@ static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
 		}
 	}
 	/* The think time we wait through starts when all reads are done. */
-	if (ad->nr_in_flight[ELV_READ] == 0) {
+	if (ad->nr_in_flight[AS_SYNC] == 0) {
 		ad->reads_done_ns = now_ns;
 		if (ad->antic_status == ANTIC_WAIT_REQ)
 			ad->antic_status = ANTIC_WAIT_NEXT;
@@ -991,7 +1026,7 @@ static bool as_has_work(struct elevator_queue *eq)
 {
 	struct as_data *ad = as_data(eq);
 
-	return ad->nr_queued[ELV_READ] != 0 || ad->nr_queued[ELV_WRITE] != 0;
+	return ad->nr_queued[AS_SYNC] != 0 || ad->nr_queued[AS_ASYNC] != 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1037,6 +1072,7 @@ static struct elevator_type anticipatory_type = {
 	.ops = {
 		.init_queue = as_init_queue,
 		.exit_queue = as_exit_queue,
+		.allow_merge = as_allow_merge,
 		.merged = as_merged,
 		.merged_requests = as_merged_requests,
 		.add_request = as_add_request,

@@ -24,6 +24,7 @@
 #define PID_A	500
 #define PID_B	501
 #define PID_C	502
+#define PID_D	503
 
 static const struct elevator_type *as;
 
@@ -52,6 +53,17 @@ static void rd(struct queue *q, int id, pid_t pid, uint64_t sector)
 static void wr(struct queue *q, int id, pid_t pid, uint64_t sector)
 {
 	sub(q, id, ELV_WRITE, pid, sector);
+}
+
+/* A write from a file opened O_SYNC, O_DSYNC or O_DIRECT. */
+static struct io *sync_io(int id, uint64_t file, uint64_t offset,
+			  pid_t pid, uint64_t sector)
+{
+	struct io *io = h_io(id, ELV_WRITE, file, offset, 4096, sector);
+
+	io->rq.pid = pid;
+	io->rq.sync = io->rq.sync_write = true;
+	return io;
 }
 
 /* The timer fired at at_ms: the queue forgets the wake-up it armed. */
@@ -735,6 +747,46 @@ static void test_batch_ends_wait(void)
 	queue_free(q);
 }
 
+/*
+ * Sync writes belong to the sync batch, as the kernel's rq_is_sync and
+ * PF_SYNCWRITE had it: an O_SYNC write goes out in the read batch, in
+ * sector order with the reads, ahead of older background writes; it
+ * never merges with a background write; and its process is waited for
+ * after it as after a read.
+ */
+static void test_sync_write_in_sync_batch(void)
+{
+	struct queue *q = as_queue();
+
+	h_set_tunable(q, "antic_expire", 0);
+	wr(q, 1, PID_C, 5000);
+	rd(q, 2, PID_A, 1000);
+	queue_submit(q, sync_io(3, 103, 0, PID_B, 1008));
+	CHECK_STR(h_order(q, 0), "2 3 1");
+	CHECK_DONE(3);
+
+	/* Adjacent in one file, but of two classes: no merge. */
+	queue_submit(q, h_io(1, ELV_WRITE, 9, 0, 4096, 3000));
+	queue_submit(q, sync_io(2, 9, 4096, PID_B, 3008));
+	CHECK_STR(h_order(q, 0), "1 2");
+	CHECK_DONE(2);
+
+	/* D's sync write completes: D is waited for, not C's far read. */
+	h_set_tunable(q, "antic_expire", ANTIC_MS);
+	h_now = 1000 * H_MS;
+	queue_submit(q, sync_io(1, 106, 0, PID_D, 4000));
+	CHECK_STR(h_order(q, 1), "1");
+	rd(q, 2, PID_C, 900000);
+	CHECK_STR(h_order(q, 0), "");
+	h_now += 1 * H_MS;
+	queue_submit(q, sync_io(3, 106, 4096, PID_D, 4008));
+	CHECK_STR(h_order(q, 1), "3");
+	fire(q, h_now + 100 * H_MS);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
 /* Front merges and gap filling, as deadline does them. */
 static void test_merges(void)
 {
@@ -913,6 +965,7 @@ int main(void)
 	test_update_write_batch();
 	test_last_check_fifo();
 	test_merges();
+	test_sync_write_in_sync_batch();
 	test_many_processes();
 	test_switch_while_waiting();
 	test_may_queue();
