@@ -225,6 +225,15 @@ struct as_data {
 	 * requests next time, so under reads they shrink to one or two.
 	 */
 	unsigned write_batch_count;	/* requests in a write batch */
+	/*
+	 * While a process with synchronous I/O has been seen in the last
+	 * AS_QUIET_NS, asynchronous writes go out one at a time, as to the
+	 * disks without command queueing AS was made for: a read that
+	 * arrives then waits for one write to drain, not for a device
+	 * queue full of them (see fuse-iosched(8)).
+	 */
+	bool sync_seen;
+	uint64_t last_sync_ns;		/* last sync arrival or completion */
 	unsigned current_write_count;	/* left in the current one */
 	bool write_batch_idled;		/* it ran out of work: not timed */
 
@@ -742,6 +751,13 @@ static void as_update_write_batch(struct as_data *ad, uint64_t now_ns)
 		ad->write_batch_count = 1;
 }
 
+/* One asynchronous write in flight at a time near synchronous I/O. */
+static bool as_write_held(const struct as_data *ad, uint64_t now_ns)
+{
+	return ad->nr_in_flight[AS_ASYNC] > 0 && ad->sync_seen &&
+	       now_ns - ad->last_sync_ns < AS_QUIET_NS;
+}
+
 /* Is the running batch over?  Not before its clock has started. */
 static bool as_batch_expired(const struct as_data *ad, uint64_t now_ns)
 {
@@ -821,6 +837,8 @@ static struct elv_request *as_dispatch(struct elevator_queue *eq,
 		 */
 		if (dir == AS_SYNC && as_antic_hold(eq, ad, now_ns, force))
 			return NULL;
+		if (dir == AS_ASYNC && !force && as_write_held(ad, now_ns))
+			return NULL;	/* a completion calls again */
 		if (ad->nr_queued[dir] > 0) {
 			if (as_fifo_due(ad, dir, now_ns) ||
 			    ad->next_rq[dir] == NULL)
@@ -951,6 +969,8 @@ static void as_add_request(struct elevator_queue *eq, struct elv_request *rq,
 
 	/* Statistics are about synchronous requests of real processes. */
 	if (as_class(rq) == AS_SYNC && rq->pid != 0) {
+		ad->sync_seen = true;
+		ad->last_sync_ns = now_ns;
 		p = as_proc_get(ad, rq->pid, now_ns);
 		if (p != NULL)
 			as_proc_arrival(ad, p, rq, now_ns);
@@ -992,6 +1012,7 @@ static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
 	 */
 	if (rq->pid != 0 && ad->hash != NULL) {
 		p = as_proc_find(ad, rq->pid);
+		ad->last_sync_ns = now_ns;
 		if (p != NULL && p->nr_in_flight > 0) {
 			p->nr_in_flight--;
 			p->has_end = true;

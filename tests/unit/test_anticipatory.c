@@ -787,6 +787,40 @@ static void test_sync_write_in_sync_batch(void)
 	queue_free(q);
 }
 
+/*
+ * Near synchronous I/O, asynchronous writes go out one at a time, as to
+ * a disk without command queueing: a read that comes waits for one write
+ * to drain, not a device queue of them.  A second after the last sync
+ * request, writes go out together again.
+ */
+static void test_one_write_in_flight_near_sync(void)
+{
+	struct queue *q = as_queue();
+	struct io *io;
+
+	h_set_tunable(q, "antic_expire", 0);
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	wr(q, 2, PID_C, 5000);
+	wr(q, 3, PID_C, 5008);
+	wr(q, 4, PID_C, 5016);
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 2);
+	CHECK(queue_try_next(q) == NULL);
+	h_now = 1 * H_MS;
+	if (io != NULL)
+		h_complete(q, io);
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 3);
+	CHECK(queue_try_next(q) == NULL);
+	h_now = 1001 * H_MS;
+	CHECK_EQ(h_next_id(q), 4);
+	if (io != NULL)
+		h_complete(q, io);
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
 /* Front merges and gap filling, as deadline does them. */
 static void test_merges(void)
 {
@@ -966,6 +1000,7 @@ int main(void)
 	test_last_check_fifo();
 	test_merges();
 	test_sync_write_in_sync_batch();
+	test_one_write_in_flight_near_sync();
 	test_many_processes();
 	test_switch_while_waiting();
 	test_may_queue();
