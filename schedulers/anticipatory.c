@@ -141,6 +141,14 @@ enum as_antic_status {
 	ANTIC_FINISHED,
 };
 
+/* How a wait ended, for the counters. */
+enum as_antic_end {
+	AS_END_HIT,		/* the awaited process's request came */
+	AS_END_CLOSE,		/* another process's close request */
+	AS_END_TIMEOUT,		/* antic_expire passed */
+	AS_END_OTHER,		/* an expired read, the batch, force */
+};
+
 /* A decaying average: samples and total scaled by AS_AVG_ONE. */
 struct as_avg {
 	uint64_t samples;	/* 0: no sample yet */
@@ -247,6 +255,23 @@ struct as_data {
 	enum as_antic_status antic_status;
 	struct as_proc *antic_proc;
 	uint64_t reads_done_ns;
+
+	/*
+	 * Counters (.control/stats), counted under the queue lock: waits
+	 * started and how each ended, batches started, reads served from
+	 * an expired FIFO, sync writes queued, and writes held back while
+	 * one was in flight near sync I/O.
+	 */
+	uint64_t antic_started;
+	uint64_t antic_hits;
+	uint64_t antic_close;
+	uint64_t antic_timeouts;
+	uint64_t antic_other;
+	uint64_t sync_batches;
+	uint64_t async_batches;
+	uint64_t fifo_expired;
+	uint64_t sync_writes;
+	uint64_t writes_held;
 
 	/* Per-process statistics, allocated in init_queue. */
 	struct as_proc *procs;		/* AS_NR_PROCS entries */
@@ -635,10 +660,20 @@ static bool as_can_anticipate(const struct as_data *ad,
 	return think <= antic_ns;
 }
 
-/* Waiting ends without the awaited read: serve someone else. */
-static void as_antic_stop(struct as_data *ad, bool timed_out)
+/* Waiting ends, for the reason given: serve what comes next. */
+static void as_antic_stop(struct as_data *ad, enum as_antic_end why)
 {
 	struct as_proc *p = ad->antic_proc;
+	bool timed_out = why == AS_END_TIMEOUT;
+
+	if (why == AS_END_HIT)
+		ad->antic_hits++;
+	else if (why == AS_END_CLOSE)
+		ad->antic_close++;
+	else if (timed_out)
+		ad->antic_timeouts++;
+	else
+		ad->antic_other++;
 
 	/*
 	 * A new process that did not come back in time: count it as a
@@ -677,19 +712,21 @@ static bool as_antic_hold(struct elevator_queue *eq, struct as_data *ad,
 {
 	if (force) {
 		if (as_antic_waiting(ad))
-			as_antic_stop(ad, false);
+			as_antic_stop(ad, AS_END_OTHER);
 		return false;
 	}
 	if (ad->antic_status == ANTIC_WAIT_NEXT &&
 	    now_ns >= as_antic_end_ns(ad)) {
-		as_antic_stop(ad, true);
+		as_antic_stop(ad, AS_END_TIMEOUT);
 		return false;
 	}
 	if (!as_can_anticipate(ad, ad->next_rq[AS_SYNC], now_ns)) {
 		if (as_antic_waiting(ad))
-			as_antic_stop(ad, false);
+			as_antic_stop(ad, AS_END_OTHER);
 		return false;
 	}
+	if (!as_antic_waiting(ad))
+		ad->antic_started++;
 	/* Only one read in flight when anticipating: let it complete. */
 	ad->antic_status = ad->nr_in_flight[AS_SYNC] > 0 ?
 		ANTIC_WAIT_REQ : ANTIC_WAIT_NEXT;
@@ -773,6 +810,10 @@ static void as_start_batch(struct as_data *ad, enum as_class dir)
 {
 	if (dir != ad->batch_dir)
 		ad->changed_batch = true;
+	if (dir == AS_SYNC)
+		ad->sync_batches++;
+	else
+		ad->async_batches++;
 	if (dir == AS_ASYNC) {
 		ad->new_batch = false;
 		ad->current_write_count = ad->write_batch_count;
@@ -837,14 +878,19 @@ static struct elv_request *as_dispatch(struct elevator_queue *eq,
 		 */
 		if (dir == AS_SYNC && as_antic_hold(eq, ad, now_ns, force))
 			return NULL;
-		if (dir == AS_ASYNC && !force && as_write_held(ad, now_ns))
+		if (dir == AS_ASYNC && !force && as_write_held(ad, now_ns)) {
+			ad->writes_held++;
 			return NULL;	/* a completion calls again */
+		}
 		if (ad->nr_queued[dir] > 0) {
-			if (as_fifo_due(ad, dir, now_ns) ||
-			    ad->next_rq[dir] == NULL)
+			if (as_fifo_due(ad, dir, now_ns)) {
+				ad->fifo_expired++;
 				rq = as_fifo_first(ad, dir);
-			else
+			} else if (ad->next_rq[dir] == NULL) {
+				rq = as_fifo_first(ad, dir);
+			} else {
 				rq = ad->next_rq[dir];
+			}
 			rq = as_batch_begin(ad, rq, now_ns);
 			return as_move_to_dispatch(ad, rq);
 		}
@@ -976,6 +1022,8 @@ static void as_add_request(struct elevator_queue *eq, struct elv_request *rq,
 			as_proc_arrival(ad, p, rq, now_ns);
 	}
 	rq->elv_priv[0] = p;
+	if (rq->sync_write)
+		ad->sync_writes++;
 
 	as_sort_add(ad, rq);
 	rq->elv_deadline_ns = now_ns + as_expire_ns(ad, as_class(rq));
@@ -984,7 +1032,9 @@ static void as_add_request(struct elevator_queue *eq, struct elv_request *rq,
 
 	/* The host calls dispatch next: it will serve what broke the wait. */
 	if (as_antic_waiting(ad) && as_can_break(ad, rq, now_ns))
-		as_antic_stop(ad, false);
+		as_antic_stop(ad, ad->antic_proc == NULL ? AS_END_OTHER :
+				  rq->pid == ad->antic_proc->pid ? AS_END_HIT :
+				  AS_END_CLOSE);
 }
 
 static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
@@ -1083,6 +1133,20 @@ static const struct elv_tunable as_tunables[] = {
 	{ .name = NULL },
 };
 
+static const struct elv_counter as_counters[] = {
+	ELV_COUNTER(struct as_data, antic_started),
+	ELV_COUNTER(struct as_data, antic_hits),
+	ELV_COUNTER(struct as_data, antic_close),
+	ELV_COUNTER(struct as_data, antic_timeouts),
+	ELV_COUNTER(struct as_data, antic_other),
+	ELV_COUNTER(struct as_data, sync_batches),
+	ELV_COUNTER(struct as_data, async_batches),
+	ELV_COUNTER(struct as_data, fifo_expired),
+	ELV_COUNTER(struct as_data, sync_writes),
+	ELV_COUNTER(struct as_data, writes_held),
+	{ .name = NULL },
+};
+
 /* ------------------------------------------------------------------ */
 /* The scheduler and its registration.                                 */
 
@@ -1103,6 +1167,7 @@ static struct elevator_type anticipatory_type = {
 		.may_queue = as_may_queue,
 	},
 	.tunables = as_tunables,
+	.counters = as_counters,
 };
 
 IOSCHED_ELEVATOR(anticipatory_type);

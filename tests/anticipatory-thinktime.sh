@@ -68,6 +68,12 @@ echo "a's reads 3..17 right after one of a's: $b2b of 15"
 [ "$b2b" -ge 10 ] ||
 	fail "only $b2b of a's 15 reads after the pause were back to back: anticipation did not come back"
 
+# The counters agree: waits were started and ended by the awaited reader.
+sched() { awk -v c="$1" '$1 == "scheduler" && $2 == "anticipatory" &&
+	$3 == c { print $4 }' "$MNT/.control/stats"; }
+grep '^scheduler anticipatory' "$MNT/.control/stats"
+[ "$(sched antic_hits)" -ge 10 ] || fail "antic_hits $(sched antic_hits), expected at least 10"
+[ "$(sched antic_started)" -ge "$(sched antic_hits)" ] || fail "more hits than waits"
 est=$(cat "$MNT/.control/iosched/est_time")
 echo "est_time $est us"
 [ "$est" -le 40000 ] || fail "est_time $est us: a think-time sample above the 20 ms cap"

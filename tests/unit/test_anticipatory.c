@@ -12,6 +12,7 @@
  * wake-up armed until its timer fires: tests call fire() to model that.
  */
 #include <pthread.h>
+#include <string.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,6 +65,19 @@ static struct io *sync_io(int id, uint64_t file, uint64_t offset,
 	io->rq.pid = pid;
 	io->rq.sync = io->rq.sync_write = true;
 	return io;
+}
+
+/* The value of one of anticipatory's counters, as .control/stats has it. */
+static uint64_t counter(struct queue *q, const char *name)
+{
+	struct stats st;
+	unsigned i;
+
+	queue_get_stats(q, &st);
+	for (i = 0; i < st.sched.n; i++)
+		if (strcmp(st.sched.name[i], name) == 0)
+			return st.sched.value[i];
+	return UINT64_MAX;
 }
 
 /* The timer fired at at_ms: the queue forgets the wake-up it armed. */
@@ -764,6 +778,7 @@ static void test_sync_write_in_sync_batch(void)
 	queue_submit(q, sync_io(3, 103, 0, PID_B, 1008));
 	CHECK_STR(h_order(q, 0), "2 3 1");
 	CHECK_DONE(3);
+	CHECK_EQ(counter(q, "sync_writes"), 1);
 
 	/* Adjacent in one file, but of two classes: no merge. */
 	queue_submit(q, h_io(1, ELV_WRITE, 9, 0, 4096, 3000));
@@ -807,6 +822,7 @@ static void test_one_write_in_flight_near_sync(void)
 	io = queue_try_next(q);
 	CHECK(io != NULL && h_part_id(io, 0) == 2);
 	CHECK(queue_try_next(q) == NULL);
+	CHECK_EQ(counter(q, "writes_held"), 1);
 	h_now = 1 * H_MS;
 	if (io != NULL)
 		h_complete(q, io);
@@ -818,6 +834,39 @@ static void test_one_write_in_flight_near_sync(void)
 	if (io != NULL)
 		h_complete(q, io);
 	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/*
+ * The counters say how each wait ended: the awaited process came back
+ * (hit), another process's close read broke it, or antic_expire passed.
+ */
+static void test_counters(void)
+{
+	struct queue *q = as_queue();
+
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_B, 900000);
+	CHECK(queue_try_next(q) == NULL);
+	h_now = 1 * H_MS;
+	rd(q, 3, PID_A, 1008);
+	CHECK_STR(h_order(q, 1), "3");
+	CHECK(queue_try_next(q) == NULL);
+	h_now = 2 * H_MS;
+	rd(q, 4, PID_C, 1100);
+	CHECK_STR(h_order(q, 1), "4");
+	CHECK(queue_try_next(q) == NULL);
+	fire(q, (2 + ANTIC_MS) * H_MS);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(4);
+	CHECK_EQ(counter(q, "antic_started"), 3);
+	CHECK_EQ(counter(q, "antic_hits"), 1);
+	CHECK_EQ(counter(q, "antic_close"), 1);
+	CHECK_EQ(counter(q, "antic_timeouts"), 1);
+	CHECK_EQ(counter(q, "antic_other"), 0);
+	CHECK_EQ(counter(q, "sync_batches"), 1);
+	CHECK_EQ(counter(q, "async_batches"), 0);
 	queue_free(q);
 }
 
@@ -1001,6 +1050,7 @@ int main(void)
 	test_merges();
 	test_sync_write_in_sync_batch();
 	test_one_write_in_flight_near_sync();
+	test_counters();
 	test_many_processes();
 	test_switch_while_waiting();
 	test_may_queue();
