@@ -213,3 +213,48 @@ timed_cat() {
 		echo cap >"$RESULTS/$tag.time"
 	fi
 }
+
+# readers_fio TAG NPROC BS SIZE THINK_US: NPROC fio readers on the mount
+# $W/hdd, each reading its own file f1.dat... sequentially with BS psync
+# O_DIRECT reads and THINK_US microseconds of think time between them, for
+# RUNTIME seconds: Iyer and Druschel's deceptive-idleness workload.
+# RESULTS gets TAG.fio, TAG.json, and the daemon's stats around the run
+# (TAG.stats-before, TAG.stats-after).
+readers_fio() {
+	local tag=$1 m=$W/hdd i
+	{
+		printf '[global]\ntime_based\nruntime=%s\n' "$RUNTIME"
+		printf 'direct=1\nioengine=psync\nrw=read\nbs=%s\n' "$3"
+		printf 'size=%s\nthinktime=%d\n' "$4" "$5"
+		for i in $(seq "$2"); do
+			printf '\n[reader%d]\nfilename=%s/f%d.dat\n' "$i" "$m" "$i"
+		done
+	} >"$RESULTS/$tag.fio"
+	cat "$m/.control/stats" >"$RESULTS/$tag.stats-before"
+	fio --output-format=json --output="$RESULTS/$tag.json" \
+		"$RESULTS/$tag.fio" >/dev/null 2>"$RESULTS/$tag.err" || true
+	[ -s "$RESULTS/$tag.err" ] || rm -f "$RESULTS/$tag.err"
+	cat "$m/.control/stats" >"$RESULTS/$tag.stats-after"
+}
+
+# For the Python summaries, exec(os.environ["SCHED_COUNTERS_PY"]) defines
+# sched_counters(results, tag): the change
+# of each "scheduler NAME COUNTER VALUE" line of .control/stats over the
+# run TAG (a new instance starts from zero), as a dict.
+export SCHED_COUNTERS_PY='
+import os
+def sched_counters(results, tag):
+    def read(ext):
+        out = {}
+        try:
+            for line in open(os.path.join(results, "%s.%s" % (tag, ext))):
+                f = line.split()
+                if len(f) == 4 and f[0] == "scheduler":
+                    out[f[2]] = int(f[3])
+        except OSError:
+            pass
+        return out
+    before, after = read("stats-before"), read("stats-after")
+    return {k: v - before.get(k, 0) if v >= before.get(k, 0) else v
+            for k, v in after.items()}
+'

@@ -139,6 +139,19 @@ for mode in modes:
               fmt(m / i) if m != float("inf") else ">",
               read("%s-%s-r1" % (mode, s), "cache"),
               " ".join(fmt(x) for x in xs)))
+exec(os.environ["SCHED_COUNTERS_PY"])
+print()
+print("anticipatory's counters, summed over its rounds")
+names = ["antic_started", "antic_hits", "antic_close", "antic_timeouts",
+         "antic_other", "sync_batches", "async_batches", "fifo_expired",
+         "writes_held"]
+print("%-6s %s" % ("mount", " ".join("%14s" % n for n in names)))
+for mode in modes:
+    tot = {}
+    for r in range(1, rounds + 1):
+        for k, v in sched_counters(results, "%s-anticipatory-r%d" % (mode, r)).items():
+            tot[k] = tot.get(k, 0) + v
+    print("%-6s %s" % (mode, " ".join("%14s" % tot.get(n, "-") for n in names)))
 print()
 print("cache: share of the small files in the page cache when the cat started"
       " (round 1; evicted before each cat, so every read reaches the"
