@@ -6,15 +6,16 @@
  * The request machinery is deadline's, with requests in two classes as
  * the kernel's: synchronous (reads, and writes a process waits for:
  * O_SYNC, O_DSYNC, O_DIRECT) and asynchronous (other writes).  Each class
- * has a sector-sorted
- * list served as a one-way elevator and an arrival-ordered FIFO whose head
- * is checked against an expiry time; the classes are served in
- * batches (a "read batch" is the synchronous class's), each bounded in time (read_batch_expire,
+ * has a sector-sorted list served as a one-way elevator and an
+ * arrival-ordered FIFO whose head is checked against an expiry time; the
+ * classes are served in batches (a "read batch" is the synchronous
+ * class's), each bounded in time (read_batch_expire,
  * write_batch_expire), a write batch also in requests, a number that
  * shrinks when write batches overrun their time (as Linux 2.6's
  * update_write_batch).  A batch starts once the other direction has
- * drained from the device, a read batch's clock at its first completion.  The elevator allows short backward seeks, costed
- * twice a forward seek of the same length, since a process reading a file
+ * drained from the device, a read batch's clock at its first completion.
+ * The elevator allows short backward seeks, costed twice a forward seek
+ * of the same length, since a process reading a file
  * backwards, or two processes interleaving in one region, would otherwise
  * wait for the sweep to come round again.
  *
@@ -522,8 +523,10 @@ static struct elv_request *as_find_next(struct as_data *ad,
 /* Insert rq in sector order; equal sectors keep arrival order. */
 static void as_sort_add(struct as_data *ad, struct elv_request *rq)
 {
-	elv_rq_sort_add(&ad->sort_list[as_class(rq)], rq);
-	ad->next_rq[as_class(rq)] = as_choose(ad, rq, ad->next_rq[as_class(rq)]);
+	enum as_class c = as_class(rq);
+
+	elv_rq_sort_add(&ad->sort_list[c], rq);
+	ad->next_rq[c] = as_choose(ad, rq, ad->next_rq[c]);
 }
 
 static void as_sort_del(struct as_data *ad, struct elv_request *rq)
