@@ -54,7 +54,7 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 
-python3 - "$RESULTS" "$ROUNDS" "$THINKS" "$SCHEDS" <<'PY' | tee "$RESULTS/summary.txt"
+summarize "$RESULTS" "$ROUNDS" "$THINKS" "$SCHEDS" <<'PY' | tee "$RESULTS/summary.txt"
 import json, os, statistics, sys
 
 results, rounds = sys.argv[1], int(sys.argv[2])
@@ -70,13 +70,12 @@ def agg(think, s, r):
         return None
     return sum(j["read"]["bw"] for j in data["jobs"]) / 1024.0
 
-exec(os.environ["SCHED_COUNTERS_PY"])
 
 def waits(think):
     """anticipatory's counters over its rounds at this think time."""
     tot = {}
     for r in range(1, rounds + 1):
-        for k, v in sched_counters(results, "think%s-anticipatory-r%d" % (think, r)).items():
+        for k, v in counters_delta("think%s-anticipatory-r%d" % (think, r)).items():
             tot[k] = tot.get(k, 0) + v
     return tot
 
