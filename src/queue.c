@@ -248,6 +248,7 @@ static void queue_join(struct io *dst, struct io *src, bool front)
 	dst->rq.bytes += src->rq.bytes;
 	dst->rq.nr_sectors += src->rq.nr_sectors;
 	dst->rq.sync = dst->rq.sync || src->rq.sync;
+	dst->rq.sync_write = dst->rq.sync_write || src->rq.sync_write;
 	if (src->rq.arrival_ns < dst->rq.arrival_ns)
 		dst->rq.arrival_ns = src->rq.arrival_ns;
 	dst->nr_parts += src->nr_parts;
