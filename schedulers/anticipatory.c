@@ -688,8 +688,14 @@ static void as_antic_stop(struct as_data *ad, enum as_antic_end why)
 	ad->antic_status = ANTIC_FINISHED;
 }
 
-/* Ask to be called when waiting could end without an arrival. */
-static void as_antic_arm(struct elevator_queue *eq, struct as_data *ad)
+/*
+ * Ask to be called when waiting could end without an arrival.  A batch
+ * end already past is no such time: asking for it would have the host
+ * call at once, find the wait unchanged and ask again, a busy loop until
+ * the awaited read completes (whose completion calls anyway).
+ */
+static void as_antic_arm(struct elevator_queue *eq, struct as_data *ad,
+			 uint64_t now_ns)
 {
 	uint64_t at = UINT64_MAX, t;
 
@@ -700,7 +706,8 @@ static void as_antic_arm(struct elevator_queue *eq, struct as_data *ad)
 		if (t < at)
 			at = t;
 	}
-	if (ad->nr_queued[AS_ASYNC] > 0 && ad->batch_end_ns < at)
+	if (ad->nr_queued[AS_ASYNC] > 0 && ad->batch_end_ns > now_ns &&
+	    ad->batch_end_ns < at)
 		at = ad->batch_end_ns;
 	if (at != UINT64_MAX)
 		elv_wakeup_at(eq, at);
@@ -733,7 +740,7 @@ static bool as_antic_hold(struct elevator_queue *eq, struct as_data *ad,
 	/* Only one read in flight when anticipating: let it complete. */
 	ad->antic_status = ad->nr_in_flight[AS_SYNC] > 0 ?
 		ANTIC_WAIT_REQ : ANTIC_WAIT_NEXT;
-	as_antic_arm(eq, ad);
+	as_antic_arm(eq, ad, now_ns);
 	return true;
 }
 

@@ -762,6 +762,37 @@ static void test_batch_ends_wait(void)
 }
 
 /*
+ * Waiting for a read in flight in a new read batch, with writes queued:
+ * the last write batch's end is long past, and asking to be woken then
+ * would have the host call at once, again and again until the read
+ * completes.  The wake-up asked for is the oldest read's deadline.
+ */
+static void test_no_wakeup_in_the_past(void)
+{
+	struct queue *q = as_queue();
+	struct io *io;
+
+	wr(q, 1, PID_B, 900000);
+	CHECK_STR(h_order(q, 0), "1");
+	h_now = 1000 * H_MS;
+	rd(q, 2, PID_A, 1000);
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 2);
+	wr(q, 3, PID_B, 900008);
+	rd(q, 4, PID_C, 500000);
+	h_wakeups = 0;
+	CHECK(queue_try_next(q) == NULL);
+	CHECK(h_wakeups == 0 || h_wakeup_ns > h_now);
+	CHECK_EQ(h_wakeup_ns, (1000 + READ_EXPIRE_MS) * H_MS);
+	if (io != NULL)
+		h_complete(q, io);
+	fire(q, h_wakeup_ns);
+	CHECK_STR(h_order(q, 0), "4 3");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/*
  * Sync writes belong to the sync batch, as the kernel's rq_is_sync and
  * PF_SYNCWRITE had it: an O_SYNC write goes out in the read batch, in
  * sector order with the reads, ahead of older background writes; it
@@ -1042,6 +1073,7 @@ int main(void)
 	test_force();
 	test_batches();
 	test_batch_ends_wait();
+	test_no_wakeup_in_the_past();
 	test_changed_batch();
 	test_new_batch();
 	test_write_batch_count();
