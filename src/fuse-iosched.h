@@ -743,6 +743,7 @@ struct replay_rq {
 	uint32_t proc;		/* index into procs */
 	bool write;
 	bool sync;
+	bool sync_write;	/* O_SYNC, O_DSYNC, O_DIRECT: the kernel's WS */
 };
 /* A dispatch of our own format, with the service time its C reported. */
 struct replay_disp {

@@ -340,7 +340,15 @@ static int replay_parse_blk(struct replay_parser *p, char *line, char *err,
 	rq->nr_sectors = (uint32_t)nr;
 	rq->proc = proc;
 	rq->write = write;
-	rq->sync = !write || strchr(rwbs, 'S') != NULL;
+	/*
+	 * A write's S is the kernel's REQ_SYNC: O_SYNC, O_DSYNC, O_DIRECT
+	 * (sync_write).  Ours also waits, as the mount's io_is_sync() says,
+	 * for a process's write without S: writeback_cache sends the others
+	 * from the kernel, pid 0.
+	 */
+	rq->sync_write = write && strchr(rwbs, 'S') != NULL;
+	rq->sync = !write || rq->sync_write ||
+		   (pid > 0 && strcmp(p->t->format, "fuse-iosched") == 0);
 	rq->abs_ns = t_ns;
 	replay_pend(p, p->t->nr - 1);
 	return 0;

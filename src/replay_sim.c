@@ -417,6 +417,7 @@ static struct io *replay_io(struct replay_state *s, size_t idx)
 	io->fd = -1;
 	io->rq.dir = r->write ? ELV_WRITE : ELV_READ;
 	io->rq.sync = r->sync;
+	io->rq.sync_write = r->sync_write;
 	io->rq.offset = r->sector << IOSCHED_SECTOR_SHIFT;
 	io->rq.bytes = rp->part.len;
 	io->rq.sector = r->sector;

@@ -53,7 +53,7 @@ struct trace_event {
 	pid_t pid;
 	char action;
 	bool write;
-	bool sync;
+	bool sync;		/* RWBS's S */
 };
 
 struct trace_reader {
@@ -143,7 +143,8 @@ void trace_emit(char action, const struct elv_request *rq, uint64_t now_ns,
 		.pid = rq->pid,
 		.action = action,
 		.write = rq->dir == ELV_WRITE,
-		.sync = rq->sync,
+		/* A write's S is the kernel's REQ_SYNC: sync_write. */
+		.sync = rq->dir == ELV_WRITE ? rq->sync_write : rq->sync,
 	};
 	struct trace_reader *r;
 	bool wake = false;
