@@ -87,4 +87,28 @@ for bad in "-m tape" "--time-based" "--closed-loop --time-based=0" \
 	[ "$(wc -l <"$T/err")" -le 2 ] && grep -q "fuse-iosched-replay" "$T/err" ||
 		fail "$bad: $(cat "$T/err")"
 done
+# A write's S is sync_write (O_DIRECT and the like), as on the mount:
+# anticipatory serves such writes in its sync batch beside a reader's,
+# while a process's write without S waits behind the reads.  A reader of
+# 64 KiB every 2 ms and a writer of 1 MiB every 20 ms, closed loop.
+for f in WS W; do
+	awk -v f=$f 'BEGIN {
+		print "# fuse-iosched trace 1: dev cpu seq time pid action rwbs sector + count [comm]"
+		for (i = 0; i < 200; i++) {
+			t = i * 0.002
+			printf "  0,0 0 %d %.9f 300 Q RS %d + 128 [r]\n", ++s, t, 1000000 + i * 128
+			printf "  0,0 0 %d %.9f 300 C RS %d + 128 [r]\n", ++s, t + 0.001, 1000000 + i * 128
+			if (i % 10)
+				continue
+			printf "  0,0 0 %d %.9f 200 Q %s %d + 2048 [w]\n", ++s, t, f, 50000000 + i * 205
+			printf "  0,0 0 %d %.9f 200 C %s %d + 2048 [w]\n", ++s, t + 0.001, f, 50000000 + i * 205
+		} }' >"$T/$f.trace"
+	replay -s anticipatory -m hdd --closed-loop "$T/$f.trace" >"$T/$f.out" ||
+		fail "replay of $f writes failed"
+	cat "$T/$f.out"
+done
+ws=$(col anticipatory 10 <"$T/WS.out")
+w=$(col anticipatory 10 <"$T/W.out")
+ge "$w" "$(awk -v x="$ws" 'BEGIN { print x * 2 }')" ||
+	fail "anticipatory's write max: WS writes $ws ms, W writes $w ms (WS not sync_write?)"
 exit 0

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # .control/trace streams every request's life: Q, D and C lines with the
 # sectors and sizes of the I/O done (reads of a file find the sectors its
-# writes had), back merges (M) of sequential asynchronous writes, and the
-# same events for two readers at once.
+# writes had), S on O_DIRECT writes and not on buffered ones, back merges
+# (M) of sequential asynchronous writes, and the same events for two
+# readers at once.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 require fio timeout
@@ -31,6 +32,9 @@ wait_for "$T/t2" '^# fuse-iosched trace'
 # Synchronous 64 KiB writes, then reads of the same blocks.
 dd if=/dev/zero of="$MNT/f" bs=64k count=8 oflag=direct status=none
 dd if="$MNT/f" of=/dev/null bs=64k count=8 iflag=direct status=none
+# A buffered write: its writer waits (no writeback_cache), but it is no
+# sync write as the kernel's S means (O_SYNC, O_DSYNC, O_DIRECT).
+head -c 65536 /dev/zero >"$MNT/h"
 # Sequential 4 KiB writes, 16 in flight: most merge behind another.
 fio --name=seq --filename="$MNT/g" --ioengine=libaio --direct=1 \
 	--rw=write --bs=4k --iodepth=16 --size=512k --output=/dev/null ||
@@ -56,6 +60,10 @@ for a in D C; do
 	assert_eq "$ddr" "$(lines "$T/t1" $a R | grep '\[dd\]' |
 		awk '{ print $8, $10 }')" "$a lines of the dd reads"
 done
+assert_eq "WS" "$(lines "$T/t1" Q W | awk '/\[dd\]/ { print $7 }' | sort -u)" \
+	"RWBS of the O_DIRECT writes"
+assert_eq "W" "$(lines "$T/t1" Q W | awk '/\[head\]/ { print $7 }' | sort -u)" \
+	"RWBS of the buffered write"
 # C lines say how long the request waited and was served.
 lines "$T/t1" C R | grep -Eq 'wait [0-9]+\.[0-9]{9} service [0-9]+\.[0-9]{9}$' ||
 	fail "C lines without wait and service: $(lines "$T/t1" C R | head -2)"
