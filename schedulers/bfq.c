@@ -12,44 +12,61 @@
  * the device forever), or until it runs dry and is not worth waiting for.
  *
  * Which queue is served next is decided by B-WF2Q+, a weighted fair
- * queueing algorithm working in virtual time.  Each class keeps a virtual
- * clock V that advances by the service handed out divided by the sum of
- * the weights of its busy queues.  A queue becoming busy gets a virtual
- * start S = max(V, its previous finish) and a virtual finish
- * F = S + budget / weight.  Among the eligible queues (S <= V) the one
- * with the smallest F is served; when its service ends, F is recomputed
- * from the sectors it really used, so bandwidth (not time) is what gets
- * shared out in proportion to the weights.  A queue that timed out is
- * charged its whole budget, so a slow process pays for the time it took.
+ * queueing algorithm working in virtual time (bfq-wf2q.c).  Each class
+ * keeps a virtual clock V that advances by the service handed out divided
+ * by the sum of the weights of its busy queues.  A queue becoming busy
+ * gets a virtual start S = max(V, its previous finish) and a virtual
+ * finish F = S + budget / weight.  Among the eligible queues (S <= V) the
+ * one with the smallest F is served; when its service ends, F is
+ * recomputed from the sectors it was charged, so bandwidth (not time) is
+ * what gets shared out in proportion to the weights.  A queue that
+ * empties stays in the weight sum, on the class's idle tree, until V
+ * passes its finish, so that leaving briefly neither speeds V up for the
+ * others nor loses the queue its place.
  *
- * Weights come from the I/O priority: (8 - level) * 10 within a class.
- * Classes are served in strict order (real-time, best-effort, idle); the
- * idle class gets one request whenever it has waited BFQ_IDLE_STARVE_MS,
- * so that it is never starved for good.  Async requests are charged
+ * Budgets and their ends follow bfq-iosched.c: a queue that empties
+ * without having used up its budget or timed out (non_blocking_wait_rq)
+ * and comes back within 3 slice_idle goes on with the rest of its budget
+ * from its finish time, and takes the device back; otherwise its next
+ * budget comes from the feedback (bfq_budget_feedback).  The largest
+ * budget is the device's peak rate, measured from the dispatches, times
+ * timeout_sync.  A slow queue is charged the time it held the device, not
+ * its sectors, so a seeky process cannot take the device's time at the
+ * price of its few sectors.
+ *
+ * Weights come from the I/O priority: (8 - level) * 10 within a class
+ * (bfq_ioprio_to_weight).  Classes are served in strict order (real-time,
+ * best-effort, idle), except that the idle class is chosen first once
+ * BFQ_CL_IDLE_TIMEOUT_MS has passed since it was last considered, as the
+ * kernel's bfq_lookup_next_entity does.  Async requests are charged
  * BFQ_ASYNC_CHARGE times their size, as in the kernel: writes are cheap
  * to delay, reads have someone waiting.
  *
- * Low latency (low_latency 1).  Two kinds of processes get their weight
- * multiplied by BFQ_WR_COEFF for a while:
- *  - interactive ones: a process that starts issuing I/O, or comes back
- *    after BFQ_WR_MIN_IDLE_MS without any, is raised for
- *    BFQ_WR_INTERACTIVE_MS (a program starting up, loading its files);
- *  - soft real-time ones: a process that comes back with sync reads soon,
- *    but not too soon, after its previous ones (it consumes less than
- *    BFQ_SOFTRT_RATE sectors per second and does not come straight back)
- *    is raised for BFQ_WR_SOFTRT_MS, renewed each time it comes back so.
- * A raised queue becoming busy takes the device from a queue that is not
- * raised, so a program starting under a heavy writer gets its data almost
- * as fast as on an idle disk.
+ * Low latency (low_latency 1), for default-weight processes only (the
+ * kernel takes any other weight as the user's choice):
+ *  - interactive: a process that starts issuing I/O, or comes back after
+ *    BFQ_WR_MIN_IDLE_MS without any, has its weight raised BFQ_WR_COEFF
+ *    times for a duration scaled by the device's rate (bfq_wr_duration),
+ *    or until it has had BFQ_MAX_SERVICE_FROM_WR sectors;
+ *  - soft real-time: a process that comes back with nothing in flight,
+ *    late enough that it consumes less than BFQ_SOFTRT_RATE sectors per
+ *    second, is raised BFQ_WR_COEFF * BFQ_SOFTRT_WEIGHT_FACTOR times for
+ *    BFQ_WR_RT_MAX_MS, renewed each time it comes back so.
+ * A raised queue becoming busy takes the device from one that is not, so
+ * a program starting under heavy I/O gets its data almost as fast as on
+ * an idle disk.
  *
- * Idling: when the queue in service runs dry and its process usually
- * comes back within slice_idle (a sync reader between two reads), the
- * device is kept for it: dispatch returns NULL and asks for a wake-up at
- * the end of the wait.  With force (draining) nobody is waited for.
+ * Idling: when the queue in service runs dry, the device is kept for it
+ * if its process usually comes back within slice_idle, if it is raised
+ * (then at least BFQ_WR_MIN_IDLE_SLICE_MS), or if the busy queues differ
+ * in weight or class (without idling, a process with one request at a time
+ * would get the device turn about whatever its weight): dispatch returns
+ * NULL and asks for a wake-up at the end of the wait.  With force
+ * (draining) nobody is waited for.
  *
- * strict_guarantees 1 trades throughput and latency for predictability:
- * every queue that runs dry is waited for (async and slow-thinking ones
- * too), and nobody is weight-raised.
+ * strict_guarantees 1 trades throughput for predictability: one request
+ * in the device at a time, every queue that runs dry is waited for (async
+ * ones too), slice_idle at least 8 ms.
  *
  * The busy queues of a class sit in a plain list scanned linearly at each
  * pick.  The kernel keeps augmented red-black trees; here the number of
@@ -58,7 +75,8 @@
  * short.
  *
  * Per-process queues are allocated on a process's first request and freed
- * once they hold nothing, have nothing in flight and are not in service.
+ * once they hold nothing, have nothing in flight, are not in service and
+ * have left the idle tree.
  * What bfq knows about a process (its finish time, budget, think time,
  * raising) outlives its queue in a small table indexed by pid, so that a
  * process pausing briefly is neither taken for a new one nor forgiven its
