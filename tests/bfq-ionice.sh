@@ -14,26 +14,27 @@ grep -q '\[bfq\]' "$MNT/.control/scheduler" || fail "bfq is not active"
 
 # Larger than the readers can get through (the hdd model charges for the
 # size read, sparse or not).
-for n in 0 7; do
-	truncate -s 4G "$BACKING/n$n" || fail "cannot make n$n"
-done
+truncate -s 4G "$BACKING/n0" "$BACKING/n7" || fail "cannot make the files"
 
-pos_of() {
-	sed -n 's/^pos:[[:space:]]*//p' "/proc/$1/fdinfo/0" 2>/dev/null
+# reader LEVEL: read file nLEVEL at ionice -c2 -nLEVEL; its pid in $!.
+reader() {
+	ionice -c2 -n"$1" dd if="$MNT/n$1" of=/dev/null bs=16k iflag=direct \
+		status=none &
+	cleanup_push "kill $! 2>/dev/null; wait $! 2>/dev/null"
 }
 
-ionice -c2 -n0 dd if="$MNT/n0" of=/dev/null bs=16k iflag=direct \
-	status=none &
-P0=$!
-cleanup_push "kill $P0 2>/dev/null; wait $P0 2>/dev/null"
-ionice -c2 -n7 dd if="$MNT/n7" of=/dev/null bs=16k iflag=direct \
-	status=none &
-P7=$!
-cleanup_push "kill $P7 2>/dev/null; wait $P7 2>/dev/null"
+# Bytes read so far by the dd of pid $1.
+read_by() {
+	awk '$1 == "pos:" { print $2 }' "/proc/$1/fdinfo/0" 2>/dev/null
+}
 
+reader 0
+P0=$!
+reader 7
+P7=$!
 if [ -n "${TEST_QUICK:-}" ]; then sleep 3; else sleep 6; fi
-n0=$(pos_of "$P0")
-n7=$(pos_of "$P7")
+n0=$(read_by "$P0")
+n7=$(read_by "$P7")
 echo "-n0 read ${n0:-?} bytes, -n7 ${n7:-?} bytes"
 [ -n "$n0" ] && [ -n "$n7" ] || fail "a reader is gone"
 [ "$n7" -gt 0 ] || fail "the -n7 reader was starved"

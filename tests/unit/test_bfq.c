@@ -671,17 +671,40 @@ static void test_peak_rate(void)
 }
 
 /*
+ * How long bfq waits for a process whose two reads are done, with
+ * slice_idle 2 ms and then name set to value (NULL: nothing more).
+ */
+static uint64_t idle_wait_ms(int64_t low_latency, const char *name,
+			     int64_t value)
+{
+	struct queue *q = bfq_queue();
+	uint64_t ms;
+
+	h_set_tunable(q, "low_latency", low_latency);
+	h_set_tunable(q, "slice_idle", 2);
+	if (name != NULL)
+		h_set_tunable(q, name, value);
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1001, BE(4), 108);
+	CHECK_STR(h_order(q, 0), "1 2");
+	ms = (h_wakeup_ns - h_now) / H_MS;
+	queue_stop(q);
+	CHECK_DONE(2);
+	queue_free(q);
+	return ms;
+}
+
+/*
  * strict_guarantees: one request in the device at a time; turning it on
  * raises slice_idle to 8 ms.  slice_idle_us sets the wait in
- * microseconds.  A raised queue is waited for at least 20 ms.
+ * microseconds.  A raised queue (a new process) is waited for at least
+ * 20 ms.
  */
 static void test_strict_guarantees(void)
 {
 	struct queue *q = bfq_queue();
 	struct io *io;
 
-	h_set_tunable(q, "low_latency", 0);
-	h_set_tunable(q, "slice_idle", 2);
 	h_set_tunable(q, "strict_guarantees", 1);
 	pq_rd(q, 1, 1001, BE(4), 100);
 	pq_rd(q, 2, 1001, BE(4), 108);
@@ -689,31 +712,15 @@ static void test_strict_guarantees(void)
 	CHECK(io != NULL);
 	CHECK(queue_try_next(q) == NULL);
 	h_complete(q, io);
-	CHECK_STR(h_order(q, 0), "2");
-	CHECK_EQ(h_wakeup_ns, h_now + 8 * H_MS);
+	CHECK_EQ(h_next_id(q), 2);
 	queue_stop(q);
 	CHECK_DONE(2);
 	queue_free(q);
 
-	q = bfq_queue();
-	h_set_tunable(q, "low_latency", 0);
-	h_set_tunable(q, "slice_idle_us", 3000);
-	pq_rd(q, 1, 1001, BE(4), 100);
-	pq_rd(q, 2, 1001, BE(4), 108);
-	CHECK_STR(h_order(q, 0), "1 2");
-	CHECK_EQ(h_wakeup_ns, h_now + 3 * H_MS);
-	queue_stop(q);
-	CHECK_DONE(2);
-	queue_free(q);
-
-	/* A new process is raised: waited for 20 ms, not 8. */
-	q = bfq_queue();
-	pq_rd(q, 1, 1001, BE(4), 100);
-	CHECK_STR(h_order(q, 0), "1");
-	CHECK_EQ(h_wakeup_ns, h_now + 20 * H_MS);
-	queue_stop(q);
-	CHECK_DONE(1);
-	queue_free(q);
+	CHECK_EQ(idle_wait_ms(0, NULL, 0), 2);
+	CHECK_EQ(idle_wait_ms(0, "strict_guarantees", 1), 8);
+	CHECK_EQ(idle_wait_ms(0, "slice_idle_us", 3000), 3);
+	CHECK_EQ(idle_wait_ms(1, NULL, 0), 20);
 }
 
 int main(void)
