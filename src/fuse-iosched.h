@@ -191,6 +191,14 @@ struct stats_dir {
 	struct stats_hist wait[STATS_CLASSES];		/* per io, at dispatch */
 	struct stats_hist service[STATS_CLASSES];	/* at completion */
 };
+/* The active scheduler instance's counters (struct elv_counter). */
+struct stats_counters {
+	const char *scheduler;
+	unsigned n;
+	const char *name[IOSCHED_COUNTERS_MAX];
+	uint64_t value[IOSCHED_COUNTERS_MAX];
+};
+
 struct stats {
 	struct stats_dir dir[2];	/* ELV_READ, ELV_WRITE */
 	uint64_t switches;
@@ -199,6 +207,7 @@ struct stats {
 	 * number over time. */
 	uint64_t busy_ns;
 	uint64_t depth_ns;
+	struct stats_counters sched;	/* filled by queue_get_stats */
 };
 extern const char *const stats_class_names[STATS_CLASSES];
 /* The class of an I/O priority (IOSCHED_IOPRIO). */

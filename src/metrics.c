@@ -219,6 +219,23 @@ static void metrics_hists(struct evbuffer *b, const struct stats *st,
 				     &st->dir[d].wait[c]);
 }
 
+/* The active scheduler's own counters, one family with a label each. */
+static void metrics_counters(struct evbuffer *b, const struct stats_counters *c)
+{
+	unsigned i;
+
+	if (c->n == 0)
+		return;
+	metrics_head(b, "scheduler_events_total", "counter",
+		     "The active scheduler's own counters, since it became "
+		     "active (see SCHEDULERS in fuse-iosched(8)).");
+	for (i = 0; i < c->n; i++)
+		evbuffer_add_printf(b, "fuse_iosched_scheduler_events_total"
+				    "{scheduler=\"%s\",counter=\"%s\"} %llu\n",
+				    c->scheduler, c->name[i],
+				    (unsigned long long)c->value[i]);
+}
+
 static void metrics_format(struct evbuffer *b, struct queue *q)
 {
 	struct stats st;
@@ -245,6 +262,7 @@ static void metrics_format(struct evbuffer *b, struct queue *q)
 		     "Scheduler switches since mounting.");
 	evbuffer_add_printf(b, "fuse_iosched_scheduler_switches_total %llu\n",
 			    (unsigned long long)st.switches);
+	metrics_counters(b, &st.sched);
 	metrics_head(b, "scheduler_info", "gauge",
 		     "The active scheduler, in the label scheduler.");
 	evbuffer_add_printf(b, "fuse_iosched_scheduler_info{scheduler=\"%s\"} "

@@ -135,6 +135,39 @@ static bool module_tunables_ok(const struct elevator_type *type, char *why,
 	return true;
 }
 
+/* Check a counter table, as module_tunables_ok does tunables. */
+static bool module_counters_ok(const struct elevator_type *type, char *why,
+			       size_t size)
+{
+	const struct elv_counter *c;
+
+	if (type->counters == NULL)
+		return true;
+	for (c = type->counters; c->name != NULL; c++) {
+		if (c - type->counters == IOSCHED_COUNTERS_MAX) {
+			snprintf(why, size, "more than %d counters",
+				 IOSCHED_COUNTERS_MAX);
+			return false;
+		}
+		/* Counter names become words of .control/stats and label
+		 * values of the metrics: no spaces, quotes or newlines. */
+		if (!module_name_ok(c->name)) {
+			snprintf(why, size, "bad counter name \"%.40s\" "
+				 "(want [a-z0-9_-]{1,%d})", c->name,
+				 MODULE_NAME_MAX);
+			return false;
+		}
+		if (c->offset > type->data_size ||
+		    type->data_size - c->offset < sizeof(uint64_t)) {
+			snprintf(why, size,
+				 "counter %s lies outside the %zu bytes of data",
+				 c->name, type->data_size);
+			return false;
+		}
+	}
+	return true;
+}
+
 /* Everything checked before registering; fills why and returns -errno. */
 static int module_check(const struct elevator_type *type, const char *name,
 			char *why, size_t size)
@@ -173,7 +206,8 @@ static int module_check(const struct elevator_type *type, const char *name,
 			 type->name, name);
 		return -EINVAL;
 	}
-	if (!module_tunables_ok(type, why, size))
+	if (!module_tunables_ok(type, why, size) ||
+	    !module_counters_ok(type, why, size))
 		return -EINVAL;
 	return 0;
 }

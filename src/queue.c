@@ -22,6 +22,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fuse-iosched.h"
 
@@ -630,11 +631,28 @@ unsigned queue_nr_requests(struct queue *q)
 	return nr;
 }
 
+/* Read the elevator's counters; the caller holds q->lock. */
+static void do_queue_get_counters(struct queue *q, struct stats_counters *out)
+{
+	const struct elevator_type *type = q->eq->type;
+	const struct elv_counter *c = type->counters;
+	unsigned n = 0;
+
+	out->scheduler = type->name;
+	for (; c != NULL && c->name != NULL; c++, n++) {
+		out->name[n] = c->name;
+		memcpy(&out->value[n], (char *)q->eq->elevator_data + c->offset,
+		       sizeof out->value[n]);
+	}
+	out->n = n;
+}
+
 void queue_get_stats(struct queue *q, struct stats *out)
 {
 	pthread_mutex_lock(&q->lock);
 	do_queue_account(q, queue_now(q));
 	*out = q->stats;
+	do_queue_get_counters(q, &out->sched);
 	pthread_mutex_unlock(&q->lock);
 }
 

@@ -194,6 +194,19 @@ static bool stats_format_hists(const struct stats *s, char *buf, size_t size,
 	return true;
 }
 
+static bool stats_format_counters(const struct stats_counters *c, char *buf,
+				  size_t size, size_t *off)
+{
+	unsigned i;
+
+	for (i = 0; i < c->n; i++)
+		if (!stats_append(buf, size, off, "scheduler %s %s %llu\n",
+				  c->scheduler, c->name[i],
+				  (unsigned long long)c->value[i]))
+			return false;
+	return true;
+}
+
 /* Returns the length written (without the NUL), or -ENOSPC. */
 int stats_format(const struct stats *s, char *buf, size_t size)
 {
@@ -208,6 +221,7 @@ int stats_format(const struct stats *s, char *buf, size_t size)
 	    !stats_append(buf, size, &off, "queue busy_us %llu depth_us %llu\n",
 			  (unsigned long long)(s->busy_ns / 1000),
 			  (unsigned long long)(s->depth_ns / 1000)) ||
+	    !stats_format_counters(&s->sched, buf, size, &off) ||
 	    !stats_format_bounds(buf, size, &off) ||
 	    !stats_format_hists(s, buf, size, &off))
 		return -ENOSPC;

@@ -415,6 +415,27 @@ static inline bool elv_tunable_has_field(const struct elv_tunable *t)
 }
 
 /* ------------------------------------------------------------------ */
+/* Counters, shown in .control/stats and the metrics.                  */
+
+/*
+ * A counter is a uint64_t inside elevator_data at the given offset, which
+ * the scheduler counts up in its methods (under the queue lock) and the
+ * host reads under the same lock.  Counters start at zero with each
+ * instance, as the kernel's per-elevator statistics do, so a switch away
+ * and back starts them again.  A table holds at most IOSCHED_COUNTERS_MAX
+ * entries before its NULL name; names are [a-z0-9_-]{1,31} (the loader
+ * refuses anything else).
+ */
+#define IOSCHED_COUNTERS_MAX 31
+
+struct elv_counter {
+	const char *name;
+	size_t offset;
+};
+
+#define ELV_COUNTER(type, field) { #field, offsetof(type, field) }
+
+/* ------------------------------------------------------------------ */
 /* The scheduler's description.                                        */
 
 /*
@@ -433,6 +454,8 @@ struct elevator_type {
 	size_t data_size;	/* bytes the host allocates as elevator_data */
 	struct elevator_ops ops;
 	const struct elv_tunable *tunables;	/* ends with a NULL name */
+	/* Added in 0.3.0; absent (NULL) in a module built against 0.2. */
+	const struct elv_counter *counters;	/* ends with a NULL name */
 };
 
 #define IOSCHED_ELEVATOR_SYMBOL "iosched_elevator"

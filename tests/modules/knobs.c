@@ -2,7 +2,8 @@
 /*
  * Test module: tunables beyond the plain integer.  budget has a store
  * callback with a side effect (half follows it), half is read-only and
- * computed, and stores counts the callback's calls.  Built a second time
+ * computed, and stores counts the callback's calls; two counters count
+ * the requests added and dispatched.  Built a second time
  * with KNOBS_TOO_MANY as "toomany", whose table is one entry longer than
  * IOSCHED_TUNABLES_MAX: the loader must refuse it.
  */
@@ -15,6 +16,7 @@ struct knobs_data {
 	int64_t budget;
 	int64_t budget_half;	/* budget / 2, kept by knobs_store_budget */
 	int64_t stores;		/* calls of knobs_store_budget */
+	uint64_t added, dispatched;	/* counters */
 };
 
 static int knobs_init_queue(struct elevator_queue *eq)
@@ -32,6 +34,7 @@ static void knobs_add_request(struct elevator_queue *eq,
 	struct knobs_data *kd = eq->elevator_data;
 
 	elv_list_add_tail(&rq->elv_fifo, &kd->fifo);
+	kd->added++;
 }
 
 static struct elv_request *knobs_dispatch(struct elevator_queue *eq,
@@ -44,6 +47,7 @@ static struct elv_request *knobs_dispatch(struct elevator_queue *eq,
 		return NULL;
 	rq = elv_list_first(&kd->fifo, struct elv_request, elv_fifo);
 	elv_list_del(&rq->elv_fifo);
+	kd->dispatched++;
 	return rq;
 }
 
@@ -91,6 +95,12 @@ static const struct elv_tunable knobs_tunables[] = {
 	{ .name = NULL },
 };
 
+static const struct elv_counter knobs_counters[] = {
+	ELV_COUNTER(struct knobs_data, added),
+	ELV_COUNTER(struct knobs_data, dispatched),
+	{ .name = NULL },
+};
+
 static struct elevator_type knobs_type = {
 #ifdef KNOBS_TOO_MANY
 	.name = "toomany",
@@ -106,6 +116,7 @@ static struct elevator_type knobs_type = {
 		.has_work = knobs_has_work,
 	},
 	.tunables = knobs_tunables,
+	.counters = knobs_counters,
 };
 
 IOSCHED_ELEVATOR(knobs_type);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -75,8 +76,10 @@ static void test_refusals(void)
 /*
  * One defect each (tests/modules/badtype.c): a struct elevator_type
  * shorter than ours, a required method missing, a tunable whose default
- * is out of its range or that lies outside the scheduler's data.  The same
- * source without a defect loads.
+ * is out of its range or that lies outside the scheduler's data, a counter
+ * with a bad name or outside the data.  The same source without a defect
+ * loads, and so does one whose structure is ABI 2.0's: its bad counter
+ * table lies beyond that structure and must go unseen.
  */
 static void test_type_checks(void)
 {
@@ -87,7 +90,9 @@ static void test_type_checks(void)
 		{ "badsize", -ENOEXEC }, { "nodispatch", -EINVAL },
 		{ "nohaswork", -EINVAL }, { "tundefault", -EINVAL },
 		{ "tunoffset", -EINVAL }, { "tunstraddle", -EINVAL },
+		{ "cntname", -EINVAL }, { "cntoffset", -EINVAL },
 	};
+	const struct elevator_type *v20;
 
 	module_set_dir(test_dir);
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -96,6 +101,10 @@ static void test_type_checks(void)
 	}
 	CHECK_EQ(module_load("goodtype"), 0);
 	CHECK(elv_find("goodtype") != NULL);
+	CHECK(elv_find("goodtype")->counters != NULL);
+	CHECK_EQ(module_load("v20"), 0);
+	v20 = elv_find("v20");
+	CHECK(v20 != NULL && v20->counters == NULL);
 }
 
 /* Names reach a path: nothing but [a-z0-9_-]{1,31} is accepted. */
@@ -210,8 +219,8 @@ static void test_load_all(void)
 	n = elv_show(q, buf, sizeof buf);
 	CHECK(n > 0);
 	/* The build's directory holds every scheduler module, in name order. */
-	CHECK_STR(buf, "[noop] failinit goodtype knobs anticipatory bfq cfq "
-		  "deadline kyber\n");
+	CHECK_STR(buf, "[noop] failinit goodtype knobs v20 anticipatory bfq "
+		  "cfq deadline kyber\n");
 	queue_free(q);
 	module_unload_all();
 	CHECK(elv_find("noop") == NULL);
@@ -266,6 +275,49 @@ static void test_tunable_callbacks(void)
 	queue_free(q);
 }
 
+/*
+ * A scheduler's counters reach .control/stats: read under the queue lock
+ * from the instance's data, named as its table says, zero again in a new
+ * instance after a switch.
+ */
+static void test_counters(void)
+{
+	const struct elevator_type *type = elv_find("knobs");
+	struct stats st;
+	char buf[16384];
+	struct queue *q;
+
+	CHECK(type != NULL);
+	if (type == NULL)
+		return;
+	q = h_queue(type, 16);
+	queue_submit(q, h_io(1, ELV_READ, 1, 0, 4096, 100));
+	queue_submit(q, h_io(2, ELV_READ, 2, 0, 4096, 300));
+	queue_submit(q, h_io(3, ELV_READ, 3, 0, 4096, 200));
+	CHECK_STR(h_order(q, 1), "1");
+	queue_get_stats(q, &st);
+	CHECK_STR(st.sched.scheduler, "knobs");
+	CHECK_EQ(st.sched.n, 2);
+	CHECK_STR(st.sched.name[0], "added");
+	CHECK_EQ(st.sched.value[0], 3);
+	CHECK_STR(st.sched.name[1], "dispatched");
+	CHECK_EQ(st.sched.value[1], 1);
+	CHECK(stats_format(&st, buf, sizeof buf) > 0);
+	CHECK(strstr(buf, "\nscheduler knobs added 3\n"
+			 "scheduler knobs dispatched 1\n") != NULL);
+	CHECK_STR(h_order(q, 0), "2 3");
+	CHECK_DONE(3);
+	/* A new instance starts from zero; noop has no counters at all. */
+	CHECK_EQ(elv_switch(q, elv_noop()), 0);
+	queue_get_stats(q, &st);
+	CHECK_EQ(st.sched.n, 0);
+	CHECK_EQ(elv_switch(q, type), 0);
+	queue_get_stats(q, &st);
+	CHECK_EQ(st.sched.n, 2);
+	CHECK_EQ(st.sched.value[0], 0);
+	queue_free(q);
+}
+
 int main(void)
 {
 	snprintf(test_dir, sizeof test_dir, "%s",
@@ -278,6 +330,7 @@ int main(void)
 	test_failinit();
 	test_deadline();
 	test_tunable_callbacks();
+	test_counters();
 	test_load_all();
 	return h_exit("test_module");
 }
