@@ -273,6 +273,7 @@ struct bfq_data {
 
 	unsigned in_flight;		/* all queues' dispatched */
 	uint64_t idle_stamp;		/* idle class last considered */
+	bool started;			/* idle_stamp set: first request came */
 	uint64_t now;			/* the latest clock seen */
 
 	/* Peak rate estimation: the sample being taken, and the estimate. */
@@ -281,6 +282,21 @@ struct bfq_data {
 	uint64_t rate_last_ns;		/* its latest dispatch */
 	uint64_t rate_sectors;
 	unsigned rate_samples, rate_seq;
+
+	/*
+	 * Counters (bfq_counters), under the queue lock like the rest: the
+	 * services ended by each reason (the kernel's bfqq_expiration
+	 * names), raisings started, and waits that ended without the
+	 * process coming back.
+	 */
+	uint64_t expired_preempted;
+	uint64_t expired_too_idle;
+	uint64_t expired_no_more_requests;
+	uint64_t expired_budget_timeout;
+	uint64_t expired_budget_exhausted;
+	uint64_t wr_interactive_starts;
+	uint64_t wr_softrt_starts;
+	uint64_t idle_timeouts;
 };
 
 /* pidq frees the queues it allocates, and its hooks find their data. */
@@ -524,7 +540,7 @@ static void bfq_update_raising(const struct bfq_data *bd,
  * back after BFQ_WR_MIN_IDLE_MS) or soft real-time (back with nothing in
  * flight, after soft_rt_next), as bfq_update_bfqq_wr_on_rq_arrival.
  */
-static void bfq_raise_on_busy(const struct bfq_data *bd,
+static void bfq_raise_on_busy(struct bfq_data *bd,
 			      struct bfq_queue *bfqq, uint64_t now_ns)
 {
 	struct bfq_proc *p = &bfqq->p;
@@ -537,11 +553,15 @@ static void bfq_raise_on_busy(const struct bfq_data *bd,
 	soft_rt = p->seek_history != UINT32_MAX && bfqq->dispatched == 0 &&
 		p->seen && now_ns >= p->soft_rt_next;
 	if (interactive) {
+		if (p->wr_coeff == 1 || p->wr_softrt)
+			bd->wr_interactive_starts++;
 		p->wr_coeff = BFQ_WR_COEFF;
 		p->wr_softrt = false;
 		p->wr_service = 0;
 		p->wr_end = now_ns + bfq_wr_duration(bd);
 	} else if (soft_rt) {
+		if (!p->wr_softrt)
+			bd->wr_softrt_starts++;
 		p->wr_coeff = BFQ_WR_COEFF * BFQ_SOFTRT_WEIGHT_FACTOR;
 		p->wr_softrt = true;
 		p->wr_end = now_ns + elv_ms_to_ns(BFQ_WR_RT_MAX_MS);
@@ -875,6 +895,27 @@ static void bfq_charge_time(struct bfq_data *bd, struct bfq_queue *bfqq,
 	bfqq->served = tot;
 }
 
+static void bfq_count_expiry(struct bfq_data *bd, enum bfq_expire_why why)
+{
+	switch (why) {
+	case BFQ_EXP_PREEMPTED:
+		bd->expired_preempted++;
+		break;
+	case BFQ_EXP_TOO_IDLE:
+		bd->expired_too_idle++;
+		break;
+	case BFQ_EXP_NO_MORE:
+		bd->expired_no_more_requests++;
+		break;
+	case BFQ_EXP_TIMEOUT:
+		bd->expired_budget_timeout++;
+		break;
+	case BFQ_EXP_EXHAUSTED:
+		bd->expired_budget_exhausted++;
+		break;
+	}
+}
+
 /*
  * End the service of the queue in service (bfq_bfqq_expire).  Its finish
  * time is set from what it was charged, then it goes back on its class's
@@ -890,6 +931,7 @@ static void bfq_expire(struct bfq_data *bd, uint64_t now_ns,
 	if (bfqq == NULL)
 		return;
 	st = &bd->sched[bfqq->cls];
+	bfq_count_expiry(bd, why);
 	bfq_charge_time(bd, bfqq, why, now_ns);
 	bd->active = NULL;
 	bd->idling = false;
@@ -1026,6 +1068,7 @@ static struct bfq_queue *bfq_select_queue(struct elevator_queue *eq,
 					elv_wakeup_at(eq, bd->idle_until);
 					return NULL;
 				}
+				bd->idle_timeouts++;
 				bfq_expire(bd, now_ns, timed_out ?
 					   BFQ_EXP_TIMEOUT : BFQ_EXP_TOO_IDLE);
 			} else if (bfqq->dispatched != 0 &&
@@ -1059,11 +1102,12 @@ static void bfq_expire_stale(struct bfq_data *bd, uint64_t now_ns)
 
 	if (bfqq == NULL || bfqq->q.queued != 0)
 		return;
-	if (bd->idling && now_ns >= bd->idle_until)
+	if (bd->idling && now_ns >= bd->idle_until) {
+		bd->idle_timeouts++;
 		bfq_expire(bd, now_ns, bfqq->budget_timeout != 0 &&
 			   now_ns >= bfqq->budget_timeout ?
 			   BFQ_EXP_TIMEOUT : BFQ_EXP_TOO_IDLE);
-	else if (!bd->idling && bfqq->dispatched == 0)
+	} else if (!bd->idling && bfqq->dispatched == 0)
 		bfq_expire(bd, now_ns, BFQ_EXP_NO_MORE);
 }
 
@@ -1241,6 +1285,11 @@ static void bfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 	int level;
 
 	bd->now = now_ns;
+	/* The kernel starts the idle class's clock with the scheduler. */
+	if (!bd->started) {
+		bd->started = true;
+		bd->idle_stamp = now_ns;
+	}
 	bfq_expire_stale(bd, now_ns);
 	pidq_prio(rq->ioprio, &cls, &level);
 	if (rq->sync && rq->pid != 0) {
@@ -1451,6 +1500,18 @@ static const struct elv_tunable bfq_tunables[] = {
 	{ .name = NULL },
 };
 
+static const struct elv_counter bfq_counters[] = {
+	ELV_COUNTER(struct bfq_data, expired_preempted),
+	ELV_COUNTER(struct bfq_data, expired_too_idle),
+	ELV_COUNTER(struct bfq_data, expired_no_more_requests),
+	ELV_COUNTER(struct bfq_data, expired_budget_timeout),
+	ELV_COUNTER(struct bfq_data, expired_budget_exhausted),
+	ELV_COUNTER(struct bfq_data, wr_interactive_starts),
+	ELV_COUNTER(struct bfq_data, wr_softrt_starts),
+	ELV_COUNTER(struct bfq_data, idle_timeouts),
+	{ .name = NULL },
+};
+
 /* ------------------------------------------------------------------ */
 /* The scheduler and its registration.                                 */
 
@@ -1470,6 +1531,7 @@ static struct elevator_type bfq_type = {
 		.has_work = pidq_has_work,
 	},
 	.tunables = bfq_tunables,
+	.counters = bfq_counters,
 };
 
 IOSCHED_ELEVATOR(bfq_type);
