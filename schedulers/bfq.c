@@ -149,6 +149,8 @@
 #define BFQ_SEEK_THR		800
 /* More than this many of the last 32 requests seeked: seeky. */
 #define BFQ_SEEKY_COUNT		19
+/* A seeky queue is waited for at most this long (ms, BFQ_MIN_TT). */
+#define BFQ_MIN_TT_MS		2
 
 /*
  * The idle class waits until the other classes have nothing, except that
@@ -1014,15 +1016,23 @@ static bool bfq_may_idle(const struct bfq_data *bd,
 		bfq_asymmetric(bd, bfqq);
 }
 
-/* How long to wait for bfqq's process: raised ones at least 20 ms. */
+/*
+ * How long to wait for bfqq's process (bfq_arm_slice_timer): raised ones
+ * at least 20 ms; a seeky one at most BFQ_MIN_TT_MS when nothing but
+ * throughput is at stake (not raised, equal weights).
+ */
 static uint64_t bfq_idle_slice(const struct bfq_data *bd,
 			       const struct bfq_queue *bfqq)
 {
 	uint64_t ns = bfq_slice_idle_ns(bd);
 
-	if (bfqq->p.wr_coeff > 1 &&
-	    ns < (uint64_t)elv_ms_to_ns(BFQ_WR_MIN_IDLE_SLICE_MS))
-		ns = elv_ms_to_ns(BFQ_WR_MIN_IDLE_SLICE_MS);
+	if (bfqq->p.wr_coeff > 1) {
+		if (ns < (uint64_t)elv_ms_to_ns(BFQ_WR_MIN_IDLE_SLICE_MS))
+			ns = elv_ms_to_ns(BFQ_WR_MIN_IDLE_SLICE_MS);
+	} else if (bfq_seeky(bfqq) && !bfq_asymmetric(bd, bfqq) &&
+		   ns > (uint64_t)elv_ms_to_ns(BFQ_MIN_TT_MS)) {
+		ns = elv_ms_to_ns(BFQ_MIN_TT_MS);
+	}
 	return ns;
 }
 

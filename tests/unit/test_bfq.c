@@ -747,6 +747,26 @@ static void test_strict_guarantees(void)
 	CHECK_EQ(idle_wait_ms(1, NULL, 0), 20);
 }
 
+/*
+ * A seeky process (every read 100000 sectors from the last) is waited
+ * for 2 ms, not slice_idle (BFQ_MIN_TT), when it is not raised.
+ */
+static void test_seeky_idle(void)
+{
+	struct queue *q = bfq_queue();
+	int i;
+
+	h_set_tunable(q, "low_latency", 0);
+	for (i = 1; i <= 24; i++) {
+		pq_rd(q, i, 1001, BE(4), (uint64_t)i * 100000);
+		CHECK_EQ(h_next_id(q), i);
+	}
+	CHECK_EQ(h_wakeup_ns, h_now + 2 * H_MS);
+	queue_stop(q);
+	CHECK_DONE(24);
+	queue_free(q);
+}
+
 int main(void)
 {
 	/* A lost request would hang the drain: fail instead. */
@@ -770,6 +790,7 @@ int main(void)
 	test_charge_time();
 	test_peak_rate();
 	test_strict_guarantees();
+	test_seeky_idle();
 	pq_test_merge(bfq, false);
 	pq_test_switch(bfq);
 	pq_test_back_seek_penalty(bfq);
