@@ -33,6 +33,7 @@ BENCH=fairness RUNTIME=6
 command -v ionice >/dev/null || die "needs ionice (util-linux)"
 
 NREAD=4 BS=16k SIZE=256m
+export BS SIZE
 SCHEDS="noop deadline cfq bfq"
 PRIO_SCHEDS="cfq bfq"
 # name | ionice of the first reader | ionice of the second
@@ -51,15 +52,6 @@ done
 } | tee "$RESULTS/machine.txt"
 echo
 
-# reader FILE_NO NAME: one fio reader of f<FILE_NO>, JSON to $RESULTS/NAME.json.
-reader() {
-	fio --name="$2" --filename="$W/hdd/f$1.dat" --rw=read --bs=$BS \
-		--ioengine=psync --direct=1 --size=$SIZE --time_based \
-		--runtime="$RUNTIME" --output-format=json \
-		--output="$RESULTS/$2.json" >/dev/null 2>"$RESULTS/$2.err" || true
-	[ -s "$RESULTS/$2.err" ] || rm -f "$RESULTS/$2.err"
-}
-
 total=$(( (4 + 2 * 2) * ROUNDS ))
 n=0
 for r in $(seq "$ROUNDS"); do
@@ -70,7 +62,7 @@ for r in $(seq "$ROUNDS"); do
 		# One fio process per reader, like four programs.
 		pids=
 		for i in $(seq $NREAD); do
-			reader "$i" "four-$s-r$r-p$i" &
+			reader "$W/hdd/f$i.dat" "four-$s-r$r-p$i" "$RUNTIME" &
 			pids="$pids $!"
 		done
 		# shellcheck disable=SC2086
@@ -82,10 +74,10 @@ for r in $(seq "$ROUNDS"); do
 			printf '[%d/%d] %s, %s, round %d\n' $n $total "$pair" "$s" "$r"
 			switch_to hdd "$s"
 			# shellcheck disable=SC2086
-			ionice $first bash -c "$(declare -f reader); W=$W RESULTS=$RESULTS BS=$BS SIZE=$SIZE RUNTIME=$RUNTIME reader 1 $pair-$s-r$r-a" &
+			ionice $first bash -c "$READER; reader $W/hdd/f1.dat $pair-$s-r$r-a $RUNTIME" &
 			p1=$!
 			# shellcheck disable=SC2086
-			ionice $second bash -c "$(declare -f reader); W=$W RESULTS=$RESULTS BS=$BS SIZE=$SIZE RUNTIME=$RUNTIME reader 2 $pair-$s-r$r-b" &
+			ionice $second bash -c "$READER; reader $W/hdd/f2.dat $pair-$s-r$r-b $RUNTIME" &
 			p2=$!
 			wait $p1 $p2
 		done <<EOF
@@ -94,61 +86,48 @@ EOF
 	done
 done
 
-python3 - "$RESULTS" "$ROUNDS" "$NREAD" "$SCHEDS" "$PRIO_SCHEDS" "$PAIRS" <<'PY' | tee "$RESULTS/summary.txt"
-import json, os, statistics, sys
-
-results, rounds, nread = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-scheds, prio_scheds = sys.argv[4].split(), sys.argv[5].split()
-pairs = [l.split("|") for l in sys.argv[6].splitlines()]
-
-def bw(name):
-    try:
-        text = open(os.path.join(results, name + ".json")).read()
-        j = json.loads(text[text.index("{"):])["jobs"][0]
-    except (OSError, ValueError, KeyError, IndexError):
-        return None
-    return None if j.get("error") else j["read"]["bw"] / 1024.0
+summarize "$ROUNDS" "$NREAD" "$SCHEDS" "$PRIO_SCHEDS" "$PAIRS" <<'PY' | tee "$RESULTS/summary.txt"
+rounds, nread = int(sys.argv[1]), int(sys.argv[2])
+scheds, prio_scheds = sys.argv[3].split(), sys.argv[4].split()
+pairs = [l.split("|") for l in sys.argv[5].splitlines()]
 
 def jain(xs):
     return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)) if any(xs) else 0
 
 print("1. %d identical sequential readers" % nread)
-print("%-10s %8s %10s %10s %10s" % ("scheduler", "Jain", "MiB/s", "min proc",
-      "max proc"))
+rows = []
 for s in scheds:
     runs = []
     for r in range(1, rounds + 1):
-        xs = [bw("four-%s-r%d-p%d" % (s, r, i)) for i in range(1, nread + 1)]
+        xs = [fio_bw("four-%s-r%d-p%d" % (s, r, i)) for i in range(1, nread + 1)]
         if None not in xs:
             runs.append((jain(xs), sum(xs), xs))
     if len(runs) < rounds:
-        print("%-10s %8s" % (s, "err"))
+        rows.append([s, None])
         continue
     runs.sort(key=lambda x: x[0])
     j, agg, xs = runs[len(runs) // 2]
-    print("%-10s %8.3f %10.2f %10.2f %10.2f" % (s, j,
-          statistics.median(x[1] for x in runs), min(xs), max(xs)))
+    rows.append([s, "%.3f" % j, median(x[1] for x in runs), min(xs), max(xs)])
+table(["scheduler", "Jain", "MiB/s", "min proc", "max proc"], rows)
 print("(Jain: median of %d rounds; MiB/s: median aggregate; min/max: the"
       " median-Jain run's; target >= 0.95 under cfq)" % rounds)
 print()
 print("2. two readers under ionice: throughput of the first / the second")
-print("%-10s %-22s %10s %10s %10s" % ("scheduler", "pair", "first MiB/s",
-      "second", "ratio"))
+rows = []
 for s in prio_scheds:
     for pair, first, second in pairs:
         runs = []
         for r in range(1, rounds + 1):
-            a = bw("%s-%s-r%d-a" % (pair, s, r))
-            b = bw("%s-%s-r%d-b" % (pair, s, r))
+            a = fio_bw("%s-%s-r%d-a" % (pair, s, r))
+            b = fio_bw("%s-%s-r%d-b" % (pair, s, r))
             if a is not None and b is not None:
                 runs.append((a / b if b else float("inf"), a, b))
-        if len(runs) < rounds:
-            print("%-10s %-22s %10s" % (s, pair, "err"))
-            continue
         desc = "%s vs %s" % (first.replace(" ", ""), second.replace(" ", ""))
-        print("%-10s %-22s %10.2f %10.2f %10.2f" % (s, desc,
-              statistics.median(x[1] for x in runs),
-              statistics.median(x[2] for x in runs),
-              statistics.median(x[0] for x in runs)))
+        if len(runs) < rounds:
+            rows.append([s, desc, None])
+            continue
+        rows.append([s, desc, median(x[1] for x in runs),
+                     median(x[2] for x in runs), median(x[0] for x in runs)])
+table(["scheduler", "pair", "first MiB/s", "second", "ratio"], rows)
 print("(medians of %d rounds; 1.00 = priorities make no difference)" % rounds)
 PY

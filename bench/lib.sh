@@ -213,3 +213,85 @@ timed_cat() {
 		echo cap >"$RESULTS/$tag.time"
 	fi
 }
+
+# reader FILE NAME SECONDS [BWLOG]: one program reading FILE sequentially,
+# $BS at a time with psync and O_DIRECT (every read reaches the scheduler),
+# for SECONDS; fio's JSON in RESULTS/NAME.json, with BWLOG a bandwidth
+# log in 500 ms buckets too.  BS and SIZE are the script's, exported.  Run
+# it under ionice with
+#	ionice -c3 bash -c "$READER; reader ..."
+# (READER, set below, brings the function along).
+reader() {
+	fio --name="$2" --filename="$1" --rw=read --bs="${BS:?}" \
+		--ioengine=psync --direct=1 --size="${SIZE:?}" --time_based \
+		--runtime="$3" ${4:+--write_bw_log="$RESULTS/$2" --log_avg_msec=500} \
+		--output-format=json --output="$RESULTS/$2.json" \
+		>/dev/null 2>"$RESULTS/$2.err" || true
+	[ -s "$RESULTS/$2.err" ] || rm -f "$RESULTS/$2.err"
+}
+READER="$(declare -f reader); RESULTS=$(printf %q "$RESULTS")"
+
+# save_counters MOUNT TAG: the active scheduler's counters on $W/MOUNT, as
+# "NAME VALUE" lines in RESULTS/TAG.counters (see counters_delta below).
+save_counters() {
+	sed -n 's/^scheduler [^ ]* //p' "$W/$1/.control/stats" \
+		>"$RESULTS/$2.counters"
+}
+
+# summarize ARG... <<'PY': run the Python summary on stdin, with ARGs in
+# sys.argv[1:], after the helpers the result tables share:
+#   fio_bw(name)		MiB/s read (ddir=) by NAME.json's first job, or None
+#   counters_delta(tag)	{counter: TAG-after minus TAG-before} (save_counters)
+#   median(xs)		None when xs is empty
+#   table(header, rows)	columns aligned; floats with 2 decimals, None "err",
+#			short rows padded
+summarize() {
+	RESULTS=$RESULTS python3 -c "$(cat <<'PY'
+import glob, json, os, statistics, sys
+
+RESULTS = os.environ["RESULTS"]
+
+def fio_jobs(name):
+    try:
+        text = open(os.path.join(RESULTS, name + ".json")).read()
+        return json.loads(text[text.index("{"):])["jobs"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+def fio_bw(name, ddir="read"):
+    jobs = fio_jobs(name)
+    if not jobs or jobs[0].get("error"):
+        return None
+    return jobs[0][ddir]["bw"] / 1024.0
+
+def read_counters(tag):
+    try:
+        lines = open(os.path.join(RESULTS, tag + ".counters")).read().split("\n")
+    except OSError:
+        return {}
+    return {l.split()[0]: int(l.split()[1]) for l in lines if l.strip()}
+
+def counters_delta(tag):
+    a, b = read_counters(tag + "-before"), read_counters(tag + "-after")
+    return {k: v - a.get(k, 0) for k, v in b.items()}
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+def table(header, rows):
+    def cell(x):
+        if x is None:
+            return "err"
+        return "%.2f" % x if isinstance(x, float) else str(x)
+    rows = [[cell(x) for x in r] + [""] * (len(header) - len(r))
+            for r in rows]
+    widths = [max(len(r[i]) for r in [header] + rows)
+              for i in range(len(header))]
+    for r in [header] + rows:
+        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                        for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+PY
+)
+$(cat)" "$@"
+}

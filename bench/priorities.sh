@@ -5,7 +5,8 @@
 #
 #	bench/priorities.sh [-t SECONDS] [-r ROUNDS] [-d DIR] RESULTS_DIR
 #
-# On a mount with -o disk_model=hdd, under cfq and bfq:
+# On a mount with -o disk_model=hdd, under cfq, cfq with slice_idle 40 ms,
+# and bfq:
 #
 #  1. Two sequential readers (16 KiB psync O_DIRECT, own file each) started
 #     together as separate processes at ionice -c2 -n0 and -c2 -n7.  The
@@ -22,10 +23,17 @@
 #     leaving out the first and last second and the 500 ms after the
 #     best-effort reader stops.
 #
+# cfq's counters (.control/stats) over each run say how its slices ended.
+# Through FUSE on a busy machine a reader now and then takes longer than
+# slice_idle (8 ms) to issue its next read; its slice then ends early
+# (expired_idle_timer), which costs the long slice of level 0 more than
+# the short one of level 7 and lowers the ratio.  The row with slice_idle
+# 40 ms shows how much of the gap to 4.5 that is.
+#
 # Every read reaches the scheduler: O_DIRECT, and the daemon serves the
 # backing file through the page cache, but the hdd model charges the time
 # whether the backing page cache holds the data or not, so no cache can
-# serve a figure here.  Schedulers alternate for ROUNDS rounds; medians.
+# serve a figure here.  Configurations alternate for ROUNDS rounds; medians.
 # Options: -t SECONDS per run (default 10), -r ROUNDS (default 3), -d DIR.
 set -euo pipefail
 # shellcheck disable=SC2034 # used by lib.sh
@@ -36,7 +44,11 @@ command -v ionice >/dev/null || die "needs ionice (util-linux)"
 [ "$RUNTIME" -ge 4 ] || die "-t: at least 4 seconds"
 
 BS=16k SIZE=512m
-SCHEDS="cfq bfq"
+export BS SIZE
+# NAME|SCHEDULER|TUNABLE=VALUE ... (set after the switch)
+CONFIGS='cfq|cfq|
+cfq-idle40|cfq|slice_idle=40
+bfq|bfq|'
 
 mount_fs hdd "disk_model=hdd"
 layout "$B/f1.dat" $SIZE
@@ -45,112 +57,126 @@ layout "$B/f2.dat" $SIZE
 {
 	describe_machine
 	echo "workload:  sequential $BS psync O_DIRECT readers, own file each, separate processes under ionice"
-	echo "hdd model: defaults; scheduler tunables at their defaults"
+	echo "hdd model: defaults; scheduler tunables at their defaults but where named"
 } | tee "$RESULTS/machine.txt"
 echo
 
-# reader FILE_NO NAME SECONDS [BWLOG]: one fio reader, JSON to NAME.json.
-reader() {
-	fio --name="$2" --filename="$W/hdd/f$1.dat" --rw=read --bs=$BS \
-		--ioengine=psync --direct=1 --size=$SIZE --time_based \
-		--runtime="$3" ${4:+--write_bw_log="$RESULTS/$2" --log_avg_msec=500} \
-		--output-format=json --output="$RESULTS/$2.json" \
-		>/dev/null 2>"$RESULTS/$2.err" || true
-	[ -s "$RESULTS/$2.err" ] || rm -f "$RESULTS/$2.err"
+# configure SCHEDULER SETTINGS: switch (a fresh instance, its tunables at
+# their defaults), then set the tunables.
+configure() {
+	switch_to hdd noop
+	switch_to hdd "$1"
+	for t in $2; do
+		echo "${t#*=}" >"$W/hdd/.control/iosched/${t%%=*}" ||
+			die "$1: cannot set $t"
+	done
 }
-READER="$(declare -f reader); W=$W RESULTS=$RESULTS BS=$BS SIZE=$SIZE"
 
-total=$(( 2 * 2 * ROUNDS ))
+# pair TAG IONICE1 FILE1 SECONDS1 IONICE2 FILE2 SECONDS2 [log]: two readers
+# at once, TAG-a and TAG-b, the first with a bandwidth log when asked;
+# the scheduler's counters before and after.
+pair() {
+	save_counters hdd "$1-before"
+	# shellcheck disable=SC2086
+	ionice $2 bash -c "$READER; reader $W/hdd/f$3.dat $1-a $4 ${8:-}" &
+	p1=$!
+	# shellcheck disable=SC2086
+	ionice $5 bash -c "$READER; reader $W/hdd/f$6.dat $1-b $7" &
+	p2=$!
+	wait $p1 $p2
+	save_counters hdd "$1-after"
+}
+
+total=$(( 2 * $(echo "$CONFIGS" | wc -l) * ROUNDS ))
 n=0
 for r in $(seq "$ROUNDS"); do
-	for s in $SCHEDS; do
+	while IFS='|' read -r c s settings; do
 		n=$((n + 1))
-		printf '[%d/%d] %s, -n0 against -n7, round %d\n' $n $total "$s" "$r"
-		switch_to hdd "$s"
-		ionice -c2 -n0 bash -c "$READER; reader 1 levels-$s-r$r-n0 $RUNTIME" &
-		p1=$!
-		ionice -c2 -n7 bash -c "$READER; reader 2 levels-$s-r$r-n7 $RUNTIME" &
-		p2=$!
-		wait $p1 $p2
+		printf '[%d/%d] %s, -n0 against -n7, round %d\n' $n $total "$c" "$r"
+		configure "$s" "$settings"
+		pair "levels-$c-r$r" "-c2 -n0" 1 "$RUNTIME" "-c2 -n7" 2 "$RUNTIME"
 
 		n=$((n + 1))
 		printf '[%d/%d] %s, -c3 with a best-effort reader for %d s, round %d\n' \
-			$n $total "$s" $((RUNTIME / 2)) "$r"
-		ionice -c3 bash -c "$READER; reader 1 idle-$s-r$r-c3 $RUNTIME log" &
-		p1=$!
-		ionice -c2 -n4 bash -c "$READER; reader 2 idle-$s-r$r-be $((RUNTIME / 2))" &
-		p2=$!
-		wait $p1 $p2
-	done
+			$n $total "$c" $((RUNTIME / 2)) "$r"
+		configure "$s" "$settings"
+		pair "idle-$c-r$r" "-c3" 1 "$RUNTIME" "-c2 -n4" 2 \
+			$((RUNTIME / 2)) log
+	done <<EOF
+$CONFIGS
+EOF
 done
 
-python3 - "$RESULTS" "$ROUNDS" "$SCHEDS" "$RUNTIME" <<'PY' | tee "$RESULTS/summary.txt"
-import glob, json, os, statistics, sys
-
-results, rounds = sys.argv[1], int(sys.argv[2])
-scheds, runtime = sys.argv[3].split(), int(sys.argv[4])
+summarize "$ROUNDS" "$CONFIGS" "$RUNTIME" <<'PY' | tee "$RESULTS/summary.txt"
+rounds, runtime = int(sys.argv[1]), int(sys.argv[3])
+configs = [l.split("|") for l in sys.argv[2].splitlines()]
 half = runtime / 2.0
-
-def bw(name):
-    try:
-        text = open(os.path.join(results, name + ".json")).read()
-        j = json.loads(text[text.index("{"):])["jobs"][0]
-    except (OSError, ValueError, KeyError, IndexError):
-        return None
-    return None if j.get("error") else j["read"]["bw"] / 1024.0
+kernel = {"cfq": "4.5 (slices 180:40)", "bfq": "8.8 (weights 80:10)"}
+shown = ["set_active", "expired_slice_used", "expired_idle_timer",
+         "expired_empty", "expired_rq_limit", "preempt", "arm_idle",
+         "idle_hit"]
 
 def phases(name):
-    """Mean MiB/s of the bandwidth log during and after the BE reader."""
-    logs = glob.glob(os.path.join(results, name + "_bw*.log"))
+    """Mean MiB/s of the bandwidth log during and after the BE reader.
+    fio writes no line for a 500 ms bucket without a completion: a bucket
+    missing from the log counts as 0."""
+    logs = glob.glob(os.path.join(RESULTS, name + "_bw*.log"))
     if not logs:
         return None
-    during, after = [], []
+    windows = ((1, half - 0.5), (half + 1, runtime - 0.5))
+    kib = [0.0, 0.0]
     for line in open(logs[0]):
         f = line.split(",")
-        t, kib = int(f[0]) / 1000.0, int(f[1]) / 1024.0
-        if 1 <= t <= half - 0.5:
-            during.append(kib)
-        elif half + 1 <= t <= runtime - 0.5:
-            after.append(kib)
-    if not during or not after:
-        return None
-    return statistics.mean(during), statistics.mean(after)
+        t = int(f[0]) / 1000.0
+        for i, (lo, hi) in enumerate(windows):
+            if lo <= t <= hi:
+                kib[i] += int(f[1]) / 1024.0
+    return tuple(k / (int((hi - lo) / 0.5) + 1)
+                 for k, (lo, hi) in zip(kib, windows))
+
+def counter_rows(prefix):
+    rows = []
+    for c, s, _ in configs:
+        if s != "cfq":
+            continue
+        ds = [counters_delta("%s-%s-r%d" % (prefix, c, r))
+              for r in range(1, rounds + 1)]
+        rows.append([c] + [median([d.get(k) for d in ds]) for k in shown])
+    return rows
 
 print("1. two sequential readers, ionice -c2 -n0 and -c2 -n7")
-print("%-6s %12s %12s %8s %s" % ("sched", "-n0 MiB/s", "-n7 MiB/s", "ratio",
-      " kernel"))
-kernel = {"cfq": "4.5 (slices 180:40)", "bfq": "8.8 (weights 80:10)"}
-for s in scheds:
+rows = []
+for c, s, _ in configs:
     runs = []
     for r in range(1, rounds + 1):
-        a, b = bw("levels-%s-r%d-n0" % (s, r)), bw("levels-%s-r%d-n7" % (s, r))
+        a = fio_bw("levels-%s-r%d-a" % (c, r))
+        b = fio_bw("levels-%s-r%d-b" % (c, r))
         if a is not None and b is not None:
             runs.append((a / b if b else float("inf"), a, b))
-    if not runs:
-        print("%-6s %12s" % (s, "err"))
-        continue
-    print("%-6s %12.2f %12.2f %8.2f  %s" % (s,
-          statistics.median(x[1] for x in runs),
-          statistics.median(x[2] for x in runs),
-          statistics.median(x[0] for x in runs), kernel[s]))
+    rows.append([c, median(x[1] for x in runs), median(x[2] for x in runs),
+                 median(x[0] for x in runs), kernel[s]])
+table(["config", "-n0 MiB/s", "-n7 MiB/s", "ratio", "kernel"], rows)
+print()
+print("   cfq's counters over each run (medians)")
+table(["config"] + shown, counter_rows("levels"))
 print()
 print("2. ionice -c3 reader; a best-effort reader for the first %g s of %d" %
       (half, runtime))
-print("%-6s %14s %14s %14s %s" % ("sched", "-c3 during", "-c3 after",
-      "BE MiB/s", " (MiB/s; kernel cfq: ~0 during, all after)"))
-for s in scheds:
+rows = []
+for c, s, _ in configs:
     runs = []
     for r in range(1, rounds + 1):
-        p, be = phases("idle-%s-r%d-c3" % (s, r)), bw("idle-%s-r%d-be" % (s, r))
+        p = phases("idle-%s-r%d-a" % (c, r))
+        be = fio_bw("idle-%s-r%d-b" % (c, r))
         if p is not None and be is not None:
             runs.append((p[0], p[1], be))
-    if not runs:
-        print("%-6s %14s" % (s, "err"))
-        continue
-    print("%-6s %14.2f %14.2f %14.2f" % (s,
-          statistics.median(x[0] for x in runs),
-          statistics.median(x[1] for x in runs),
-          statistics.median(x[2] for x in runs)))
+    rows.append([c, median(x[0] for x in runs), median(x[1] for x in runs),
+                 median(x[2] for x in runs)])
+table(["config", "-c3 during", "-c3 after", "BE MiB/s"], rows)
+print("   (MiB/s; kernel cfq: ~0 during, all after)")
+print()
+print("   cfq's counters over each run (medians)")
+table(["config"] + shown, counter_rows("idle"))
 print()
 print("medians of %d rounds; O_DIRECT reads, every one through the scheduler"
       " and charged by the hdd model (no cache can serve them)" % rounds)

@@ -3,7 +3,7 @@
 # bench/soak.sh: a long mixed load with continual scheduler switching, to
 # show that the daemon's memory and descriptors do not grow without bound.
 #
-#	bench/soak.sh [-d DIR] [SECONDS] [RESULTS_DIR]
+#	bench/soak.sh [-d DIR] [-o OPTS] [SECONDS] [RESULTS_DIR]
 #
 # Mounts a fresh backing directory and, for SECONDS (default 1200, twenty
 # minutes), runs at the same time
@@ -22,6 +22,10 @@
 # Options:
 #	-d DIR   where the backing directory and mountpoint are made (default
 #	         /var/tmp)
+#	-o OPTS  more mount options for the daemon, comma-separated as for
+#	         mount(8), e.g. -o writeback_cache; may be given more than once
+# Two soaks may run at the same time: each makes its own directory under
+# DIR.
 # Environment: FUSE_IOSCHED (default ../src/fuse-iosched next to this
 # script), MODULE_DIR (default ../schedulers/.libs), FSX (default
 # ../tests/fsx; make check builds it; without it that load is left out).
@@ -32,10 +36,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 : "${MODULE_DIR:=$top/schedulers/.libs}"
 : "${FSX:=$top/tests/fsx}"
 base=/var/tmp
-while getopts d: opt; do
+opts=
+while getopts d:o: opt; do
 	case $opt in
 	d) base=$OPTARG ;;
-	*) echo "usage: $0 [-d DIR] [SECONDS] [RESULTS_DIR]" >&2; exit 2 ;;
+	o) opts=$opts,$OPTARG ;;
+	*) echo "usage: $0 [-d DIR] [-o OPTS] [SECONDS] [RESULTS_DIR]" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -72,7 +78,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-"$FUSE_IOSCHED" -f -o "module_dir=$MODULE_DIR" "$T/backing" "$MNT" \
+"$FUSE_IOSCHED" -f -o "module_dir=$MODULE_DIR$opts" "$T/backing" "$MNT" \
 	>"$OUT/daemon.log" 2>&1 &
 dpid=$!
 for _ in $(seq 200); do
@@ -81,7 +87,7 @@ for _ in $(seq 200); do
 done
 mountpoint -q "$MNT" || { cat "$OUT/daemon.log"; echo "soak: mount failed"; exit 1; }
 names=$(tr -d '[]' <"$C/scheduler")
-echo "soak: pid $dpid, $DURATION s, schedulers: $names, results in $OUT"
+echo "soak: pid $dpid, $DURATION s, options: ${opts#,}, schedulers: $names, results in $OUT"
 
 # Each load runs in a loop until STOP exists and notes failures in
 # OUT/errors.txt.

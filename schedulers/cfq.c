@@ -29,8 +29,12 @@
  * cfq keeps the slice and waits up to slice_idle for it: dispatch returns
  * NULL and asks the host for a wake-up at the end of the wait.
  *
- * Per-process queues are allocated on a process's first request and freed
- * once they hold nothing, have nothing in flight and are not active.  What
+ * Per-process queues are allocated on a process's first request.  One that
+ * holds nothing, has nothing in flight and is not active is parked, and
+ * freed once it has been parked for CFQ_PARK_MS: the kernel keeps a
+ * process's queue as long as the process, but a FUSE daemon is not told
+ * when a process exits.  Parked, it keeps what the kernel's keeps between
+ * two turns: its think time, seek history and slice residual.  What
  * cfq shares with bfq (the queues' hash, their requests' order, the seek
  * rule, merges) is in pidq.c.  elv_priv[1] of a dispatched request holds
  * what completion must undo.
@@ -83,6 +87,13 @@
 #define CFQ_SEEK_ONE		256
 #define CFQ_SEEK_VALID		80
 
+/*
+ * How long (ms) an idle per-process queue is kept for its process: longer
+ * than the turns of many readers take, short enough that the queues of
+ * processes that have exited do not pile up.
+ */
+#define CFQ_PARK_MS		10000
+
 /* elv_priv[1] of a dispatched request: what it counts in. */
 #define CFQ_RQ_SYNC_FLIGHT	0x1u	/* cd->sync_flight */
 #define CFQ_RQ_NONIDLE_FLIGHT	0x2u	/* cd->nonidle_flight */
@@ -91,6 +102,8 @@ struct cfq_queue {
 	struct pidq q;			/* first: see pidq.h */
 	struct elv_list rr;		/* on cd->tree while busy, not active */
 	int64_t key;			/* its place on cd->tree (ns) */
+	struct elv_list park;		/* on cd->parked while idle */
+	uint64_t parked_ns;		/* since when */
 
 	enum pidq_class cls;
 	int level;			/* 0 (highest) to 7 */
@@ -128,6 +141,9 @@ struct cfq_data {
 	unsigned busy;			/* queues holding requests */
 	unsigned busy_class[PIDQ_NR_CLASSES];	/* the same, per class */
 
+	/* Idle per-process queues, the longest parked first. */
+	struct elv_list parked;
+
 	/* The pooled queues, also known to pq. */
 	struct cfq_queue pool[PIDQ_NR_CLASSES][PIDQ_LEVELS];
 
@@ -142,6 +158,25 @@ struct cfq_data {
 	unsigned nonidle_flight;	/* in flight from RT and BE queues */
 	bool nonidle_seen;		/* an RT or BE request completed */
 	uint64_t last_nonidle_end;	/* when it last happened */
+
+	/*
+	 * Counters (cfq_counters), named after the kernel's blktrace
+	 * messages where it has one: slices begun (set_active); slices
+	 * ended because their time was used, because the process did not
+	 * come back within the idle window (idle timer fired), because the
+	 * queue emptied and was not worth waiting for, after their share of
+	 * requests (an async queue's, or the idle class's one), or by a
+	 * preempting queue; idle windows armed (arm_idle), and how many of
+	 * those the process ended by coming back.
+	 */
+	uint64_t set_active;
+	uint64_t expired_slice_used;
+	uint64_t expired_idle_timer;
+	uint64_t expired_empty;
+	uint64_t expired_rq_limit;
+	uint64_t preempt;
+	uint64_t arm_idle;
+	uint64_t idle_hit;
 };
 
 /* pidq frees the queues it allocates, and its hooks find their data. */
@@ -255,11 +290,10 @@ static bool cfq_seeky(const struct cfq_queue *cfqq)
  * mean.  A single long seek counts at most 2 Mi sectors beyond four means
  * early on and 128 Ki later, so that one odd jump does not mark a
  * sequential reader seeky for long.  The kernel measures a process's first
- * request from sector 0; here a process's queue is freed whenever it
- * empties (between slices, typically), so its history restarts often, and
- * the first request of a new queue is not counted: measured from 0 it
- * would make every reader of a file far into the disk look seeky at the
- * start of each slice.
+ * request from sector 0; here the first request of a new queue is not
+ * counted: measured from 0 it would make every new reader of a file far
+ * into the disk look seeky for its first forty requests or so, and a
+ * queue is new again after CFQ_PARK_MS idle.
  */
 static void cfq_update_seek(struct cfq_queue *cfqq, const struct elv_request *rq)
 {
@@ -288,6 +322,7 @@ static void cfq_queue_init(struct cfq_queue *cfqq, enum pidq_class cls,
 			   int level, bool per_process)
 {
 	elv_list_init(&cfqq->rr);
+	elv_list_init(&cfqq->park);
 	cfqq->cls = cls;
 	cfqq->level = level;
 	cfqq->per_process = per_process;
@@ -295,13 +330,30 @@ static void cfq_queue_init(struct cfq_queue *cfqq, enum pidq_class cls,
 	cfqq->ttime.idle_window = per_process;
 }
 
-/* Free a per-process queue nobody needs any more. */
-static void cfq_put_queue(struct cfq_data *cd, struct cfq_queue *cfqq)
+/* Park a per-process queue that has nothing to do now. */
+static void cfq_put_queue(struct cfq_data *cd, struct cfq_queue *cfqq,
+			  uint64_t now_ns)
 {
 	if (!cfqq->per_process || cfqq->q.queued != 0 ||
-	    cfqq->dispatched != 0 || cfqq == cd->active)
+	    cfqq->dispatched != 0 || cfqq == cd->active ||
+	    !elv_list_empty(&cfqq->park))
 		return;
-	pidq_free_process(&cfqq->q);
+	cfqq->parked_ns = now_ns;
+	elv_list_add_tail(&cfqq->park, &cd->parked);
+}
+
+/* Free the queues parked for longer than CFQ_PARK_MS. */
+static void cfq_reap(struct cfq_data *cd, uint64_t now_ns)
+{
+	struct cfq_queue *cfqq;
+
+	while (!elv_list_empty(&cd->parked)) {
+		cfqq = elv_list_first(&cd->parked, struct cfq_queue, park);
+		if (now_ns < cfqq->parked_ns + elv_ms_to_ns(CFQ_PARK_MS))
+			return;
+		elv_list_del(&cfqq->park);
+		pidq_free_process(&cfqq->q);
+	}
 }
 
 /* A process's priority changed (ionice -p): move its queue. */
@@ -350,6 +402,7 @@ static void cfq_remove_rq(struct cfq_data *cd, struct cfq_queue *cfqq,
 static void cfq_activate(struct cfq_data *cd, struct cfq_queue *cfqq)
 {
 	elv_list_del(&cfqq->rr);
+	cd->set_active++;
 	cd->active = cfqq;
 	cd->idling = false;
 	cfqq->slice_end = 0;
@@ -374,13 +427,9 @@ static void cfq_expire(struct cfq_data *cd, uint64_t now_ns, bool timed_out)
 	if (timed_out && cfqq->slice_end != 0)
 		cfqq->slice_resid = (int64_t)cfqq->slice_end - (int64_t)now_ns;
 	cfqq->slice_end = 0;
-	/*
-	 * An empty queue keeps its residual for when it is busy again, as in
-	 * the kernel, unless it is freed (a per-process queue with nothing
-	 * in flight): then the process starts afresh.
-	 */
+	/* An empty queue keeps its residual for when it is busy again. */
 	if (cfqq->q.queued == 0) {
-		cfq_put_queue(cd, cfqq);
+		cfq_put_queue(cd, cfqq, now_ns);
 		return;
 	}
 	cfq_tree_add(cd, cfqq, now_ns, false);
@@ -427,8 +476,10 @@ static struct cfq_queue *cfq_select_queue(struct elevator_queue *eq,
 	struct cfq_queue *cfqq = cd->active;
 
 	if (cfqq != NULL) {
-		if (cfqq->slice_end != 0 && now_ns >= cfqq->slice_end)
+		if (cfqq->slice_end != 0 && now_ns >= cfqq->slice_end) {
+			cd->expired_slice_used++;
 			goto expire;
+		}
 		if (cfqq->q.queued != 0) {
 			cd->idling = false;
 			return cfqq;
@@ -439,12 +490,14 @@ static struct cfq_queue *cfq_select_queue(struct elevator_queue *eq,
 				elv_wakeup_at(eq, cd->idle_until);
 				return NULL;
 			}
+			cd->expired_idle_timer++;
 			goto expire;
 		}
 		/* Its completion decides whether to idle. */
 		if (cfqq->dispatched != 0 && cfqq->ttime.idle_window &&
 		    cd->pq.slice_idle > 0)
 			return NULL;
+		cd->expired_empty++;
 expire:
 		cfq_expire(cd, now_ns, false);
 	}
@@ -509,6 +562,7 @@ static int cfq_init_queue(struct elevator_queue *eq)
 
 	pidq_data_init(&cd->pq);
 	elv_list_init(&cd->tree);
+	elv_list_init(&cd->parked);
 	for (c = 0; c < PIDQ_NR_CLASSES; c++) {
 		for (l = 0; l < PIDQ_LEVELS; l++) {
 			cfqq = &cd->pool[c][l];
@@ -520,17 +574,18 @@ static int cfq_init_queue(struct elevator_queue *eq)
 	return 0;
 }
 
-/* next was merged into rq: it leaves its queue, which may go too. */
+/*
+ * next was merged into rq: it leaves its queue, which still holds rq
+ * (pidq_allow_merge keeps merges within a queue).
+ */
 static void cfq_merged_requests(struct elevator_queue *eq,
 				struct elv_request *rq,
 				struct elv_request *next)
 {
 	struct cfq_data *cd = cfq_data(eq);
-	struct cfq_queue *next_q = cfq_rq_queue(next);
 
 	pidq_merged_fifo(rq, next);
-	cfq_remove_rq(cd, next_q, next);
-	cfq_put_queue(cd, next_q);
+	cfq_remove_rq(cd, cfq_rq_queue(next), next);
 }
 
 /*
@@ -581,6 +636,7 @@ static void cfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 	enum pidq_class cls;
 	int level;
 
+	cfq_reap(cd, now_ns);
 	pidq_prio(rq->ioprio, &cls, &level);
 	if (rq->sync && rq->pid != 0) {
 		q = pidq_find_process(&cd->pq, rq->pid);
@@ -591,6 +647,7 @@ static void cfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 				cfq_queue_init(cfqq, cls, level, true);
 		} else {
 			cfqq = cfq_queue(q);
+			elv_list_del(&cfqq->park);
 			if (cfqq->cls != cls || cfqq->level != level)
 				cfq_set_prio(cd, cfqq, cls, level);
 			pidq_think_time(&cd->pq, &cfqq->ttime, now_ns);
@@ -609,8 +666,11 @@ static void cfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 
 	if (cfqq == cd->active) {
 		/* The process came back within the wait: serve it. */
+		if (cd->idling)
+			cd->idle_hit++;
 		cd->idling = false;
 	} else if (cfq_should_preempt(cd, cfqq, rq)) {
+		cd->preempt++;
 		cfq_expire(cd, now_ns, true);
 		/* Next, ahead of the queue it preempted. */
 		cfq_tree_add(cd, cfqq, now_ns, true);
@@ -670,8 +730,10 @@ static struct elv_request *cfq_dispatch(struct elevator_queue *eq,
 	 */
 	others = cd->busy > (cfqq->q.queued != 0 ? 1u : 0u);
 	if (others && (cfqq->cls == PIDQ_IDLE || (!cfqq->per_process &&
-	    cfqq->slice_dispatch >= cfq_async_max_rq(cd, cfqq))))
+	    cfqq->slice_dispatch >= cfq_async_max_rq(cd, cfqq)))) {
+		cd->expired_rq_limit++;
 		cfq_expire(cd, now_ns, false);
+	}
 	return rq;
 }
 
@@ -702,7 +764,7 @@ static void cfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 	}
 
 	if (cfqq != cd->active) {
-		cfq_put_queue(cd, cfqq);
+		cfq_put_queue(cd, cfqq, now_ns);
 		return;
 	}
 	/*
@@ -714,12 +776,17 @@ static void cfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 		cfqq->slice_end = now_ns + cfq_slice_ns(cd, cfqq);
 	/* An overrun is charged to the queue's next turn. */
 	if (cfqq->cls == PIDQ_IDLE || now_ns >= cfqq->slice_end) {
+		if (cfqq->cls == PIDQ_IDLE)
+			cd->expired_rq_limit++;
+		else
+			cd->expired_slice_used++;
 		cfq_expire(cd, now_ns, cfqq->cls != PIDQ_IDLE);
 		return;
 	}
 	if (cfqq->q.queued == 0 && cfqq->dispatched == 0 && cfqq->per_process &&
 	    cfqq->ttime.idle_window && cd->pq.slice_idle > 0) {
 		cd->idling = true;
+		cd->arm_idle++;
 		cd->idle_until = now_ns + elv_ms_to_ns(
 			cfq_seeky(cfqq) && cd->pq.slice_idle > CFQ_MIN_TT_MS ?
 			CFQ_MIN_TT_MS : cd->pq.slice_idle);
@@ -730,7 +797,7 @@ static void cfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 }
 
 /* ------------------------------------------------------------------ */
-/* Tunables, shown and set under .control/iosched/.                    */
+/* Tunables under .control/iosched/, counters in .control/stats.      */
 
 /*
  * As cfq_may_queue: while cfq idles for the active queue's process, that
@@ -776,6 +843,18 @@ static const struct elv_tunable cfq_tunables[] = {
 	{ .name = NULL },
 };
 
+static const struct elv_counter cfq_counters[] = {
+	ELV_COUNTER(struct cfq_data, set_active),
+	ELV_COUNTER(struct cfq_data, expired_slice_used),
+	ELV_COUNTER(struct cfq_data, expired_idle_timer),
+	ELV_COUNTER(struct cfq_data, expired_empty),
+	ELV_COUNTER(struct cfq_data, expired_rq_limit),
+	ELV_COUNTER(struct cfq_data, preempt),
+	ELV_COUNTER(struct cfq_data, arm_idle),
+	ELV_COUNTER(struct cfq_data, idle_hit),
+	{ .name = NULL },
+};
+
 /* ------------------------------------------------------------------ */
 /* The scheduler and its registration.                                 */
 
@@ -796,6 +875,7 @@ static struct elevator_type cfq_type = {
 		.may_queue = cfq_may_queue,
 	},
 	.tunables = cfq_tunables,
+	.counters = cfq_counters,
 };
 
 IOSCHED_ELEVATOR(cfq_type);

@@ -205,18 +205,16 @@ void fs_file_write_buf(fuse_req_t req, fuse_ino_t ino,
 
 void fs_file_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	int fd, err;
+	int fd;
 
 	/* close(2) of a control file must not fail: nothing to flush. */
 	if (control_is_ino(ino)) {
 		fuse_reply_err(req, 0);
 		return;
 	}
-	err = fs_inode_wait_writes_err(fs_of(req), fs_inode(req, ino));
-	if (err) {
-		fuse_reply_err(req, err);
-		return;
-	}
+	/* A writeback error is the kernel's to report, once to each
+	 * descriptor (fs_inode_write_failed). */
+	fs_inode_wait_writes_drop(fs_of(req), fs_inode(req, ino));
 	/*
 	 * Closing a duplicate reports the backing fs's close errors (NFS
 	 * write-back, quotas) without giving up our descriptor.  Without a
@@ -249,22 +247,23 @@ void fs_file_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		   struct fuse_file_info *fi)
 {
 	struct inode *inode;
-	int res, err;
+	int res;
 
 	if (control_is_ino(ino)) {
 		fuse_reply_err(req, 0);
 		return;
 	}
 	inode = fs_inode(req, ino);
-	err = fs_inode_wait_writes_err(fs_of(req), inode);
+	fs_inode_wait_writes_drop(fs_of(req), inode);
 	res = datasync ? fdatasync(fs_file_fd(fi->fh))
 		       : fsync(fs_file_fd(fi->fh));
+	if (res == -1) {
+		fuse_reply_err(req, errno);
+		return;
+	}
 	/* Delayed allocation has just placed the data: look it up anew. */
-	if (res == 0)
-		sectormap_invalidate(inode->smap, 0, 0);
-	else if (!err)
-		err = errno;
-	fuse_reply_err(req, err);
+	sectormap_invalidate(inode->smap, 0, 0);
+	fuse_reply_err(req, 0);
 }
 
 void fs_file_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,

@@ -77,7 +77,7 @@ static int fs_inode_setup(struct inode *inode, int fd, const struct stat *st)
 	pthread_cond_init(&inode->writes_done, NULL);
 	inode->writes_pending[0] = inode->writes_pending[1] = 0;
 	inode->write_epoch = 0;
-	inode->write_err = 0;
+	inode->write_failed = false;
 	pthread_mutex_init(&inode->fsync_lock, NULL);
 	inode->dio_used = 0;
 	pthread_rwlock_init(&inode->dio_lock, NULL);
@@ -486,19 +486,26 @@ void fs_inode_write_end(struct inode *inode, unsigned epoch)
 }
 
 /*
- * A write the kernel made from its page cache failed.  The kernel may keep
- * the error for fsync and close itself, but the writer must learn of it
- * even when it does not: keep it here for the next fsync or flush of the
- * file (reported at least once, as the kernel's AS_EIO).
+ * A write the kernel made from its page cache failed, and the kernel has
+ * been answered with the error (dispatch_spread).  Reporting it is the
+ * kernel's business: it keeps the error per open file (mapping_set_error
+ * when its write is answered, the errseq of the FUSE inode's mapping), so
+ * the next fsync(2) of each descriptor open at the time fails with it
+ * once, and close(2) does if no fsync did.  We must not report it again:
+ * the kernel answers that fsync itself, without asking us, and a later
+ * FUSE_FSYNC failing with the kept error would fail a descriptor a second
+ * time, or fail one opened after the error was reported.
  *
- * The size: under the writeback cache the kernel trusts its own file size
- * and never takes ours, so a file cut short by the error would stay
- * longer on the mount than in BACKING.  The backing file is extended to
- * the end of the failed write instead (a hole, which costs no space): the
- * two agree, and the lost range reads as zeros once the pages are dropped
- * (fs_inode_write_err_report).  The attributes are invalidated so that
- * times and blocks are fetched again; only the attributes (offset -1),
- * since dropping pages here would wait for the writeback being answered.
+ * What is left to us is the size.  Under the writeback cache the kernel
+ * trusts its own file size and never takes ours, so a file cut short by
+ * the error would stay longer on the mount than in BACKING.  The backing
+ * file is extended to the end of the failed write instead (a hole, which
+ * costs no space): the two agree, and the lost range reads as zeros once
+ * the kernel's pages are dropped, at the next fsync or flush that reaches
+ * us (fs_inode_wait_writes_drop).  The attributes are invalidated now, so
+ * that times and blocks are fetched again; only the attributes (offset
+ * -1), since dropping pages here would wait for the writeback being
+ * answered.
  */
 void fs_inode_write_failed(struct fs *fs, struct inode *inode, int fd,
 			   uint64_t end, int err)
@@ -513,15 +520,15 @@ void fs_inode_write_failed(struct fs *fs, struct inode *inode, int fd,
 	 * size would shrink the file the other had just extended.
 	 */
 	pthread_mutex_lock(&inode->lock);
-	first = inode->write_err == 0;
-	inode->write_err = err;
+	first = !inode->write_failed;
+	inode->write_failed = true;
 	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size < end &&
 	    ftruncate(fd, (off_t)end) == -1)
 		log_warn("inode %llu: cannot keep size %llu: %s",
 			 (unsigned long long)inode->ino,
 			 (unsigned long long)end, strerror(errno));
 	pthread_mutex_unlock(&inode->lock);
-	/* Once until it is reported, not once per failed write. */
+	/* Once until the pages are dropped, not once per failed write. */
 	if (first)
 		log_warn("writeback to inode %llu failed: %s",
 			 (unsigned long long)inode->ino, strerror(err));
@@ -533,33 +540,28 @@ void fs_inode_write_failed(struct fs *fs, struct inode *inode, int fd,
 }
 
 /*
- * Report a kept write error to fsync or flush: the kernel's cached pages
- * of the file still hold what never reached BACKING; drop them, so that
- * reads show what the file holds.  The writeback has ended by now.
+ * After a failed writeback the kernel's cached pages of the file still
+ * hold what never reached BACKING; drop them, so that reads show what the
+ * file holds.  The file's earlier writes, that writeback among them, have
+ * ended by now.
  */
-static void fs_inode_write_err_report(struct fs *fs, struct inode *inode)
+void fs_inode_wait_writes_drop(struct fs *fs, struct inode *inode)
 {
+	bool failed;
 	int res;
 
+	fs_inode_wait_writes(inode);
+	pthread_mutex_lock(&inode->lock);
+	failed = inode->write_failed;
+	inode->write_failed = false;
+	pthread_mutex_unlock(&inode->lock);
+	if (!failed)
+		return;
 	res = fuse_lowlevel_notify_inval_inode(fs->se, fs_inode_id(fs, inode),
 					       0, 0);
 	if (res < 0 && res != -ENOENT)
 		log_debug("inode %llu: page invalidation: %s",
 			  (unsigned long long)inode->ino, strerror(-res));
-}
-
-int fs_inode_wait_writes_err(struct fs *fs, struct inode *inode)
-{
-	int err;
-
-	fs_inode_wait_writes(inode);
-	pthread_mutex_lock(&inode->lock);
-	err = inode->write_err;
-	inode->write_err = 0;
-	pthread_mutex_unlock(&inode->lock);
-	if (err)
-		fs_inode_write_err_report(fs, inode);
-	return err;
 }
 
 void fs_inode_wait_writes(struct inode *inode)

@@ -274,8 +274,8 @@ struct inode {
 	unsigned writes_pending[2];	/* per epoch; see fs_inode_wait_writes */
 	unsigned write_epoch;
 	pthread_mutex_t fsync_lock;	/* serializes write waits */
-	int write_err;		/* inode lock: a writeback write's errno,
-				 * for the next fsync or flush to report */
+	bool write_failed;	/* inode lock: a writeback write failed; its
+				 * pages are dropped at fsync or flush */
 	/*
 	 * Once a direct descriptor of the inode has been opened (dio_used,
 	 * set once, read without a lock), every write to it holds dio_lock:
@@ -316,12 +316,13 @@ unsigned fs_inode_write_begin(struct inode *inode);
 void fs_inode_write_end(struct inode *inode, unsigned epoch);
 /* Wait until every write begun before this call has ended. */
 void fs_inode_wait_writes(struct inode *inode);
-/* A writeback write of the backing fd up to byte end failed with err:
- * keep err for fsync and flush, and keep the size the kernel counts. */
+/* A writeback write of the backing fd up to byte end failed with err
+ * (the kernel reports it): keep the size the kernel counts. */
 void fs_inode_write_failed(struct fs *fs, struct inode *inode, int fd,
 			   uint64_t end, int err);
-/* fs_inode_wait_writes, then take the kept error: 0 or an errno. */
-int fs_inode_wait_writes_err(struct fs *fs, struct inode *inode);
+/* fs_inode_wait_writes, then drop the kernel's pages if a writeback
+ * failed since the last call. */
+void fs_inode_wait_writes_drop(struct fs *fs, struct inode *inode);
 
 /* fs_fd.c: inode descriptors, at most a number the limit allows */
 /* Raise RLIMIT_NOFILE and size the set; after fs->root_fd is open. */

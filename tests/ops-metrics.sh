@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # -o metrics=:PORT serves Prometheus metrics on the loopback: valid for
-# promtool, following the I/O, the scheduler and its switches; the config
-# key works too; a bad address or a port in use fails before mounting.
+# promtool, following the I/O, the scheduler, its switches and its own
+# counters; the config key works too; a bad address or a port in use fails
+# before mounting.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 require curl promtool python3
@@ -78,6 +79,19 @@ assert_eq $((s0 + 1)) "$(metric fuse_iosched_scheduler_switches_total "$T/m2")" 
 assert_eq 1 "$(metric 'fuse_iosched_scheduler_info{scheduler="noop"}' "$T/m2")" \
 	"scheduler_info after the switch"
 grep -q 'scheduler="deadline"' "$T/m2" && fail "the old scheduler still listed"
+grep -q '^fuse_iosched_scheduler_events_total' "$T/m2" &&
+	fail "noop has no counters, yet some are listed"
+
+# A scheduler's own counters, under its name, counting this instance.
+echo cfq >"$MNT/.control/scheduler"
+dd if="$MNT/f" of=/dev/null bs=64k iflag=direct status=none
+scrape "$P" >"$T/m4" || fail "scrape under cfq failed"
+promtool check metrics <"$T/m4" || fail "promtool check metrics failed under cfq"
+v=$(metric 'fuse_iosched_scheduler_events_total{scheduler="cfq",counter="set_active"}' "$T/m4")
+[ "${v:-0}" -ge 1 ] || fail "cfq set_active: '$v', want >= 1"
+assert_eq "$v" "$(awk '$1 == "scheduler" && $2 == "cfq" && $3 == "set_active" { print $4 }' "$MNT/.control/stats")" \
+	"set_active in .control/stats"
+echo noop >"$MNT/.control/scheduler"
 assert_eq 64 "$(metric fuse_iosched_nr_requests "$T/m2")" "nr_requests after a write"
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P/other")
 assert_eq 404 "$code" "another path"

@@ -3,12 +3,13 @@
  * cfq through the real queue, on the virtual clock.  The harness completes
  * a request as soon as it is dispatched, so the service a process gets is
  * the virtual time its requests hold the device: the simulations below
- * charge 1 ms per request.  Covered: fairness between equal processes,
- * slice lengths by level, the class order (RT, BE, then idle, and the
- * idle class never forced in), idling for a process that comes back
- * and its end on timeout or for a slow thinker, force, the quantum, FIFO
- * expiry once per slice, the backward-seek rule, pooled async queues,
- * merging, and a switch away with requests queued and in flight.
+ * charge 1 ms per request, or model psync readers on a seeking disk.
+ * Covered: fairness between equal processes, slice lengths by level, the
+ * class order (RT, BE, then idle, and the idle class never forced in),
+ * idling for a process that comes back and its end on timeout or for a
+ * slow thinker, force, the quantum, FIFO expiry once per slice, the
+ * backward-seek rule, pooled async queues, merging, and a switch away
+ * with requests queued and in flight.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -20,6 +21,21 @@ static const struct elevator_type *cfq;
 static struct queue *cfq_queue(void)
 {
 	return pq_queue(cfq);
+}
+
+/* The value of cfq's counter name, as .control/stats shows it. */
+static uint64_t counter(struct queue *q, const char *name)
+{
+	struct stats st;
+	unsigned i;
+
+	queue_get_stats(q, &st);
+	for (i = 0; i < st.sched.n; i++)
+		if (strcmp(st.sched.name[i], name) == 0)
+			return st.sched.value[i];
+	fprintf(stderr, "no counter %s\n", name);
+	h_failures++;
+	return UINT64_MAX;
 }
 
 /* The host's timer: the wake-up asked for has come. */
@@ -204,6 +220,130 @@ static void test_prio_ratio(void)
 	sim_end(q);
 }
 
+/*
+ * Readers as fio's psync ones on the mount: one request out at a time, the
+ * next issued think_ns after its completion, on a disk that serves one
+ * request at a time in xfer_ns when it follows the last one served and
+ * seek_ns more when not (the hdd model's rule).  Unlike the greedy procs
+ * above, their queues empty after every request, so slices end on the
+ * idle window and the process comes back to a freshly made queue, and
+ * each slice begins with a seek.
+ */
+struct reader {
+	pid_t pid;
+	int ioprio;
+	uint64_t sector;
+	uint64_t submit_at;		/* UINT64_MAX: its request is out */
+	unsigned served;
+};
+
+struct disk {
+	uint64_t think_ns, xfer_ns, seek_ns;
+};
+
+/* Complete cur at now: its reader thinks, then issues again. */
+static void psync_complete(struct queue *q, struct reader *r, int n,
+			   const struct disk *d, struct io *cur)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (r[i].pid == cur->rq.pid) {
+			r[i].served++;
+			r[i].submit_at = h_now + d->think_ns;
+		}
+	}
+	h_complete(q, cur);
+}
+
+static void psync_run(struct queue *q, struct reader *r, int n,
+		      const struct disk *d, uint64_t until_ns)
+{
+	struct io *cur = NULL;
+	uint64_t dev_end = 0, head = UINT64_MAX, t;
+	int i;
+
+	sim_ids = 0;
+	sim_seen = h_wakeups;
+	sim_armed = false;
+	for (i = 0; i < n; i++)
+		r[i].submit_at = 0;
+	while (h_now < until_ns && sim_ids < H_MAX_IDS - n) {
+		/* On to the next event: a completion, an issue, the timer. */
+		sim_timer(q);
+		t = cur != NULL ? dev_end : UINT64_MAX;
+		for (i = 0; i < n; i++)
+			if (r[i].submit_at < t)
+				t = r[i].submit_at;
+		if (sim_armed && h_wakeup_ns < t)
+			t = h_wakeup_ns;
+		if (t == UINT64_MAX) {
+			sim_stalls++;
+			break;
+		}
+		if (t > h_now)
+			h_now = t;
+		if (cur != NULL && dev_end <= h_now) {
+			psync_complete(q, r, n, d, cur);
+			cur = NULL;
+		}
+		for (i = 0; i < n; i++) {
+			if (r[i].submit_at > h_now)
+				continue;
+			r[i].submit_at = UINT64_MAX;
+			r[i].sector += 8;
+			queue_submit(q, pq_io(++sim_ids, r[i].pid, r[i].ioprio,
+					      ELV_READ, r[i].sector));
+		}
+		sim_timer(q);
+		if (cur == NULL && (cur = queue_try_next(q)) != NULL) {
+			dev_end = h_now + d->xfer_ns +
+				(cur->rq.sector == head ? 0 : d->seek_ns);
+			head = elv_rq_end_sector(&cur->rq);
+		}
+	}
+	if (cur != NULL)
+		psync_complete(q, r, n, d, cur);
+}
+
+/*
+ * The experiment of bench/priorities.sh on the virtual clock: psync
+ * readers at levels 0 and 7, 0.8 ms between a completion and the next
+ * request (the FUSE round trip), 0.2 ms a request, 12 ms a switch between
+ * their files.  The kernel's rules give 180 ms against 40 ms of service
+ * (slice_new leaves each slice's first seek out of it): 4.5.
+ */
+static void test_prio_ratio_psync(void)
+{
+	struct queue *q = cfq_queue();
+	struct reader r[2] = {
+		{ .pid = 1001, .ioprio = BE(0), .sector = 0 },
+		{ .pid = 1002, .ioprio = BE(7), .sector = 100000000 },
+	};
+	const struct disk d = {
+		.think_ns = 800000, .xfer_ns = 200000, .seek_ns = 12 * H_MS,
+	};
+	double ratio;
+
+	psync_run(q, r, 2, &d, 3500 * H_MS);
+	ratio = r[1].served ? (double)r[0].served / r[1].served : 0;
+	/*
+	 * Every slice ends with its time used up, none on the idle window:
+	 * a process back within 0.8 ms is always waited for.  3.5 s in
+	 * turns of 180 + 40 ms and two seeks: about 28 slices.
+	 */
+	CHECK_EQ(counter(q, "expired_idle_timer"), 0);
+	CHECK_EQ(counter(q, "expired_empty"), 0);
+	CHECK(counter(q, "set_active") >= 26 && counter(q, "set_active") <= 30);
+	CHECK(counter(q, "expired_slice_used") + 1 >= counter(q, "set_active"));
+	CHECK(counter(q, "idle_hit") + 2 * 28 >= counter(q, "arm_idle"));
+	CHECK(ratio >= 4.5 * 0.95 && ratio <= 4.5 * 1.05);
+	if (!(ratio >= 4.5 * 0.95 && ratio <= 4.5 * 1.05))
+		fprintf(stderr, "  BE0 %u, BE7 %u: %.2f\n", r[0].served,
+			r[1].served, ratio);
+	sim_end(q);
+}
+
 /* The slice tunable is read when used; the levels scale with it. */
 static void test_slice_tunable(void)
 {
@@ -307,7 +447,8 @@ static void test_slice_starts_at_first_completion(void)
 		h_complete(q, io);
 	do {
 		h_now += H_MS;
-		pq_rd(q, ++id, 1001, BE(4), 100 + (uint64_t)id * 8);
+		id++;
+		pq_rd(q, id, 1001, BE(4), 100 + (uint64_t)id * 8);
 		got = h_next_id(q);
 	} while (got != 2 && got > 0 && h_now < 1000 * H_MS);
 	CHECK_EQ(got, 2);
@@ -342,9 +483,11 @@ static void test_service_tree_offset(void)
  * slice_resid, overrun: a queue whose last request completed 59 ms past
  * its slice's end joins the tree 59 ms later, behind a queue that joins
  * just after it (without the charge it would be 20 ms ahead).  Keys are
- * now + (busy - 1) * (180 ms - slice).
+ * now + (busy - 1) * (180 ms - slice).  So too when the queue has nothing
+ * queued as its slice ends, as a psync reader never has: its queue
+ * outlives its turns (freed and made anew, it would go first).
  */
-static void test_overrun_charged(void)
+static void overrun_charged(bool empty)
 {
 	struct queue *q = cfq_queue();
 	struct io *io;
@@ -357,14 +500,24 @@ static void test_overrun_charged(void)
 	CHECK_STR(h_order(q, 1), "1");		/* slice ends at 101 ms */
 	io = queue_try_next(q);
 	CHECK(io != NULL && h_part_id(io, 0) == 2);
-	pq_rd(q, 4, 1001, BE(4), 116);
+	if (!empty)
+		pq_rd(q, 4, 1001, BE(4), 116);
 	h_now = 160 * H_MS;
 	if (io != NULL)
-		h_complete(q, io);	/* 1001: 160 + 1 * 80 + 59 = 299 ms */
-	pq_rd(q, 5, 1003, BE(3), 900000);	/* 160 + 2 * 60 = 280 ms */
+		h_complete(q, io);
+	if (empty)
+		pq_rd(q, 4, 1001, BE(4), 116);
+	/* 1001: 160 + 1 * 80 + 59 = 299 ms; 1003: 160 + 2 * 60 = 280 ms */
+	pq_rd(q, 5, 1003, BE(3), 900000);
 	CHECK_STR(h_order(q, 0), "3 5 4");
 	CHECK_DONE(5);
 	queue_free(q);
+}
+
+static void test_overrun_charged(void)
+{
+	overrun_charged(false);
+	overrun_charged(true);
 }
 
 /*
@@ -421,6 +574,65 @@ static void test_resid_kept_while_empty(void)
 	pq_wr(q, 5, 1001, BE(0), 116);		/* key 13 - 170 ms */
 	CHECK_STR(h_order(q, 0), "5 4");
 	CHECK_DONE(5);
+	queue_free(q);
+}
+
+/*
+ * Process 1001 reads 1 to 5, 30 ms apart, each served alone: its mean
+ * think time is 30 ms, past slice_idle.
+ */
+static void slow_thinker(struct queue *q)
+{
+	char want[16];
+	int i;
+
+	for (i = 1; i <= 5; i++) {
+		h_now = (uint64_t)i * 30 * H_MS;
+		queue_kick(q);
+		pq_rd(q, i, 1001, BE(4), (uint64_t)i * 8);
+		snprintf(want, sizeof want, "%d", i);
+		CHECK_STR(h_order(q, 1), want);
+	}
+}
+
+/*
+ * An idle process's queue is kept, with its think time, for CFQ_PARK_MS
+ * (10 s), then freed: a slow thinker back after 0.8 s is still not waited
+ * for; back after more than 10 s it is a new process, assumed to come
+ * back quickly, and waited for.
+ */
+/*
+ * Another process reads (id) at at_ms and is idled for until its wait
+ * ends: 1001's queue is parked.  1001 reads (id + 1) back_ms later: was
+ * it waited for after that read?
+ */
+static bool parked_then_back(struct queue *q, int id, uint64_t at_ms,
+			     uint64_t back_ms)
+{
+	char want[16];
+	unsigned w;
+
+	h_now = at_ms * H_MS;
+	pq_rd(q, id, 1002 + id, BE(4), 900000);
+	snprintf(want, sizeof want, "%d", id);
+	CHECK_STR(h_order(q, 0), want);
+	fire(q);
+	h_now = (at_ms + back_ms) * H_MS;
+	w = h_wakeups;
+	pq_rd(q, id + 1, 1001, BE(4), 48 + (uint64_t)id * 8);
+	snprintf(want, sizeof want, "%d", id + 1);
+	CHECK_STR(h_order(q, 0), want);
+	return h_wakeups != w;
+}
+
+static void test_parked_queue_kept(void)
+{
+	struct queue *q = cfq_queue();
+
+	slow_thinker(q);
+	CHECK(!parked_then_back(q, 6, 200, 800));
+	CHECK(parked_then_back(q, 8, 1010, 10090));
+	CHECK_DONE(9);
 	queue_free(q);
 }
 
@@ -528,6 +740,10 @@ static void test_idle_window(void)
 	fire(q);
 	CHECK_STR(h_order(q, 0), "2");
 	CHECK_DONE(3);
+	CHECK_EQ(counter(q, "arm_idle"), 3);
+	CHECK_EQ(counter(q, "idle_hit"), 1);
+	CHECK_EQ(counter(q, "expired_idle_timer"), 1);
+	CHECK_EQ(counter(q, "expired_slice_used"), 0);
 
 	/* With slice_idle 0, no waiting at all. */
 	h_set_tunable(q, "slice_idle", 0);
@@ -678,6 +894,7 @@ static void test_close_preempt(void)
 	CHECK_STR(h_order(q, 0), "");
 	pq_rd(q, 6, 1003, BE(4), 4040 + 500);
 	CHECK_STR(h_order(q, 0), "6");
+	CHECK_EQ(counter(q, "preempt"), 1);
 	queue_stop(q);
 	CHECK_STR(h_order(q, 0), "5");
 	CHECK_DONE(6);
@@ -688,16 +905,8 @@ static void test_close_preempt(void)
 static void test_slow_thinker(void)
 {
 	struct queue *q = cfq_queue();
-	char want[16];
-	int i;
 
-	for (i = 1; i <= 5; i++) {
-		h_now = (uint64_t)i * 30 * H_MS;
-		queue_kick(q);
-		pq_rd(q, i, 1001, BE(4), (uint64_t)i * 8);
-		snprintf(want, sizeof want, "%d", i);
-		CHECK_STR(h_order(q, 1), want);
-	}
+	slow_thinker(q);
 	/* Its think time is 30 ms now: the other process goes next. */
 	h_now = 200 * H_MS;
 	queue_kick(q);
@@ -841,6 +1050,7 @@ int main(void)
 	}
 	test_fair();
 	test_prio_ratio();
+	test_prio_ratio_psync();
 	test_slice_tunable();
 	test_rt_first();
 	test_rt_greedy();
@@ -849,6 +1059,7 @@ int main(void)
 	test_overrun_charged();
 	test_leftover_carried();
 	test_resid_kept_while_empty();
+	test_parked_queue_kept();
 	test_idle_class_never_forced();
 	test_idle_class_quiet();
 	test_idle_window();
