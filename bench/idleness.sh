@@ -56,21 +56,7 @@ for r in $(seq "$ROUNDS"); do
 			n=$((n + 1))
 			printf '[%d/%d] think %s ms, %s, round %d\n' $n $total "$think" "$s" "$r"
 			switch_to hdd "$s"
-			m=$W/hdd
-			tag=think$think-$s-r$r
-			{
-				printf '[global]\ntime_based\nruntime=%s\n' "$RUNTIME"
-				printf 'direct=1\nioengine=psync\nrw=read\nbs=%s\n' "$BS"
-				printf 'size=%s\nthinktime=%d\n' "$SIZE" $((think * 1000))
-				for i in $(seq $NPROC); do
-					printf '\n[reader%d]\nfilename=%s/f%d.dat\n' "$i" "$m" "$i"
-				done
-			} >"$RESULTS/$tag.fio"
-			cat "$m/.control/stats" >"$RESULTS/$tag.stats-before"
-			fio --output-format=json --output="$RESULTS/$tag.json" \
-				"$RESULTS/$tag.fio" >/dev/null 2>"$RESULTS/$tag.err" || true
-			[ -s "$RESULTS/$tag.err" ] || rm -f "$RESULTS/$tag.err"
-			cat "$m/.control/stats" >"$RESULTS/$tag.stats-after"
+			readers_fio "think$think-$s-r$r" $NPROC $BS $SIZE $((think * 1000))
 		done
 	done
 done

@@ -295,3 +295,29 @@ PY
 )
 $(cat)" "$@"
 }
+
+# readers_fio TAG NPROC BS SIZE THINK_US: NPROC fio readers on the mount
+# $W/hdd, each reading its own file f1.dat... sequentially with BS psync
+# O_DIRECT reads and THINK_US microseconds of think time between them, for
+# RUNTIME seconds: Iyer and Druschel's deceptive-idleness workload.
+# RESULTS gets TAG.fio, TAG.json, and the daemon's stats and the
+# scheduler's counters around the run (TAG.stats-before, TAG.stats-after,
+# TAG-before.counters, TAG-after.counters: see save_counters).
+readers_fio() {
+	local tag=$1 m=$W/hdd i
+	{
+		printf '[global]\ntime_based\nruntime=%s\n' "$RUNTIME"
+		printf 'direct=1\nioengine=psync\nrw=read\nbs=%s\n' "$3"
+		printf 'size=%s\nthinktime=%d\n' "$4" "$5"
+		for i in $(seq "$2"); do
+			printf '\n[reader%d]\nfilename=%s/f%d.dat\n' "$i" "$m" "$i"
+		done
+	} >"$RESULTS/$tag.fio"
+	cat "$m/.control/stats" >"$RESULTS/$tag.stats-before"
+	save_counters hdd "$tag-before"
+	fio --output-format=json --output="$RESULTS/$tag.json" \
+		"$RESULTS/$tag.fio" >/dev/null 2>"$RESULTS/$tag.err" || true
+	[ -s "$RESULTS/$tag.err" ] || rm -f "$RESULTS/$tag.err"
+	cat "$m/.control/stats" >"$RESULTS/$tag.stats-after"
+	save_counters hdd "$tag-after"
+}

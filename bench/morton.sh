@@ -60,6 +60,7 @@ run() {
 	local m=$W/$1 dd_pid=
 	switch_to "$1" "$2"
 	cat "$m/.control/stats" >"$RESULTS/$3.stats-before"
+	save_counters "$1" "$3-before"
 	if [ "$4" = 1 ]; then
 		dd if=/dev/zero of="$m/big" bs=1M count=100000 2>/dev/null &
 		dd_pid=$!
@@ -69,6 +70,7 @@ run() {
 	# shellcheck disable=SC2046
 	timed_cat "$3" $(printf "$m/small/f%d " $(seq $NFILES))
 	cat "$m/.control/stats" >"$RESULTS/$3.stats-after"
+	save_counters "$1" "$3-after"
 	for f in "$m"/.control/iosched/*; do
 		[ -e "$f" ] && echo "$(basename "$f") $(cat "$f")"
 	done >"$RESULTS/$3.iosched" 2>/dev/null || true
@@ -96,7 +98,7 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 
-python3 - "$RESULTS" "$ROUNDS" "$SCHEDS" "$MODES" "$RUNTIME" <<'PY' | tee "$RESULTS/summary.txt"
+summarize "$RESULTS" "$ROUNDS" "$SCHEDS" "$MODES" "$RUNTIME" <<'PY' | tee "$RESULTS/summary.txt"
 import os, statistics, sys
 
 results, rounds = sys.argv[1], int(sys.argv[2])
@@ -139,6 +141,18 @@ for mode in modes:
               fmt(m / i) if m != float("inf") else ">",
               read("%s-%s-r1" % (mode, s), "cache"),
               " ".join(fmt(x) for x in xs)))
+print()
+print("anticipatory's counters, summed over its rounds")
+names = ["antic_started", "antic_hits", "antic_close", "antic_timeouts",
+         "antic_other", "sync_batches", "async_batches", "fifo_expired",
+         "writes_held"]
+print("%-6s %s" % ("mount", " ".join("%14s" % n for n in names)))
+for mode in modes:
+    tot = {}
+    for r in range(1, rounds + 1):
+        for k, v in counters_delta("%s-anticipatory-r%d" % (mode, r)).items():
+            tot[k] = tot.get(k, 0) + v
+    print("%-6s %s" % (mode, " ".join("%14s" % tot.get(n, "-") for n in names)))
 print()
 print("cache: share of the small files in the page cache when the cat started"
       " (round 1; evicted before each cat, so every read reaches the"

@@ -8,9 +8,15 @@
 # Runs the same fio jobs against
 #	backing   the backing directory itself (no FUSE),
 #	ptll      libfuse's passthrough_ll example (FUSE, no scheduler),
+#	ptllx     the same with -o xattr,default_permissions: the kernel then
+#	          asks it what it asks fuse-iosched (a GETXATTR of
+#	          security.capability before each write, a GETATTR of the
+#	          directory before each create), so this is like with like,
 #	noop      fuse-iosched with the noop scheduler,
 #	deadline  fuse-iosched with the deadline scheduler,
-# all four views of one backing directory, and prints for each job the
+#	base      with OVERHEAD_BASE=DAEMON only: that build of fuse-iosched
+#	          with noop (an older commit, for before/after in one run),
+# all the views of one backing directory, and prints for each job the
 # median throughput on the backing directory and, for the others, the ratio
 # to it (1.00 = as fast as no FUSE at all).  A second table gives the CPU
 # time of each FUSE daemon (user + system, all its threads, from
@@ -50,9 +56,10 @@
 # Environment: FUSE_IOSCHED (the daemon; default ../src/fuse-iosched next to
 # this script, else fuse-iosched on PATH), MODULE_DIR (scheduler modules;
 # default ../schedulers/.libs next to this script when it exists),
-# OVERHEAD_JOBS (run only these jobs, by name, space-separated).
+# OVERHEAD_JOBS (run only these jobs, by name, space-separated),
+# OVERHEAD_BASE (another fuse-iosched binary, run as the target base).
 #
-# With the defaults the whole run takes about 15 minutes: 9 jobs x 4
+# With the defaults the whole run takes about 20 minutes: 9 jobs x 5
 # targets x 3 rounds, each at most 8 s, plus setup.  RESULTS_DIR receives
 # every fio run as JSON (JOB-TARGET-rROUND.json; .rate for the untar and
 # SQLite jobs), the daemon's CPU seconds during it (JOB-TARGET-rROUND.cpu),
@@ -80,7 +87,7 @@ for c in cc pkg-config tar sqlite3; do
 done
 [ -f $EXAMPLES/passthrough_ll.c ] || die "no $EXAMPLES/passthrough_ll.c: install libfuse3-dev"
 
-TARGETS="backing ptll noop deadline"
+TARGETS="backing ptll ptllx noop deadline${OVERHEAD_BASE:+ base}"
 NFILES=1000
 NTX=300
 
@@ -145,10 +152,19 @@ mkdir -p "$W/ptll"
 "$W/passthrough_ll" -f -o "source=$B" "$W/ptll" >>"$RESULTS/daemon-ptll.log" 2>&1 &
 DAEMON["ptll"]=$!
 await_mount ptll
+mkdir -p "$W/ptllx"
+"$W/passthrough_ll" -f -o "source=$B,xattr,default_permissions" "$W/ptllx" \
+	>>"$RESULTS/daemon-ptllx.log" 2>&1 &
+DAEMON["ptllx"]=$!
+await_mount ptllx
 for t in noop deadline; do
 	mount_fs $t "scheduler=$t" "$RESULTS/daemon-$t.log"
 	switch_to $t $t		# fails when the module is not there
 done
+if [ -n "${OVERHEAD_BASE:-}" ]; then
+	FUSE_IOSCHED=$OVERHEAD_BASE mount_fs base scheduler=noop \
+		"$RESULTS/daemon-base.log"
+fi
 
 # The test file, laid out once, read and overwritten by every target.
 layout "$B/bench.dat" "$SIZE"
@@ -164,6 +180,7 @@ tar -cf "$W/tree.tar" -C /usr/include linux x86_64-linux-gnu
 
 {
 	describe_machine
+	[ -z "${OVERHEAD_BASE:-}" ] || echo "base:      $OVERHEAD_BASE"
 	echo "file:      $SIZE; small files: $NFILES of 4 KiB, created, written, closed"
 	echo "untar:     $(tar -tf "$W/tree.tar" | wc -l) entries, $(du -h "$W/tree.tar" | cut -f1); sqlite: $NTX transactions"
 } | tee "$RESULTS/machine.txt"
@@ -190,7 +207,7 @@ if [ -n "${OVERHEAD_JOBS:-}" ]; then
 	done)
 fi
 
-total=$(( $(echo "$JOBS" | wc -l) * 4 * ROUNDS ))
+total=$(( $(echo "$JOBS" | wc -l) * $(echo "$TARGETS" | wc -w) * ROUNDS ))
 n=0
 while IFS='|' read -r job _ _ _ args; do
 	for r in $(seq "$ROUNDS"); do

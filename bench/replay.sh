@@ -8,8 +8,8 @@
 # anticipatory, two workloads run while .control/trace is recorded:
 #   seq3:   three sequential 64 KiB O_DIRECT readers, 1 ms think time each;
 #   rw:     such a reader under a streaming 1 MiB O_DIRECT writer.
-# Each trace is then replayed closed loop through deadline and
-# anticipatory.  The mount's own figures come from its trace (issue to
+# Each trace is then replayed closed loop for the recorded time
+# (--time-based, as fio ran) through deadline and anticipatory.  The mount's own figures come from its trace (issue to
 # completion of each request, bytes over the time from the first issue to
 # the last completion: the definitions the replay uses).  The table gives,
 # per workload and scheduler, the median over the rounds of the mount's
@@ -67,7 +67,7 @@ for r in $(seq "$ROUNDS"); do
 			for t in $SCHEDS; do
 				"$REPLAY" -o "config=$W/empty.conf" \
 					${MODULE_DIR:+-o "module_dir=$MODULE_DIR"} \
-					-s $t --closed-loop --json \
+					-s $t --closed-loop --time-based --json \
 					"$OUT/$wl-$s-$r.trace" >"$OUT/$wl-$s-$r.replay-$t.json" ||
 					die "replay of $wl-$s-$r through $t failed"
 			done
@@ -124,6 +124,15 @@ for (wl, s), (mib, p50, rep) in rows.items():
     print("%-8s %-12s %10.2f %12.2f %+6.1f%% %13.3f %13.3f %+6.1f%%" %
           (wl, s, mib, rm, (rm - mib) / mib * 100, p50, rp,
            (rp - p50) / p50 * 100 if p50 else 0))
+print()
+print("each round (the load changes from round to round on a shared machine):")
+for (wl, s) in rows:
+    for r in range(1, rounds + 1):
+        mib, p50 = mount_figures("%s/%s-%s-%d.trace" % (out, wl, s, r))
+        j = json.load(open("%s/%s-%s-%d.replay-%s.json" % (out, wl, s, r, s)))[0]
+        print("%-8s %-12s %d %10.2f %12.2f %+6.1f%% %13.3f %13.3f %+6.1f%%" %
+              (wl, s, r, mib, j["mib_s"], (j["mib_s"] - mib) / mib * 100, p50,
+               j["read_p50_ms"], (j["read_p50_ms"] - p50) / p50 * 100 if p50 else 0))
 print()
 print("ordering by MiB/s (mount, each scheduler's own trace | replay of each trace):")
 for wl in ("seq3", "rw"):

@@ -49,23 +49,12 @@ for r in $(seq "$ROUNDS"); do
 			n=$((n + 1))
 			printf '[%d/%d] think %s us, %s, round %d\n' $n $total "$think" "$s" "$r"
 			switch_to hdd "$s"
-			tag=think$think-$s-r$r
-			{
-				printf '[global]\ntime_based\nruntime=%s\n' "$RUNTIME"
-				printf 'direct=1\nioengine=psync\nrw=read\nbs=%s\n' "$BS"
-				printf 'size=%s\nthinktime=%d\n' "$SIZE" "$think"
-				for i in $(seq $NPROC); do
-					printf '\n[reader%d]\nfilename=%s/f%d.dat\n' "$i" "$W/hdd" "$i"
-				done
-			} >"$RESULTS/$tag.fio"
-			fio --output-format=json --output="$RESULTS/$tag.json" \
-				"$RESULTS/$tag.fio" >/dev/null 2>"$RESULTS/$tag.err" || true
-			[ -s "$RESULTS/$tag.err" ] || rm -f "$RESULTS/$tag.err"
+			readers_fio "think$think-$s-r$r" $NPROC $BS $SIZE "$think"
 		done
 	done
 done
 
-python3 - "$RESULTS" "$ROUNDS" "$THINKS" "$SCHEDS" <<'PY' | tee "$RESULTS/summary.txt"
+summarize "$RESULTS" "$ROUNDS" "$THINKS" "$SCHEDS" <<'PY' | tee "$RESULTS/summary.txt"
 import json, os, statistics, sys
 
 results, rounds = sys.argv[1], int(sys.argv[2])
@@ -81,7 +70,17 @@ def agg(think, s, r):
         return None
     return sum(j["read"]["bw"] for j in data["jobs"]) / 1024.0
 
-print("%-9s %12s %14s %8s" % ("think ms", "deadline", "anticipatory", "AS/DL"))
+
+def waits(think):
+    """anticipatory's counters over its rounds at this think time."""
+    tot = {}
+    for r in range(1, rounds + 1):
+        for k, v in counters_delta("think%s-anticipatory-r%d" % (think, r)).items():
+            tot[k] = tot.get(k, 0) + v
+    return tot
+
+print("%-9s %12s %14s %8s %8s %8s %8s" % ("think ms", "deadline",
+      "anticipatory", "AS/DL", "waits", "hits", "timeouts"))
 for t in thinks:
     m = {}
     for s in scheds:
@@ -89,12 +88,17 @@ for t in thinks:
         xs = [x for x in xs if x is not None]
         m[s] = statistics.median(xs) if xs else None
     d, a = m.get("deadline"), m.get("anticipatory")
-    print("%-9g %12s %14s %8s" % (int(t) / 1000.0,
+    c = waits(t)
+    print("%-9g %12s %14s %8s %8s %8s %8s" % (int(t) / 1000.0,
           "err" if d is None else "%.2f" % d,
           "err" if a is None else "%.2f" % a,
-          "%.2f" % (a / d) if a is not None and d else "-"))
+          "%.2f" % (a / d) if a is not None and d else "-",
+          c.get("antic_started", "-"), c.get("antic_hits", "-"),
+          c.get("antic_timeouts", "-")))
 print()
-print("aggregate MiB/s of 3 readers, median of %d rounds.  Expected as in"
-      " the kernel: AS/DL well above 1 below antic_expire (6 ms), about 1"
-      " above it." % rounds)
+print("aggregate MiB/s of 3 readers, median of %d rounds; waits, hits and"
+      " timeouts: anticipatory's counters summed over its rounds.  Expected"
+      " as in the kernel: AS/DL well above 1 below antic_expire (6 ms), and"
+      " the waits stopping above it: the think-time estimate, each sample"
+      " capped at 20 ms (MAX_THINKTIME), passes antic_expire." % rounds)
 PY

@@ -3,15 +3,19 @@
  * The anticipatory I/O scheduler, after Iyer and Druschel ("Anticipatory
  * scheduling", SOSP 2001) and the Linux 2.6 AS scheduler.
  *
- * The request machinery is deadline's: each direction has a sector-sorted
- * list served as a one-way elevator and an arrival-ordered FIFO whose head
- * is checked against an expiry time; reads and writes are served in
- * batches, each direction's batch bounded in time (read_batch_expire,
+ * The request machinery is deadline's, with requests in two classes as
+ * the kernel's: synchronous (reads, and writes a process waits for:
+ * O_SYNC, O_DSYNC, O_DIRECT) and asynchronous (other writes).  Each class
+ * has a sector-sorted list served as a one-way elevator and an
+ * arrival-ordered FIFO whose head is checked against an expiry time; the
+ * classes are served in batches (a "read batch" is the synchronous
+ * class's), each bounded in time (read_batch_expire,
  * write_batch_expire), a write batch also in requests, a number that
  * shrinks when write batches overrun their time (as Linux 2.6's
  * update_write_batch).  A batch starts once the other direction has
- * drained from the device, a read batch's clock at its first completion.  The elevator allows short backward seeks, costed
- * twice a forward seek of the same length, since a process reading a file
+ * drained from the device, a read batch's clock at its first completion.
+ * The elevator allows short backward seeks, costed twice a forward seek
+ * of the same length, since a process reading a file
  * backwards, or two processes interleaving in one region, would otherwise
  * wait for the sweep to come round again.
  *
@@ -119,11 +123,31 @@
 #define AS_AVG_ONE		256
 
 
+/*
+ * Batches, lists and expiry times are per class, as the kernel's REQ_SYNC
+ * and REQ_ASYNC: reads and the writes a process waits for as the kernel
+ * would have (sync_write: O_SYNC, O_DSYNC, O_DIRECT) are synchronous and
+ * share the read batch; other writes are asynchronous.  read_expire and
+ * read_batch_expire apply to the first class, write_* to the second.
+ */
+enum as_class {
+	AS_SYNC = 0,
+	AS_ASYNC = 1,
+};
+
 enum as_antic_status {
 	ANTIC_OFF,
 	ANTIC_WAIT_REQ,
 	ANTIC_WAIT_NEXT,
 	ANTIC_FINISHED,
+};
+
+/* How a wait ended, for the counters. */
+enum as_antic_end {
+	AS_END_HIT,		/* the awaited process's request came */
+	AS_END_CLOSE,		/* another process's close request */
+	AS_END_TIMEOUT,		/* antic_expire passed */
+	AS_END_OTHER,		/* an expired read, the batch, force */
 };
 
 /* A decaying average: samples and total scaled by AS_AVG_ONE. */
@@ -133,7 +157,7 @@ struct as_avg {
 	uint64_t mean;
 };
 
-/* What the scheduler knows of one process (of its reads). */
+/* What the scheduler knows of one process (of its synchronous requests). */
 struct as_proc {
 	pid_t pid;			/* 0: the entry is free */
 	struct as_proc *hash_next;	/* its bucket's chain */
@@ -190,7 +214,7 @@ struct as_data {
 	 * a read batch's clock then starts at its first completion
 	 * (new_batch), when the writes before it are surely done.
 	 */
-	enum elv_dir batch_dir;
+	enum as_class batch_dir;
 	uint64_t batch_end_ns;
 	/*
 	 * Each direction's FIFO is looked at once per expiry time at most
@@ -210,6 +234,15 @@ struct as_data {
 	 * requests next time, so under reads they shrink to one or two.
 	 */
 	unsigned write_batch_count;	/* requests in a write batch */
+	/*
+	 * While a process with synchronous I/O has been seen in the last
+	 * AS_QUIET_NS, asynchronous writes go out one at a time, as to the
+	 * disks without command queueing AS was made for: a read that
+	 * arrives then waits for one write to drain, not for a device
+	 * queue full of them (see fuse-iosched(8)).
+	 */
+	bool sync_seen;
+	uint64_t last_sync_ns;		/* last sync arrival or completion */
 	unsigned current_write_count;	/* left in the current one */
 	bool write_batch_idled;		/* it ran out of work: not timed */
 
@@ -223,6 +256,23 @@ struct as_data {
 	enum as_antic_status antic_status;
 	struct as_proc *antic_proc;
 	uint64_t reads_done_ns;
+
+	/*
+	 * Counters (.control/stats), counted under the queue lock: waits
+	 * started and how each ended, batches started, reads served from
+	 * an expired FIFO, sync writes queued, and writes held back while
+	 * one was in flight near sync I/O.
+	 */
+	uint64_t antic_started;
+	uint64_t antic_hits;
+	uint64_t antic_close;
+	uint64_t antic_timeouts;
+	uint64_t antic_other;
+	uint64_t sync_batches;
+	uint64_t async_batches;
+	uint64_t fifo_expired;
+	uint64_t sync_writes;
+	uint64_t writes_held;
 
 	/* Per-process statistics, allocated in init_queue. */
 	struct as_proc *procs;		/* AS_NR_PROCS entries */
@@ -245,20 +295,25 @@ static struct elv_request *as_fifo_entry(struct elv_list *l)
 	return elv_list_entry(l, struct elv_request, elv_fifo);
 }
 
-static enum elv_dir as_other(enum elv_dir dir)
+static enum as_class as_class(const struct elv_request *rq)
 {
-	return dir == ELV_READ ? ELV_WRITE : ELV_READ;
+	return rq->dir == ELV_READ || rq->sync_write ? AS_SYNC : AS_ASYNC;
 }
 
-static uint64_t as_expire_ns(const struct as_data *ad, enum elv_dir dir)
+static enum as_class as_other(enum as_class dir)
 {
-	return elv_ms_to_ns(dir == ELV_READ ? ad->read_expire :
+	return dir == AS_SYNC ? AS_ASYNC : AS_SYNC;
+}
+
+static uint64_t as_expire_ns(const struct as_data *ad, enum as_class dir)
+{
+	return elv_ms_to_ns(dir == AS_SYNC ? ad->read_expire :
 			    ad->write_expire);
 }
 
-static uint64_t as_batch_ns(const struct as_data *ad, enum elv_dir dir)
+static uint64_t as_batch_ns(const struct as_data *ad, enum as_class dir)
 {
-	return elv_ms_to_ns(dir == ELV_READ ? ad->read_batch_expire :
+	return elv_ms_to_ns(dir == AS_SYNC ? ad->read_batch_expire :
 			    ad->write_batch_expire);
 }
 
@@ -371,7 +426,7 @@ static struct as_proc *as_proc_get(struct as_data *ad, pid_t pid,
 	return p;
 }
 
-/* A read of p arrives: take think time and seek samples. */
+/* A sync request of p arrives: take think time and seek samples. */
 static void as_proc_arrival(struct as_data *ad, struct as_proc *p,
 			    const struct elv_request *rq, uint64_t now_ns)
 {
@@ -413,7 +468,7 @@ static void as_proc_arrival(struct as_data *ad, struct as_proc *p,
 static bool as_cost(const struct as_data *ad, const struct elv_request *rq,
 		    uint64_t *cost)
 {
-	uint64_t head = ad->head[rq->dir];
+	uint64_t head = ad->head[as_class(rq)];
 
 	if (rq->sector >= head) {
 		*cost = rq->sector - head;
@@ -456,7 +511,7 @@ static struct elv_request *as_choose(const struct as_data *ad,
 static struct elv_request *as_find_next(struct as_data *ad,
 					struct elv_request *rq)
 {
-	struct elv_list *head = &ad->sort_list[rq->dir];
+	struct elv_list *head = &ad->sort_list[as_class(rq)];
 	struct elv_request *ahead = elv_rq_sort_next(head, rq);
 	struct elv_request *behind = elv_rq_sort_prev(head, rq);
 
@@ -468,14 +523,16 @@ static struct elv_request *as_find_next(struct as_data *ad,
 /* Insert rq in sector order; equal sectors keep arrival order. */
 static void as_sort_add(struct as_data *ad, struct elv_request *rq)
 {
-	elv_rq_sort_add(&ad->sort_list[rq->dir], rq);
-	ad->next_rq[rq->dir] = as_choose(ad, rq, ad->next_rq[rq->dir]);
+	enum as_class c = as_class(rq);
+
+	elv_rq_sort_add(&ad->sort_list[c], rq);
+	ad->next_rq[c] = as_choose(ad, rq, ad->next_rq[c]);
 }
 
 static void as_sort_del(struct as_data *ad, struct elv_request *rq)
 {
-	if (ad->next_rq[rq->dir] == rq)
-		ad->next_rq[rq->dir] = as_find_next(ad, rq);
+	if (ad->next_rq[as_class(rq)] == rq)
+		ad->next_rq[as_class(rq)] = as_find_next(ad, rq);
 	elv_list_del(&rq->elv_sort);
 }
 
@@ -486,13 +543,13 @@ static void as_remove(struct as_data *ad, struct elv_request *rq)
 
 	as_sort_del(ad, rq);
 	elv_list_del(&rq->elv_fifo);
-	ad->nr_queued[rq->dir]--;
+	ad->nr_queued[as_class(rq)]--;
 	if (p != NULL)
 		p->nr_queued--;
 	rq->elv_priv[0] = NULL;
 }
 
-static bool as_fifo_expired(const struct as_data *ad, enum elv_dir dir,
+static bool as_fifo_expired(const struct as_data *ad, enum as_class dir,
 			    uint64_t now_ns)
 {
 	if (elv_list_empty(&ad->fifo_list[dir]))
@@ -501,7 +558,7 @@ static bool as_fifo_expired(const struct as_data *ad, enum elv_dir dir,
 }
 
 /* The rate-limited check of dispatch: see last_check_fifo. */
-static bool as_fifo_due(struct as_data *ad, enum elv_dir dir, uint64_t now_ns)
+static bool as_fifo_due(struct as_data *ad, enum as_class dir, uint64_t now_ns)
 {
 	if (now_ns < ad->last_check_fifo[dir] + as_expire_ns(ad, dir))
 		return false;
@@ -509,7 +566,7 @@ static bool as_fifo_due(struct as_data *ad, enum elv_dir dir, uint64_t now_ns)
 	return as_fifo_expired(ad, dir, now_ns);
 }
 
-static struct elv_request *as_fifo_first(struct as_data *ad, enum elv_dir dir)
+static struct elv_request *as_fifo_first(struct as_data *ad, enum as_class dir)
 {
 	return as_fifo_entry(ad->fifo_list[dir].next);
 }
@@ -541,7 +598,7 @@ static bool as_close(const struct as_data *ad, const struct elv_request *rq,
 		     uint64_t now_ns)
 {
 	const struct as_proc *p = ad->antic_proc;
-	uint64_t head = ad->head[ELV_READ], delta = AS_CLOSE_SECTORS;
+	uint64_t head = ad->head[AS_SYNC], delta = AS_CLOSE_SECTORS;
 	uint64_t waited = 0;
 
 	if (ad->antic_status == ANTIC_WAIT_NEXT && now_ns > ad->reads_done_ns)
@@ -559,8 +616,9 @@ static bool as_close(const struct as_data *ad, const struct elv_request *rq,
  * rq (arriving, or the next in line) makes waiting pointless: it is the
  * awaited process's own request, read or write (its write says it is
  * busy elsewhere, not thinking about its next read), or another process's
- * synchronous read close to the head (as_close).  Others' writes never
- * break the wait: they can wait for their batch.
+ * synchronous request (a read or a sync write) close to the head
+ * (as_close).  Others' asynchronous writes never break the wait: they
+ * can wait for their batch.
  */
 static bool as_can_break(const struct as_data *ad,
 			 const struct elv_request *rq, uint64_t now_ns)
@@ -571,7 +629,7 @@ static bool as_can_break(const struct as_data *ad,
 		return true;
 	if (rq->pid != 0 && rq->pid == p->pid)
 		return true;
-	if (rq->dir != ELV_READ || !rq->sync)
+	if (as_class(rq) != AS_SYNC)
 		return false;
 	return as_close(ad, rq, now_ns);
 }
@@ -591,9 +649,9 @@ static bool as_can_anticipate(const struct as_data *ad,
 	if (antic_ns == 0 || p == NULL || ad->antic_status == ANTIC_FINISHED)
 		return false;
 	/* An expired read is served now: its deadline bounds the wait. */
-	if (as_fifo_expired(ad, ELV_READ, now_ns))
+	if (as_fifo_expired(ad, AS_SYNC, now_ns))
 		return false;
-	if (ad->nr_in_flight[ELV_READ] == 0 && now_ns >= as_antic_end_ns(ad))
+	if (ad->nr_in_flight[AS_SYNC] == 0 && now_ns >= as_antic_end_ns(ad))
 		return false;
 	if (rq != NULL && as_can_break(ad, rq, now_ns))
 		return false;
@@ -605,10 +663,20 @@ static bool as_can_anticipate(const struct as_data *ad,
 	return think <= antic_ns;
 }
 
-/* Waiting ends without the awaited read: serve someone else. */
-static void as_antic_stop(struct as_data *ad, bool timed_out)
+/* Waiting ends, for the reason given: serve what comes next. */
+static void as_antic_stop(struct as_data *ad, enum as_antic_end why)
 {
 	struct as_proc *p = ad->antic_proc;
+	bool timed_out = why == AS_END_TIMEOUT;
+
+	if (why == AS_END_HIT)
+		ad->antic_hits++;
+	else if (why == AS_END_CLOSE)
+		ad->antic_close++;
+	else if (timed_out)
+		ad->antic_timeouts++;
+	else
+		ad->antic_other++;
 
 	/*
 	 * A new process that did not come back in time: count it as a
@@ -627,12 +695,12 @@ static void as_antic_arm(struct elevator_queue *eq, struct as_data *ad)
 
 	if (ad->antic_status == ANTIC_WAIT_NEXT)
 		at = as_antic_end_ns(ad);
-	if (!elv_list_empty(&ad->fifo_list[ELV_READ])) {
-		t = as_fifo_first(ad, ELV_READ)->elv_deadline_ns;
+	if (!elv_list_empty(&ad->fifo_list[AS_SYNC])) {
+		t = as_fifo_first(ad, AS_SYNC)->elv_deadline_ns;
 		if (t < at)
 			at = t;
 	}
-	if (ad->nr_queued[ELV_WRITE] > 0 && ad->batch_end_ns < at)
+	if (ad->nr_queued[AS_ASYNC] > 0 && ad->batch_end_ns < at)
 		at = ad->batch_end_ns;
 	if (at != UINT64_MAX)
 		elv_wakeup_at(eq, at);
@@ -647,21 +715,23 @@ static bool as_antic_hold(struct elevator_queue *eq, struct as_data *ad,
 {
 	if (force) {
 		if (as_antic_waiting(ad))
-			as_antic_stop(ad, false);
+			as_antic_stop(ad, AS_END_OTHER);
 		return false;
 	}
 	if (ad->antic_status == ANTIC_WAIT_NEXT &&
 	    now_ns >= as_antic_end_ns(ad)) {
-		as_antic_stop(ad, true);
+		as_antic_stop(ad, AS_END_TIMEOUT);
 		return false;
 	}
-	if (!as_can_anticipate(ad, ad->next_rq[ELV_READ], now_ns)) {
+	if (!as_can_anticipate(ad, ad->next_rq[AS_SYNC], now_ns)) {
 		if (as_antic_waiting(ad))
-			as_antic_stop(ad, false);
+			as_antic_stop(ad, AS_END_OTHER);
 		return false;
 	}
+	if (!as_antic_waiting(ad))
+		ad->antic_started++;
 	/* Only one read in flight when anticipating: let it complete. */
-	ad->antic_status = ad->nr_in_flight[ELV_READ] > 0 ?
+	ad->antic_status = ad->nr_in_flight[AS_SYNC] > 0 ?
 		ANTIC_WAIT_REQ : ANTIC_WAIT_NEXT;
 	as_antic_arm(eq, ad);
 	return true;
@@ -673,7 +743,7 @@ static bool as_antic_hold(struct elevator_queue *eq, struct as_data *ad,
 static struct elv_request *as_move_to_dispatch(struct as_data *ad,
 					       struct elv_request *rq)
 {
-	enum elv_dir dir = rq->dir;
+	enum as_class dir = as_class(rq);
 	struct as_proc *p = rq->elv_priv[0];
 
 	ad->head[dir] = elv_rq_end_sector(rq);
@@ -681,13 +751,13 @@ static struct elv_request *as_move_to_dispatch(struct as_data *ad,
 	as_remove(ad, rq);
 	ad->nr_in_flight[dir]++;
 	/* The process of a tracked read is the one to wait for next. */
-	if (dir == ELV_READ && p != NULL) {
+	if (dir == AS_SYNC && p != NULL) {
 		p->nr_in_flight++;
 		ad->antic_proc = p;
 	} else {
 		ad->antic_proc = NULL;
 	}
-	if (dir == ELV_WRITE && ad->current_write_count > 0)
+	if (dir == AS_ASYNC && ad->current_write_count > 0)
 		ad->current_write_count--;
 	ad->antic_status = ANTIC_OFF;
 	return rq;
@@ -702,7 +772,7 @@ static struct elv_request *as_move_to_dispatch(struct as_data *ad,
  */
 static void as_update_write_batch(struct as_data *ad, uint64_t now_ns)
 {
-	uint64_t batch = as_batch_ns(ad, ELV_WRITE);
+	uint64_t batch = as_batch_ns(ad, AS_ASYNC);
 	uint64_t start = ad->batch_end_ns > batch ? ad->batch_end_ns - batch : 0;
 	uint64_t took = now_ns > start ? now_ns - start : 0;
 
@@ -721,6 +791,13 @@ static void as_update_write_batch(struct as_data *ad, uint64_t now_ns)
 		ad->write_batch_count = 1;
 }
 
+/* One asynchronous write in flight at a time near synchronous I/O. */
+static bool as_write_held(const struct as_data *ad, uint64_t now_ns)
+{
+	return ad->nr_in_flight[AS_ASYNC] > 0 && ad->sync_seen &&
+	       now_ns - ad->last_sync_ns < AS_QUIET_NS;
+}
+
 /* Is the running batch over?  Not before its clock has started. */
 static bool as_batch_expired(const struct as_data *ad, uint64_t now_ns)
 {
@@ -728,15 +805,19 @@ static bool as_batch_expired(const struct as_data *ad, uint64_t now_ns)
 		return false;
 	if (now_ns >= ad->batch_end_ns)
 		return true;
-	return ad->batch_dir == ELV_WRITE && ad->current_write_count == 0;
+	return ad->batch_dir == AS_ASYNC && ad->current_write_count == 0;
 }
 
 /* Start a batch of dir; it runs once the other direction has drained. */
-static void as_start_batch(struct as_data *ad, enum elv_dir dir)
+static void as_start_batch(struct as_data *ad, enum as_class dir)
 {
 	if (dir != ad->batch_dir)
 		ad->changed_batch = true;
-	if (dir == ELV_WRITE) {
+	if (dir == AS_SYNC)
+		ad->sync_batches++;
+	else
+		ad->async_batches++;
+	if (dir == AS_ASYNC) {
 		ad->new_batch = false;
 		ad->current_write_count = ad->write_batch_count;
 		ad->write_batch_idled = false;
@@ -756,8 +837,8 @@ static struct elv_request *as_batch_begin(struct as_data *ad,
 	if (!ad->changed_batch)
 		return rq;
 	ad->changed_batch = false;
-	if (ad->batch_dir == ELV_WRITE)
-		ad->batch_end_ns = now_ns + as_batch_ns(ad, ELV_WRITE);
+	if (ad->batch_dir == AS_ASYNC)
+		ad->batch_end_ns = now_ns + as_batch_ns(ad, AS_ASYNC);
 	else
 		ad->new_batch = true;
 	return rq;
@@ -767,19 +848,19 @@ static struct elv_request *as_dispatch(struct elevator_queue *eq,
 				       uint64_t now_ns, bool force)
 {
 	struct as_data *ad = as_data(eq);
-	enum elv_dir dir, other;
+	enum as_class dir, other;
 	struct elv_request *rq;
 
-	if (ad->nr_queued[ELV_READ] == 0 && ad->nr_queued[ELV_WRITE] == 0)
+	if (ad->nr_queued[AS_SYNC] == 0 && ad->nr_queued[AS_ASYNC] == 0)
 		return NULL;
 
 	/* A write batch that ran out of work cannot be timed. */
-	if (ad->batch_dir == ELV_WRITE && ad->nr_queued[ELV_READ] == 0 &&
-	    (ad->current_write_count == 0 || ad->nr_queued[ELV_WRITE] == 0))
+	if (ad->batch_dir == AS_ASYNC && ad->nr_queued[AS_SYNC] == 0 &&
+	    (ad->current_write_count == 0 || ad->nr_queued[AS_ASYNC] == 0))
 		ad->write_batch_idled = true;
 
 	if (!force && ad->changed_batch &&
-	    ad->nr_in_flight[ELV_READ] + ad->nr_in_flight[ELV_WRITE] > 0)
+	    ad->nr_in_flight[AS_SYNC] + ad->nr_in_flight[AS_ASYNC] > 0)
 		return NULL;	/* a completion calls again */
 	dir = ad->batch_dir;
 	other = as_other(dir);
@@ -798,14 +879,21 @@ static struct elv_request *as_dispatch(struct elevator_queue *eq,
 		 * In a read batch, idling may be better than serving the
 		 * next read, or than turning to writes while no read waits.
 		 */
-		if (dir == ELV_READ && as_antic_hold(eq, ad, now_ns, force))
+		if (dir == AS_SYNC && as_antic_hold(eq, ad, now_ns, force))
 			return NULL;
+		if (dir == AS_ASYNC && !force && as_write_held(ad, now_ns)) {
+			ad->writes_held++;
+			return NULL;	/* a completion calls again */
+		}
 		if (ad->nr_queued[dir] > 0) {
-			if (as_fifo_due(ad, dir, now_ns) ||
-			    ad->next_rq[dir] == NULL)
+			if (as_fifo_due(ad, dir, now_ns)) {
+				ad->fifo_expired++;
 				rq = as_fifo_first(ad, dir);
-			else
+			} else if (ad->next_rq[dir] == NULL) {
+				rq = as_fifo_first(ad, dir);
+			} else {
 				rq = ad->next_rq[dir];
+			}
 			rq = as_batch_begin(ad, rq, now_ns);
 			return as_move_to_dispatch(ad, rq);
 		}
@@ -832,12 +920,12 @@ static int as_init_queue(struct elevator_queue *eq)
 	int dir;
 
 	/* The data arrives zeroed with the tunables set. */
-	for (dir = ELV_READ; dir <= ELV_WRITE; dir++) {
+	for (dir = AS_SYNC; dir <= AS_ASYNC; dir++) {
 		elv_list_init(&ad->sort_list[dir]);
 		elv_list_init(&ad->fifo_list[dir]);
 	}
 	/* The first batch with reads waiting is a read batch. */
-	ad->batch_dir = ELV_WRITE;
+	ad->batch_dir = AS_ASYNC;
 	ad->antic_status = ANTIC_OFF;
 	/* The kernel's first guess: a request per 10 ms of the batch. */
 	ad->write_batch_count = (unsigned)(ad->write_batch_expire / 10);
@@ -865,15 +953,29 @@ static void as_exit_queue(struct elevator_queue *eq)
 	struct as_data *ad = as_data(eq);
 
 	/* The host only exits an empty scheduler; say so if it did not. */
-	if (ad->nr_queued[ELV_READ] != 0 || ad->nr_queued[ELV_WRITE] != 0)
+	if (ad->nr_queued[AS_SYNC] != 0 || ad->nr_queued[AS_ASYNC] != 0)
 		elv_log(eq, ELV_LOG_ERR,
 			"anticipatory: exit with %u reads and %u writes queued",
-			ad->nr_queued[ELV_READ], ad->nr_queued[ELV_WRITE]);
+			ad->nr_queued[AS_SYNC], ad->nr_queued[AS_ASYNC]);
 	free(ad->procs);
 	free(ad->hash);
 	ad->procs = NULL;
 	ad->hash = NULL;
 	ad->antic_proc = NULL;
+}
+
+/*
+ * The host merges requests of one direction; two of different classes are
+ * on different lists and stay apart, so that a sync write never waits in
+ * the asynchronous batch, nor a background write rides in the sync one.
+ */
+static bool as_allow_merge(struct elevator_queue *eq,
+			   const struct elv_request *rq,
+			   const struct elv_request *next, enum elv_merge type)
+{
+	(void)eq;
+	(void)type;
+	return as_class(rq) == as_class(next);
 }
 
 /* A front merge moved rq's first sector down: put it back in order. */
@@ -902,7 +1004,7 @@ static void as_merged_requests(struct elevator_queue *eq,
 	elv_rq_merge_fifo(rq, next);
 	as_remove(ad, next);
 
-	if (elv_rq_sort_misplaced(&ad->sort_list[rq->dir], rq)) {
+	if (elv_rq_sort_misplaced(&ad->sort_list[as_class(rq)], rq)) {
 		as_sort_del(ad, rq);
 		as_sort_add(ad, rq);
 	}
@@ -914,22 +1016,28 @@ static void as_add_request(struct elevator_queue *eq, struct elv_request *rq,
 	struct as_data *ad = as_data(eq);
 	struct as_proc *p = NULL;
 
-	/* Statistics are about synchronous reads of real processes. */
-	if (rq->dir == ELV_READ && rq->sync && rq->pid != 0) {
+	/* Statistics are about synchronous requests of real processes. */
+	if (as_class(rq) == AS_SYNC && rq->pid != 0) {
+		ad->sync_seen = true;
+		ad->last_sync_ns = now_ns;
 		p = as_proc_get(ad, rq->pid, now_ns);
 		if (p != NULL)
 			as_proc_arrival(ad, p, rq, now_ns);
 	}
 	rq->elv_priv[0] = p;
+	if (rq->sync_write)
+		ad->sync_writes++;
 
 	as_sort_add(ad, rq);
-	rq->elv_deadline_ns = now_ns + as_expire_ns(ad, rq->dir);
-	elv_list_add_tail(&rq->elv_fifo, &ad->fifo_list[rq->dir]);
-	ad->nr_queued[rq->dir]++;
+	rq->elv_deadline_ns = now_ns + as_expire_ns(ad, as_class(rq));
+	elv_list_add_tail(&rq->elv_fifo, &ad->fifo_list[as_class(rq)]);
+	ad->nr_queued[as_class(rq)]++;
 
 	/* The host calls dispatch next: it will serve what broke the wait. */
 	if (as_antic_waiting(ad) && as_can_break(ad, rq, now_ns))
-		as_antic_stop(ad, false);
+		as_antic_stop(ad, ad->antic_proc == NULL ? AS_END_OTHER :
+				  rq->pid == ad->antic_proc->pid ? AS_END_HIT :
+				  AS_END_CLOSE);
 }
 
 static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
@@ -938,15 +1046,15 @@ static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
 	struct as_data *ad = as_data(eq);
 	struct as_proc *p;
 
-	if (ad->nr_in_flight[rq->dir] > 0)
-		ad->nr_in_flight[rq->dir]--;
-	if (rq->dir != ELV_READ)
+	if (ad->nr_in_flight[as_class(rq)] > 0)
+		ad->nr_in_flight[as_class(rq)]--;
+	if (as_class(rq) != AS_SYNC)
 		return;
 
 	/* A read batch's clock starts at its first completion. */
-	if (ad->new_batch && ad->batch_dir == ELV_READ) {
+	if (ad->new_batch && ad->batch_dir == AS_SYNC) {
 		as_update_write_batch(ad, now_ns);
-		ad->batch_end_ns = now_ns + as_batch_ns(ad, ELV_READ);
+		ad->batch_end_ns = now_ns + as_batch_ns(ad, AS_SYNC);
 		ad->new_batch = false;
 	}
 
@@ -957,6 +1065,7 @@ static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
 	 */
 	if (rq->pid != 0 && ad->hash != NULL) {
 		p = as_proc_find(ad, rq->pid);
+		ad->last_sync_ns = now_ns;
 		if (p != NULL && p->nr_in_flight > 0) {
 			p->nr_in_flight--;
 			p->has_end = true;
@@ -965,7 +1074,7 @@ static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
 		}
 	}
 	/* The think time we wait through starts when all reads are done. */
-	if (ad->nr_in_flight[ELV_READ] == 0) {
+	if (ad->nr_in_flight[AS_SYNC] == 0) {
 		ad->reads_done_ns = now_ns;
 		if (ad->antic_status == ANTIC_WAIT_REQ)
 			ad->antic_status = ANTIC_WAIT_NEXT;
@@ -991,7 +1100,7 @@ static bool as_has_work(struct elevator_queue *eq)
 {
 	struct as_data *ad = as_data(eq);
 
-	return ad->nr_queued[ELV_READ] != 0 || ad->nr_queued[ELV_WRITE] != 0;
+	return ad->nr_queued[AS_SYNC] != 0 || ad->nr_queued[AS_ASYNC] != 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1027,6 +1136,20 @@ static const struct elv_tunable as_tunables[] = {
 	{ .name = NULL },
 };
 
+static const struct elv_counter as_counters[] = {
+	ELV_COUNTER(struct as_data, antic_started),
+	ELV_COUNTER(struct as_data, antic_hits),
+	ELV_COUNTER(struct as_data, antic_close),
+	ELV_COUNTER(struct as_data, antic_timeouts),
+	ELV_COUNTER(struct as_data, antic_other),
+	ELV_COUNTER(struct as_data, sync_batches),
+	ELV_COUNTER(struct as_data, async_batches),
+	ELV_COUNTER(struct as_data, fifo_expired),
+	ELV_COUNTER(struct as_data, sync_writes),
+	ELV_COUNTER(struct as_data, writes_held),
+	{ .name = NULL },
+};
+
 /* ------------------------------------------------------------------ */
 /* The scheduler and its registration.                                 */
 
@@ -1037,6 +1160,7 @@ static struct elevator_type anticipatory_type = {
 	.ops = {
 		.init_queue = as_init_queue,
 		.exit_queue = as_exit_queue,
+		.allow_merge = as_allow_merge,
 		.merged = as_merged,
 		.merged_requests = as_merged_requests,
 		.add_request = as_add_request,
@@ -1046,6 +1170,7 @@ static struct elevator_type anticipatory_type = {
 		.may_queue = as_may_queue,
 	},
 	.tunables = as_tunables,
+	.counters = as_counters,
 };
 
 IOSCHED_ELEVATOR(anticipatory_type);

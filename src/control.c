@@ -574,10 +574,11 @@ static int control_fill(struct fs *fs, struct control_file *f)
  */
 static void control_open_trace(fuse_req_t req, struct fuse_file_info *fi)
 {
-	struct trace_reader *r = trace_open();
+	struct trace_reader *r;
+	int err = trace_open(&r);
 
-	if (r == NULL) {
-		fuse_reply_err(req, ENOMEM);
+	if (err != 0) {
+		fuse_reply_err(req, -err);
 		return;
 	}
 	fi->fh = (uint64_t)(uintptr_t)r;

@@ -540,13 +540,14 @@ static inline void trace_rq(char action, const struct elv_request *rq,
 /* Remember pid's process name while it still exists. */
 void trace_note_pid(pid_t pid);
 struct trace_reader;
-/* A new reader, seeing events from now on; NULL: ENOMEM. */
-struct trace_reader *trace_open(void);
+/* A new reader, seeing events from now on; the first starts the trace
+ * thread.  0, or -errno (ENOMEM, or the thread's, ESHUTDOWN if stopped). */
+int trace_open(struct trace_reader **rp);
 /* Answers req now or, with nothing to read yet, later. */
 void trace_read(struct trace_reader *r, fuse_req_t req, size_t size);
 void trace_release(struct trace_reader *r);
-/* Times count from start_ns; watch mountpoint (NULL: none); -errno. */
-int trace_start(const char *mountpoint, uint64_t start_ns);
+/* Times count from start_ns; watch mountpoint (NULL: none). */
+void trace_start(const char *mountpoint, uint64_t start_ns);
 /* End of file for every reader, now and later. */
 void trace_stop(void);
 
@@ -571,6 +572,17 @@ struct queue *queue_new(const struct queue_params *p,
 void queue_free(struct queue *q);
 /* Queue io or merge it into a queued one; waits while full or frozen. */
 void queue_submit(struct queue *q, struct io *io);
+/* What queue_submit_nowait did with an io. */
+enum queue_take {
+	QUEUE_ADDED,	/* queued: the queue owns io */
+	QUEUE_MERGED,	/* merged into a queued io: io's shell is freed */
+	QUEUE_FULL,	/* its direction is full, or the queue frozen: io is
+			 * still the caller's, to submit again (again set) */
+};
+/* queue_submit for a single-threaded caller that must not wait (the
+ * replay): again says io was refused before, and arrived then. */
+enum queue_take queue_submit_nowait(struct queue *q, struct io *io,
+				    bool again);
 /* For workers: the next io to perform; waits; NULL once stopped. */
 struct io *queue_next(struct queue *q);
 /* Without waiting: the next io to perform now, or NULL. */
@@ -732,9 +744,20 @@ struct replay_rq {
 	bool write;
 	bool sync;
 };
+/* A dispatch of our own format, with the service time its C reported. */
+struct replay_disp {
+	uint64_t d_ns;		/* dispatch time, from the trace's first */
+	uint64_t service_ns;	/* D to C, or UINT64_MAX if unknown */
+	uint64_t sector;
+	uint32_t nr_sectors;
+	bool write;
+};
 struct replay_trace {
 	struct replay_rq *rq;	/* in issue order */
 	size_t nr, cap;
+	uint64_t span_ns;	/* the first issue to the last event */
+	struct replay_disp *disp;	/* in dispatch order */
+	size_t nr_disp, cap_disp;
 	int64_t *procs;		/* process keys: pids, or MSR host+disk */
 	uint32_t nr_procs;
 	const char *format;	/* as named or detected */
@@ -746,12 +769,24 @@ int replay_parse(const char *path, const char *format,
 void replay_trace_free(struct replay_trace *t);
 
 /* replay_sim.c: one trace through one scheduler, in simulated time */
+enum replay_model {
+	REPLAY_MODEL_NONE,	/* transfer time only, one io at a time */
+	REPLAY_MODEL_HDD,
+	REPLAY_MODEL_SSD,
+};
 struct replay_opts {
 	bool closed_loop;
-	bool hdd;		/* else "none": transfer time only */
-	unsigned seek_ms, rpm, mb_per_s;
-	unsigned nr_requests;
+	bool time_based;	/* closed loop: for a duration, fio-like */
+	uint64_t duration_ns;	/* time-based: 0 is the recorded span */
+	enum replay_model model;
+	unsigned seek_ms, rpm, mb_per_s;	/* hdd; none: mb_per_s */
+	struct diskmodel_ssd ssd;
+	unsigned nr_requests;	/* per direction, as the mount's */
+	unsigned threads;	/* ios in flight: the mount's workers */
+	/* Host time from service end to completion, reads and writes. */
+	uint64_t overhead_ns[2];
 	bool cost;		/* time the scheduler's hooks */
+	bool plot;		/* fill replay_result's buckets */
 	/* Tunables to set, "name=value", and how many. */
 	char **tunables;
 	unsigned nr_tunables;
@@ -763,7 +798,7 @@ struct replay_result {
 	size_t nr_lat[2];
 	double jain;
 	double cost_ns;			/* per request, with opts->cost */
-	/* Completed bytes per time bucket, for --plot. */
+	/* Completed bytes per time bucket, with opts->plot. */
 	uint64_t *buckets;
 	size_t nr_buckets;
 	uint64_t bucket_ns;
@@ -773,5 +808,9 @@ int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
 	       const struct replay_opts *o, struct replay_result *res,
 	       char *err, size_t size);
 void replay_result_free(struct replay_result *res);
+/* The mount's service time beyond the model's, per io of direction dir:
+ * the median over a trace of ours; 0 for a trace without service times. */
+uint64_t replay_overhead(const struct replay_trace *t,
+			 const struct replay_opts *o, int dir);
 
 #endif /* FUSE_IOSCHED_H */

@@ -345,8 +345,7 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 	fs->dispatch = dispatch_start(fs->queue, cfg->threads, dm);
 	if (fs->dispatch == NULL)
 		return -1;
-	if (trace_start(cfg->mountpoint, clock_now_ns()) != 0)
-		return -1;
+	trace_start(cfg->mountpoint, clock_now_ns());
 	/* After fuse_set_signal_handlers, which would make SIGHUP unmount. */
 	if (timer_on_signal(fs->timer, SIGHUP, main_reload, fs) != 0)
 		log_warn("cannot handle SIGHUP: no configuration reload");

@@ -248,6 +248,7 @@ static void queue_join(struct io *dst, struct io *src, bool front)
 	dst->rq.bytes += src->rq.bytes;
 	dst->rq.nr_sectors += src->rq.nr_sectors;
 	dst->rq.sync = dst->rq.sync || src->rq.sync;
+	dst->rq.sync_write = dst->rq.sync_write || src->rq.sync_write;
 	if (src->rq.arrival_ns < dst->rq.arrival_ns)
 		dst->rq.arrival_ns = src->rq.arrival_ns;
 	dst->nr_parts += src->nr_parts;
@@ -357,25 +358,27 @@ static bool do_queue_may_queue(struct queue *q, struct io *io)
 	       ops->may_queue(q->eq, &io->rq) == ELV_MQUEUE_MUST;
 }
 
-/* Merge io or hand it to the elevator, waiting while its direction is
- * full or the queue frozen. */
-static void do_queue_submit(struct queue *q, struct io *io)
+/* Caller holds q->lock: io arrives (counted, traced, its arrival time). */
+static void do_queue_arrive(struct queue *q, struct io *io)
 {
-	uint64_t now;
-
 	q->stats.dir[io->rq.dir].requests += io->nr_parts;
 	/* Time spent waiting for a slot counts as queueing time. */
 	io->rq.arrival_ns = queue_now(q);
 	trace_rq('Q', &io->rq, io->rq.arrival_ns, 0, 0);
-	for (;;) {
-		if (!q->frozen) {
-			if (do_queue_try_merge(q, io))
-				return;
-			if (do_queue_may_queue(q, io))
-				break;
-		}
-		pthread_cond_wait(&q->submit_cv[io->rq.dir], &q->lock);
-	}
+}
+
+/* Caller holds q->lock: merge io or hand it to the elevator, unless the
+ * queue is frozen or io's direction full. */
+static enum queue_take do_queue_take(struct queue *q, struct io *io)
+{
+	uint64_t now;
+
+	if (q->frozen)
+		return QUEUE_FULL;
+	if (do_queue_try_merge(q, io))
+		return QUEUE_MERGED;
+	if (!do_queue_may_queue(q, io))
+		return QUEUE_FULL;
 	now = queue_now(q);
 	q->eq->type->ops.add_request(q->eq, &io->rq, now);
 	queue_hash_add(q, io);
@@ -383,6 +386,29 @@ static void do_queue_submit(struct queue *q, struct io *io)
 	q->nr_queued++;
 	q->nr_held[io->rq.dir]++;
 	q->stats.dir[io->rq.dir].queued++;
+	return QUEUE_ADDED;
+}
+
+/* Merge io or hand it to the elevator, waiting while its direction is
+ * full or the queue frozen. */
+static void do_queue_submit(struct queue *q, struct io *io)
+{
+	do_queue_arrive(q, io);
+	while (do_queue_take(q, io) == QUEUE_FULL)
+		pthread_cond_wait(&q->submit_cv[io->rq.dir], &q->lock);
+}
+
+enum queue_take queue_submit_nowait(struct queue *q, struct io *io,
+				    bool again)
+{
+	enum queue_take took;
+
+	pthread_mutex_lock(&q->lock);
+	if (!again)
+		do_queue_arrive(q, io);
+	took = do_queue_take(q, io);
+	pthread_mutex_unlock(&q->lock);
+	return took;
 }
 
 void queue_submit(struct queue *q, struct io *io)

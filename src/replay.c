@@ -32,6 +32,8 @@ struct replay_main {
 	const char *scheds;	/* -s, or NULL: every scheduler */
 	const char *format;
 	const char *plot;
+	const char *model;	/* -m, or NULL: -o disk_model, else hdd */
+	const char *overhead;	/* --overhead: "auto" or microseconds */
 	bool json;
 	const struct elevator_type *types[REPLAY_MAX_SCHEDS];
 	unsigned nr_types;
@@ -40,19 +42,27 @@ struct replay_main {
 static void replay_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: fuse-iosched-replay [-s SCHED[,SCHED...]] [-m none|hdd]\n"
-"           [-o TUNABLE=VALUE]... [--closed-loop] [--json] [--plot PREFIX]\n"
+"usage: fuse-iosched-replay [-s SCHED[,SCHED...]] [-m none|hdd|ssd]\n"
+"           [-o TUNABLE=VALUE]... [--closed-loop [--time-based[=SECONDS]]]\n"
+"           [--overhead=auto|US] [--json] [--plot PREFIX]\n"
 "           [--format auto|fuse-iosched|blkparse|msr] [--cost] TRACE...\n\n"
 "Replay each TRACE through each scheduler in simulated time and print, per\n"
 "scheduler: requests, merges, MiB/s, read and write latency p50/p99/max,\n"
 "Jain's fairness index over processes.\n\n"
 "    -s, --scheduler=LIST   schedulers to compare (default: all)\n"
-"    -m, --model=MODEL      disk model: hdd (default) or none\n"
+"    -m, --model=MODEL      disk model: hdd (default), ssd or none\n"
 "    -o NAME=VALUE          a scheduler tunable, or a mount option:\n"
-"                           seek_ms, rpm, mb_per_s, nr_requests,\n"
-"                           module_dir, config\n"
+"                           seek_ms, rpm, mb_per_s, ssd_channels,\n"
+"                           ssd_read_us, ssd_mb_per_s, ssd_buffer_mib,\n"
+"                           ssd_drain_mb_per_s, nr_requests, threads,\n"
+"                           disk_model, module_dir, config\n"
 "        --closed-loop      issue a process's next request when its\n"
 "                           previous one completed, plus its think time\n"
+"        --time-based[=S]   closed loop for S seconds (default: as long\n"
+"                           as the trace), each process starting again\n"
+"                           from its first request at its last\n"
+"        --overhead=US      host time per request after its service\n"
+"                           (default auto: from a trace of ours, else 0)\n"
 "        --json             one JSON object per scheduler\n"
 "        --plot=PREFIX      latency CDFs and throughput, gnuplot PNGs\n"
 "        --format=FORMAT    trace format (default: auto)\n"
@@ -62,7 +72,7 @@ static void replay_usage(FILE *fp)
 }
 
 /* -o: the mount's settings go to config.c, the rest are tunables. */
-static int replay_option(struct replay_main *m, const char *opt)
+static int replay_option_one(struct replay_main *m, const char *opt)
 {
 	char err[CONFIG_ERR_MAX];
 	char **n;
@@ -85,6 +95,18 @@ static int replay_option(struct replay_main *m, const char *opt)
 		return -1;
 	m->o.tunables = n;
 	n[m->o.nr_tunables++] = (char *)opt;
+	return 0;
+}
+
+/* -o A,B,...: each in turn, as the mount takes them. */
+static int replay_option(struct replay_main *m, char *opts)
+{
+	char *opt, *save;
+
+	for (opt = strtok_r(opts, ",", &save); opt != NULL;
+	     opt = strtok_r(NULL, ",", &save))
+		if (replay_option_one(m, opt) != 0)
+			return -1;
 	return 0;
 }
 
@@ -205,6 +227,10 @@ static void replay_row(const struct replay_main *m, const char *trace,
 		for (i = 1; i < ARRAY_SIZE(v); i++)
 			printf(", \"%s\": %.3f", replay_columns[3 + i], v[i]);
 		printf(", \"%s\": %.4f", replay_columns[10], r->jain);
+		printf(", \"read_overhead_ms\": %.3f, "
+		       "\"write_overhead_ms\": %.3f",
+		       (double)m->o.overhead_ns[0] / 1e6,
+		       (double)m->o.overhead_ns[1] / 1e6);
 		if (m->o.cost)
 			printf(", \"%s\": %.0f", replay_columns[11],
 			       r->cost_ns);
@@ -226,10 +252,20 @@ static void replay_header(const struct replay_main *m, const char *path,
 {
 	unsigned i;
 
-	printf("# %s: %s, %zu requests, %u processes, %s, disk %s\n", path,
-	       t->format, t->nr, t->nr_procs,
-	       m->o.closed_loop ? "closed loop" : "open loop",
-	       m->o.hdd ? "hdd" : "none");
+	static const char *const models[] = { "none", "hdd", "ssd" };
+	char loop[64] = "open loop";
+
+	if (m->o.closed_loop && m->o.time_based)
+		snprintf(loop, sizeof loop, "closed loop for %.3f s",
+			 (double)(m->o.duration_ns ? m->o.duration_ns :
+				  t->span_ns) / 1e9);
+	else if (m->o.closed_loop)
+		snprintf(loop, sizeof loop, "closed loop");
+	printf("# %s: %s, %zu requests, %u processes, %s, disk %s, host "
+	       "overhead %.3f ms read, %.3f ms write\n", path, t->format,
+	       t->nr, t->nr_procs, loop, models[m->o.model],
+	       (double)m->o.overhead_ns[0] / 1e6,
+	       (double)m->o.overhead_ns[1] / 1e6);
 	printf("%-13s %9s %8s %8s", replay_columns[0], replay_columns[1],
 	       replay_columns[2], replay_columns[3]);
 	for (i = 4; i <= 9; i++)
@@ -341,6 +377,10 @@ static int replay_trace_run(struct replay_main *m, const char *path,
 		fprintf(stderr, "fuse-iosched-replay: %s\n", err);
 		return -1;
 	}
+	if (strcmp(m->overhead, "auto") == 0) {
+		m->o.overhead_ns[0] = replay_overhead(&t, &m->o, 0);
+		m->o.overhead_ns[1] = replay_overhead(&t, &m->o, 1);
+	}
 	if (!m->json)
 		replay_header(m, path, &t);
 	for (i = 0; i < m->nr_types; i++) {
@@ -380,12 +420,17 @@ static FILE *replay_plot_open(const char *prefix, const char *what)
 	return fp;
 }
 
-enum { OPT_CLOSED = 256, OPT_JSON, OPT_PLOT, OPT_FORMAT, OPT_COST };
+enum {
+	OPT_CLOSED = 256, OPT_TIME, OPT_OVERHEAD, OPT_JSON, OPT_PLOT,
+	OPT_FORMAT, OPT_COST,
+};
 
 static const struct option replay_long[] = {
 	{ "scheduler", required_argument, NULL, 's' },
 	{ "model", required_argument, NULL, 'm' },
 	{ "closed-loop", no_argument, NULL, OPT_CLOSED },
+	{ "time-based", optional_argument, NULL, OPT_TIME },
+	{ "overhead", required_argument, NULL, OPT_OVERHEAD },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "format", required_argument, NULL, OPT_FORMAT },
@@ -394,23 +439,47 @@ static const struct option replay_long[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* A number of seconds (up to 9 decimals) or microseconds, in ns. */
+static bool replay_number(const char *arg, uint64_t unit_ns, uint64_t *ns)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno != 0 || end == arg || *end != '\0' || !(v >= 0) ||
+	    v * (double)unit_ns > 1e18)
+		return false;
+	*ns = (uint64_t)(v * (double)unit_ns + 0.5);
+	return true;
+}
+
 static int replay_args(struct replay_main *m, int argc, char **argv)
 {
-	const char *model = "hdd";
+	const char *duration = NULL;
+	uint64_t ns;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "s:m:o:h", replay_long,
 				NULL)) != -1) {
 		switch (c) {
 		case 's': m->scheds = optarg; break;
-		case 'm': model = optarg; break;
+		case 'm': m->model = optarg; break;
 		case 'o':
 			if (replay_option(m, optarg) != 0)
 				return -1;
 			break;
 		case OPT_CLOSED: m->o.closed_loop = true; break;
+		case OPT_TIME:
+			m->o.time_based = true;
+			duration = optarg;
+			break;
+		case OPT_OVERHEAD: m->overhead = optarg; break;
 		case OPT_JSON: m->json = true; break;
-		case OPT_PLOT: m->plot = optarg; break;
+		case OPT_PLOT:
+			m->plot = optarg;
+			m->o.plot = true;
+			break;
 		case OPT_FORMAT: m->format = optarg; break;
 		case OPT_COST: m->o.cost = true; break;
 		case 'h':
@@ -421,12 +490,32 @@ static int replay_args(struct replay_main *m, int argc, char **argv)
 			return -1;
 		}
 	}
-	if (strcmp(model, "hdd") != 0 && strcmp(model, "none") != 0) {
-		fprintf(stderr, "fuse-iosched-replay: -m %s: want none or "
-			"hdd\n", model);
+	if (m->model != NULL && !diskmodel_name_valid(m->model)) {
+		fprintf(stderr, "fuse-iosched-replay: -m %s: want none, hdd "
+			"or ssd\n", m->model);
 		return -1;
 	}
-	m->o.hdd = strcmp(model, "hdd") == 0;
+	if (m->o.time_based && !m->o.closed_loop) {
+		fprintf(stderr, "fuse-iosched-replay: --time-based needs "
+			"--closed-loop\n");
+		return -1;
+	}
+	if (duration != NULL && (!replay_number(duration, 1000000000u, &ns) ||
+				 ns == 0)) {
+		fprintf(stderr, "fuse-iosched-replay: --time-based=%s: want "
+			"seconds, more than 0\n", duration);
+		return -1;
+	}
+	if (duration != NULL)
+		m->o.duration_ns = ns;
+	if (strcmp(m->overhead, "auto") != 0) {
+		if (!replay_number(m->overhead, 1000, &ns)) {
+			fprintf(stderr, "fuse-iosched-replay: --overhead=%s: "
+				"want auto or microseconds\n", m->overhead);
+			return -1;
+		}
+		m->o.overhead_ns[0] = m->o.overhead_ns[1] = ns;
+	}
 	if (!replay_format_valid(m->format)) {
 		fprintf(stderr, "fuse-iosched-replay: --format %s: want auto, "
 			"fuse-iosched, blkparse or msr\n", m->format);
@@ -444,9 +533,39 @@ static int replay_args(struct replay_main *m, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The device and queue the mount's settings describe.  The model is -m,
+ * else -o disk_model (or the file's), else hdd; the workers are threads
+ * if named, else 4 (the mount's least default), so that the output does
+ * not depend on the machine's number of CPUs.
+ */
+static void replay_device(struct replay_main *m)
+{
+	const char *model = m->model;
+
+	if (model == NULL)
+		model = config_named(&m->cfg, "disk_model") ?
+			m->cfg.disk_model : "hdd";
+	m->o.model = strcmp(model, "ssd") == 0 ? REPLAY_MODEL_SSD :
+		     strcmp(model, "hdd") == 0 ? REPLAY_MODEL_HDD :
+		     REPLAY_MODEL_NONE;
+	m->o.seek_ms = m->cfg.seek_ms;
+	m->o.rpm = m->cfg.rpm;
+	m->o.mb_per_s = m->cfg.mb_per_s;
+	m->o.ssd = (struct diskmodel_ssd){
+		.channels = m->cfg.ssd_channels,
+		.read_us = m->cfg.ssd_read_us,
+		.mb_per_s = m->cfg.ssd_mb_per_s,
+		.buffer_mib = m->cfg.ssd_buffer_mib,
+		.drain_mb_per_s = m->cfg.ssd_drain_mb_per_s,
+	};
+	m->o.nr_requests = m->cfg.nr_requests;
+	m->o.threads = config_named(&m->cfg, "threads") ? m->cfg.threads : 4;
+}
+
 int main(int argc, char **argv)
 {
-	struct replay_main m = { .format = "auto" };
+	struct replay_main m = { .format = "auto", .overhead = "auto" };
 	char err[CONFIG_ERR_MAX];
 	FILE *lat = NULL, *thr = NULL;
 	int status = 1, i;
@@ -469,10 +588,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fuse-iosched-replay: %s\n", err);
 		goto out;
 	}
-	m.o.seek_ms = m.cfg.seek_ms;
-	m.o.rpm = m.cfg.rpm;
-	m.o.mb_per_s = m.cfg.mb_per_s;
-	m.o.nr_requests = m.cfg.nr_requests;
+	replay_device(&m);
 	if (replay_pick_types(&m) != 0 || replay_check_tunables(&m) != 0)
 		goto out;
 	if (m.plot != NULL) {

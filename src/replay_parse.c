@@ -21,6 +21,8 @@
 #define REPLAY_LINE_MAX 4096
 /* Q events waiting for their C; older ones are given up. */
 #define REPLAY_OUTSTANDING_MAX 4096
+/* Dispatches waiting for their C: the mount's workers, and more. */
+#define REPLAY_DISPATCHED_MAX 256
 /* Windows filetime: 100 ns units. */
 #define REPLAY_FILETIME_NS 100
 
@@ -41,6 +43,10 @@ struct replay_parser {
 	bool first;		/* no request yet: time origin unset */
 	uint64_t t0;
 	bool summary;		/* blkparse's closing summary: ignore */
+	uint64_t last_ns;	/* the latest event seen */
+	/* D events of ours waiting for their C, oldest first. */
+	size_t dpend[REPLAY_DISPATCHED_MAX];
+	size_t nr_dpend;
 };
 
 static int replay_error(struct replay_parser *p, char *err, size_t size,
@@ -155,22 +161,133 @@ static void replay_pend(struct replay_parser *p, size_t idx)
 		p->pend[p->nr_pend++].idx = idx;
 }
 
+/* Digits only, into *v; false on anything else or an overflow. */
+static bool replay_u64(const char *s, uint64_t *v)
+{
+	uint64_t n = 0;
+
+	if (*s == '\0')
+		return false;
+	for (; *s != '\0'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (d > 9 || n > (UINT64_MAX - d) / 10)
+			return false;
+		n = n * 10 + d;
+	}
+	*v = n;
+	return true;
+}
+
+/* "MAJ,MIN": blkparse's device. */
+static bool replay_dev(char *s)
+{
+	char *comma = strchr(s, ',');
+	uint64_t v;
+	bool ok;
+
+	if (comma == NULL)
+		return false;
+	*comma = '\0';
+	ok = replay_u64(s, &v) && replay_u64(comma + 1, &v);
+	*comma = ',';
+	return ok;
+}
+
+/* Split line at blanks into at most max fields; how many. */
+static unsigned replay_fields(char *line, char **f, unsigned max)
+{
+	unsigned n = 0;
+
+	for (;;) {
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (*line == '\0' || n == max)
+			return n;
+		f[n++] = line;
+		while (*line != ' ' && *line != '\t' && *line != '\0')
+			line++;
+		if (*line != '\0')
+			*line++ = '\0';
+	}
+}
+
+#define REPLAY_FIELDS 10
+
+/* A D event of ours: a dispatch whose C will tell its service time. */
+static int replay_dispatched(struct replay_parser *p, bool write,
+			     uint64_t sector, uint32_t nr, uint64_t time_ns)
+{
+	struct replay_trace *t = p->t;
+	struct replay_disp *d;
+
+	if (t->nr_disp == t->cap_disp) {
+		size_t cap = t->cap_disp ? t->cap_disp * 2 : 1024;
+
+		d = realloc(t->disp, cap * sizeof *d);
+		if (d == NULL)
+			return -1;
+		t->disp = d;
+		t->cap_disp = cap;
+	}
+	d = &t->disp[t->nr_disp];
+	*d = (struct replay_disp){
+		.d_ns = time_ns > p->t0 ? time_ns - p->t0 : 0,
+		.service_ns = UINT64_MAX,
+		.sector = sector,
+		.nr_sectors = nr,
+		.write = write,
+	};
+	/* Full: the oldest never completed; forget it. */
+	if (p->nr_dpend == REPLAY_DISPATCHED_MAX)
+		memmove(p->dpend, p->dpend + 1,
+			--p->nr_dpend * sizeof *p->dpend);
+	p->dpend[p->nr_dpend++] = t->nr_disp++;
+	return 0;
+}
+
+/* A C event: the service time of the dispatch it ends. */
+static void replay_dispatch_done(struct replay_parser *p, bool write,
+				 uint64_t sector, uint32_t nr, uint64_t time_ns)
+{
+	uint64_t at = time_ns > p->t0 ? time_ns - p->t0 : 0;
+	size_t i;
+
+	for (i = 0; i < p->nr_dpend; i++) {
+		struct replay_disp *d = &p->t->disp[p->dpend[i]];
+
+		if (d->write == write && d->sector == sector &&
+		    d->nr_sectors == nr) {
+			d->service_ns = at > d->d_ns ? at - d->d_ns : 0;
+			memmove(p->dpend + i, p->dpend + i + 1,
+				(--p->nr_dpend - i) * sizeof *p->dpend);
+			return;
+		}
+	}
+}
+
 /*
  * One line of blkparse's default output, or of ours (the same, with a
- * header, "lost N events" lines and C's wait and service).  Only Q and C
- * matter; other actions and the closing summary are skipped.
+ * header, "lost N events" lines and C's wait and service):
+ *
+ *	MAJ,MIN CPU SEQ SECONDS PID ACTION RWBS SECTOR + COUNT [COMM] ...
+ *
+ * Q and C make the requests; D, in our format, the dispatches whose
+ * service times give the host overhead; other actions and blkparse's
+ * closing summary are skipped.  Split by hand: sscanf was most of the
+ * time of a replay.
  */
 static int replay_parse_blk(struct replay_parser *p, char *line, char *err,
 			    size_t size)
 {
-	char time[32], action[4], rwbs[12], *rest;
-	unsigned maj, min, cpu;
-	uint64_t seq, sector, t_ns;
-	unsigned long nr;
-	int pid, used = 0;
+	char *f[REPLAY_FIELDS], *rwbs;
+	uint64_t v, sector, nr, t_ns;
 	struct replay_rq *rq;
 	uint32_t proc;
+	unsigned n;
+	char action;
 	bool write;
+	int64_t pid;
 
 	if (line[0] == '#' || strncmp(line, "lost ", 5) == 0)
 		return 0;
@@ -179,29 +296,48 @@ static int replay_parse_blk(struct replay_parser *p, char *line, char *err,
 		p->summary = true;
 		return 0;
 	}
-	if (sscanf(line, " %u,%u %u %" SCNu64 " %31s %d %3s %n", &maj, &min,
-		   &cpu, &seq, time, &pid, action, &used) != 7 || used == 0 ||
-	    !replay_seconds(time, &t_ns))
+	n = replay_fields(line, f, REPLAY_FIELDS);
+	if (n < 6 || !replay_dev(f[0]) || !replay_u64(f[1], &v) ||
+	    !replay_u64(f[2], &v) || !replay_seconds(f[3], &t_ns) ||
+	    !replay_u64(f[4] + (f[4][0] == '-'), &v) || v > INT32_MAX)
 		return replay_error(p, err, size, "malformed line");
-	rest = line + used;
-	if (strcmp(action, "Q") != 0 && strcmp(action, "C") != 0)
+	pid = f[4][0] == '-' ? -(int64_t)v : (int64_t)v;
+	action = f[5][0];
+	if (f[5][1] != '\0' || (action != 'Q' && action != 'C' &&
+				action != 'D'))
 		return 0;
-	if (sscanf(rest, "%11s %" SCNu64 " + %lu", rwbs, &sector, &nr) != 3)
+	if (n < 10 || strlen(f[6]) > 11 || !replay_u64(f[7], &sector) ||
+	    strcmp(f[8], "+") != 0 || !replay_u64(f[9], &nr))
 		return replay_error(p, err, size, "malformed Q or C event");
+	rwbs = f[6];
 	/* Discards, flushes without data and the like: not ours to model. */
 	if (strchr(rwbs, 'D') != NULL || nr == 0 ||
 	    (strchr(rwbs, 'R') == NULL && strchr(rwbs, 'W') == NULL))
 		return 0;
+	if (nr > UINT32_MAX)
+		nr = UINT32_MAX;
 	write = strchr(rwbs, 'W') != NULL;
-	if (action[0] == 'C') {
+	if (t_ns > p->last_ns)
+		p->last_ns = t_ns;
+	if (p->first && action != 'Q')
+		return 0;
+	if (action == 'D') {
+		if (strcmp(p->t->format, "fuse-iosched") == 0 &&
+		    replay_dispatched(p, write, sector, (uint32_t)nr,
+				      t_ns) != 0)
+			return replay_error(p, err, size, "out of memory");
+		return 0;
+	}
+	if (action == 'C') {
 		replay_complete(p, write, sector, nr, t_ns);
+		replay_dispatch_done(p, write, sector, (uint32_t)nr, t_ns);
 		return 0;
 	}
 	if (replay_proc(p->t, pid, &proc) != 0 ||
 	    (rq = replay_add(p, t_ns)) == NULL)
 		return replay_error(p, err, size, "out of memory");
 	rq->sector = sector;
-	rq->nr_sectors = nr > UINT32_MAX ? UINT32_MAX : (uint32_t)nr;
+	rq->nr_sectors = (uint32_t)nr;
 	rq->proc = proc;
 	rq->write = write;
 	rq->sync = !write || strchr(rwbs, 'S') != NULL;
@@ -267,6 +403,8 @@ static int replay_parse_msr(struct replay_parser *p, char *line, char *err,
 	rq->sync = true;
 	rq->abs_ns = v[0] * REPLAY_FILETIME_NS;
 	p->done_ns[p->t->nr - 1] = (v[0] + v[6]) * REPLAY_FILETIME_NS;
+	if (p->done_ns[p->t->nr - 1] > p->last_ns)
+		p->last_ns = p->done_ns[p->t->nr - 1];
 	return 0;
 }
 
@@ -408,10 +546,18 @@ int replay_parse(const char *path, const char *format,
 		ret = -1;
 	}
 	if (ret == 0) {
+		bool sorted = true;
+
 		replay_think_times(p);
-		for (i = 0; i < t->nr; i++)
+		t->span_ns = p->last_ns > p->t0 ? p->last_ns - p->t0 : 0;
+		for (i = 0; i < t->nr; i++) {
 			t->rq[i].seq = i;
-		qsort(t->rq, t->nr, sizeof t->rq[0], replay_cmp_time);
+			if (i > 0 && t->rq[i].time_ns < t->rq[i - 1].time_ns)
+				sorted = false;
+		}
+		/* Traces are nearly always in order already. */
+		if (!sorted)
+			qsort(t->rq, t->nr, sizeof t->rq[0], replay_cmp_time);
 	}
 	free(p->done_ns);
 	free(p);
@@ -423,6 +569,7 @@ int replay_parse(const char *path, const char *format,
 void replay_trace_free(struct replay_trace *t)
 {
 	free(t->rq);
+	free(t->disp);
 	free(t->procs);
 	memset(t, 0, sizeof *t);
 }

@@ -3,18 +3,30 @@
  * One trace through one scheduler, in simulated time.
  *
  * The requests go through the daemon's own queue (queue.c: merging, the
- * nr_requests limit, wake-ups) with the scheduler module the mount would
- * load, on a virtual clock that jumps from event to event: an arrival, the
- * end of the disk's current service, a wake-up the scheduler asked for.
- * The disk is diskmodel.c's: one head serving one request at a time, each
- * costing diskmodel_cost_ns() (or, for "none", its transfer time only).
+ * nr_requests limit of each direction, wake-ups) with the scheduler module
+ * the mount would load, on a virtual clock that jumps from event to event:
+ * an arrival, the end of a service, a completion, a wake-up the scheduler
+ * asked for.  The device is diskmodel.c's, as the mount's dispatch workers
+ * drive it: at most `threads` ios in flight (a worker holds each from
+ * dispatch to completion); the hdd (and "none", its transfer time only)
+ * serves one at a time and picks the next when its head frees; the ssd
+ * takes an io whenever a worker is free and serves it on its channels.
  * Nothing sleeps and no I/O is done, so a replay is fast and, with ties
  * broken by trace order, the same every time.
+ *
+ * The host overhead: on a mount an io completes some time after the model
+ * has served it (the worker wakes, performs the syscall, replies to FUSE),
+ * while the device already serves the next.  The replay completes each io
+ * overhead_ns (per direction: a large write's syscall costs more than a
+ * read's) after its service ends; replay_overhead() derives it from a
+ * trace of ours, whose D and C events give the mount's service times.
  *
  * Open loop issues each request at its recorded time.  Closed loop issues
  * a process's next request when its previous one has completed, plus the
  * think time the trace shows: what makes anticipation and per-process
- * idling pay off or not.
+ * idling pay off or not.  Time-based (closed loop) runs for a duration as
+ * fio's time_based does: a process that comes to the end of its requests
+ * starts again from its first, and none is issued after the duration.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,16 +38,42 @@
 
 #define REPLAY_PLOT_BUCKETS 200
 
-/* A part with the index of its trace request. */
+/* A part with the trace request it stands for. */
 struct replay_part {
 	struct io_part part;
 	size_t idx;
+	uint64_t issue_ns;
+	struct replay_part *free_next;	/* on replay_state.free_parts */
 };
 
 /* A closed-loop arrival: the heap's entries. */
 struct replay_arrival {
 	uint64_t at_ns;
 	size_t idx;
+};
+
+/* An io a worker took: the device frees at free_ns, it completes at
+ * done_ns (free_ns plus the host overhead). */
+struct replay_flight {
+	struct io *io;
+	uint64_t free_ns, done_ns;
+};
+
+/* ios of one direction refused a slot, first in first out. */
+struct replay_fifo {
+	struct io **v;
+	size_t head, tail, cap;
+};
+
+/* A completed request, for the throughput buckets. */
+struct replay_done {
+	uint64_t done_ns;
+	uint64_t bytes;
+};
+
+/* A process's share, for Jain's index. */
+struct replay_acc {
+	uint64_t bytes, first_ns, last_ns;
 };
 
 struct replay_state {
@@ -45,21 +83,29 @@ struct replay_state {
 	struct diskmodel *dm;	/* NULL: "none" */
 	uint64_t now;
 	uint64_t wake_ns;	/* a scheduler wake-up due, or 0 */
+	uint64_t kicked_ns;	/* when the last wake-up was served */
+	bool kicked;
+	uint64_t stop_ns;	/* nothing issued from then (time-based) */
 
-	struct io *busy;	/* being served by the disk, or NULL */
-	uint64_t busy_until;
-	uint64_t head;		/* sector after the last io served */
+	struct replay_flight *flight;	/* o->threads at most */
+	unsigned nr_flight;
 
 	size_t cursor;		/* open loop: the next request */
 	struct replay_arrival *heap;	/* closed loop: by time, index */
 	size_t nr_heap;
 	size_t *next_of;	/* closed loop: a process's next request */
-	size_t *backlog;	/* waiting for a queue slot, FIFO */
-	size_t backlog_head, backlog_tail;
-	uint64_t outstanding;	/* ios queued or in flight */
-	uint64_t merges_seen;
+	size_t *first_of;	/* time-based: a process's first request */
+	struct replay_fifo wait[2];	/* refused a slot, per direction */
+	struct replay_part *free_parts;	/* for reuse: malloc costs */
+	uint64_t parts_in, parts_done;
 
-	uint64_t *issue_ns, *done_ns;	/* per request */
+	/* Results, as requests complete. */
+	uint64_t *lat[2];
+	size_t nr_lat[2], cap_lat[2];
+	struct replay_done *done;
+	size_t nr_done, cap_done;
+	struct replay_acc *procs;
+	uint64_t first_ns, last_ns, bytes;
 };
 
 /* ------------------------------------------------------------------ */
@@ -312,21 +358,59 @@ static void replay_pop(struct replay_state *s)
 }
 
 /* ------------------------------------------------------------------ */
+/* Growing arrays.                                                     */
+
+static int replay_grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 1024;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*v, n * size);
+	if (p == NULL)
+		return -ENOMEM;
+	*v = p;
+	*cap = n;
+	return 0;
+}
+
+static int replay_fifo_push(struct replay_fifo *f, struct io *io)
+{
+	if (f->tail == f->cap && f->head > 0) {
+		memmove(f->v, f->v + f->head, (f->tail - f->head) * sizeof *f->v);
+		f->tail -= f->head;
+		f->head = 0;
+	}
+	if (replay_grow((void **)&f->v, &f->cap, f->tail + 1, sizeof *f->v))
+		return -ENOMEM;
+	f->v[f->tail++] = io;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Requests in and out of the queue.                                   */
 
-static int replay_submit(struct replay_state *s, size_t idx)
+static struct io *replay_io(struct replay_state *s, size_t idx)
 {
 	const struct replay_rq *r = &s->t->rq[idx];
 	struct io *io = calloc(1, sizeof *io);
-	struct replay_part *rp = calloc(1, sizeof *rp);
-	struct stats st;
+	struct replay_part *rp = s->free_parts;
 
+	if (rp != NULL)
+		s->free_parts = rp->free_next;
+	else
+		rp = malloc(sizeof *rp);
 	if (io == NULL || rp == NULL) {
 		free(io);
 		free(rp);
-		return -ENOMEM;
+		return NULL;
 	}
+	memset(&rp->part, 0, sizeof rp->part);
 	rp->idx = idx;
+	rp->issue_ns = s->now;
 	rp->part.len = (size_t)r->nr_sectors << IOSCHED_SECTOR_SHIFT;
 	io->parts = io->parts_tail = &rp->part;
 	io->nr_parts = 1;
@@ -340,81 +424,209 @@ static int replay_submit(struct replay_state *s, size_t idx)
 	/* Distinct, non-zero: per-process schedulers key on it. */
 	io->rq.pid = (pid_t)r->proc + 1;
 	io->rq.ioprio = IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_BE, 4);
+	return io;
+}
 
-	queue_submit(s->q, io);
-	s->outstanding++;
-	queue_get_stats(s->q, &st);
-	st.dir[0].merges += st.dir[1].merges;
-	/* Each merge made two ios one. */
-	s->outstanding -= st.dir[0].merges - s->merges_seen;
-	s->merges_seen = st.dir[0].merges;
+/*
+ * Ios refused a slot try again, oldest first in each direction, as the
+ * mount's waiting submitters do when a completion frees one; then the
+ * arrivals due by now, each of which may merge, take a slot or wait.
+ */
+static int replay_arrive(struct replay_state *s)
+{
+	struct replay_fifo *f;
+	struct io *io;
+	uint64_t at;
+	size_t idx;
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		f = &s->wait[d];
+		while (f->head < f->tail &&
+		       queue_submit_nowait(s->q, f->v[f->head], true) !=
+		       QUEUE_FULL) {
+			f->head++;
+			s->parts_in++;
+		}
+	}
+	while (replay_peek(s, &at, &idx) && at <= s->now) {
+		replay_pop(s);
+		if (at >= s->stop_ns)
+			continue;
+		io = replay_io(s, idx);
+		if (io == NULL)
+			return -ENOMEM;
+		d = io->rq.dir;
+		if (queue_submit_nowait(s->q, io, false) != QUEUE_FULL)
+			s->parts_in++;
+		else if (replay_fifo_push(&s->wait[d], io) != 0)
+			return -ENOMEM;
+	}
 	return 0;
 }
 
-/* Hand arrivals due by now to the queue, or to the backlog when full. */
-static int replay_arrive(struct replay_state *s)
+/* Does the device's single head still serve an io (hdd, none)? */
+static bool replay_head_busy(const struct replay_state *s)
 {
+	unsigned i;
+
+	if (s->o->model == REPLAY_MODEL_SSD)
+		return false;
+	for (i = 0; i < s->nr_flight; i++)
+		if (s->flight[i].free_ns > s->now)
+			return true;
+	return false;
+}
+
+/* Free workers take what the elevator hands out, while the device can. */
+static void replay_dispatch(struct replay_state *s)
+{
+	struct replay_flight *f;
+	struct io *io;
+
+	while (s->nr_flight < s->o->threads && !replay_head_busy(s)) {
+		io = queue_try_next(s->q);
+		if (io == NULL)
+			return;
+		f = &s->flight[s->nr_flight++];
+		f->io = io;
+		if (s->dm != NULL)
+			f->free_ns = diskmodel_book(s->dm, &io->rq, s->now);
+		else
+			f->free_ns = s->now + io->rq.bytes * 1000 /
+					      s->o->mb_per_s;
+		f->done_ns = f->free_ns + s->o->overhead_ns[io->rq.dir];
+	}
+}
+
+static int replay_record(struct replay_state *s, const struct replay_part *rp)
+{
+	const struct replay_rq *r = &s->t->rq[rp->idx];
+	struct replay_acc *a = &s->procs[r->proc];
+	uint64_t bytes = rp->part.len;
+	int d = r->write;
+
+	if (replay_grow((void **)&s->lat[d], &s->cap_lat[d], s->nr_lat[d] + 1,
+			sizeof *s->lat[d]) != 0)
+		return -ENOMEM;
+	s->lat[d][s->nr_lat[d]++] = s->now - rp->issue_ns;
+	s->nr_done++;
+	/* Each completion's time only for --plot's throughput buckets. */
+	if (s->o->plot) {
+		if (replay_grow((void **)&s->done, &s->cap_done, s->nr_done,
+				sizeof *s->done) != 0)
+			return -ENOMEM;
+		s->done[s->nr_done - 1].done_ns = s->now;
+		s->done[s->nr_done - 1].bytes = bytes;
+	}
+	s->bytes += bytes;
+	if (rp->issue_ns < s->first_ns)
+		s->first_ns = rp->issue_ns;
+	s->last_ns = s->now;
+	a->bytes += bytes;
+	if (rp->issue_ns < a->first_ns)
+		a->first_ns = rp->issue_ns;
+	a->last_ns = s->now;
+	return 0;
+}
+
+/* The process's request after idx, closed loop: at its think time. */
+static void replay_follow(struct replay_state *s, size_t idx)
+{
+	size_t n = s->next_of[idx];
 	uint64_t at;
-	size_t idx;
+
+	if (n == SIZE_MAX && s->first_of != NULL)
+		n = s->first_of[s->t->rq[idx].proc];
+	if (n == SIZE_MAX)
+		return;
+	at = s->now + s->t->rq[n].think_ns;
+	if (at < s->stop_ns)
+		replay_heap_push(s, at, n);
+}
+
+static int replay_complete(struct replay_state *s, struct io *io)
+{
+	struct io_part *p, *next;
+	int err = 0;
+
+	for (p = io->parts; p != NULL; p = p->next) {
+		struct replay_part *rp = elv_container_of(p,
+						struct replay_part, part);
+
+		p->result = (ssize_t)p->len;
+		if (err == 0)
+			err = replay_record(s, rp);
+		if (s->o->closed_loop)
+			replay_follow(s, rp->idx);
+		s->parts_done++;
+	}
+	queue_done(s->q, io);
+	for (p = io->parts; p != NULL; p = next) {
+		struct replay_part *rp = elv_container_of(p,
+						struct replay_part, part);
+
+		next = p->next;
+		rp->free_next = s->free_parts;
+		s->free_parts = rp;
+	}
+	free(io);
+	return err;
+}
+
+/* Complete, in dispatch order, the ios whose time has come. */
+static int replay_complete_due(struct replay_state *s)
+{
+	unsigned i = 0;
 	int err;
 
-	while (replay_peek(s, &at, &idx) && at <= s->now) {
-		replay_pop(s);
-		s->issue_ns[idx] = at;
-		s->backlog[s->backlog_tail++] = idx;
-	}
-	while (s->backlog_head < s->backlog_tail &&
-	       s->outstanding < s->o->nr_requests) {
-		err = replay_submit(s, s->backlog[s->backlog_head++]);
+	while (i < s->nr_flight) {
+		struct io *io = s->flight[i].io;
+
+		if (s->flight[i].done_ns > s->now) {
+			i++;
+			continue;
+		}
+		memmove(&s->flight[i], &s->flight[i + 1],
+			(s->nr_flight - i - 1) * sizeof *s->flight);
+		s->nr_flight--;
+		err = replay_complete(s, io);
 		if (err != 0)
 			return err;
 	}
 	return 0;
 }
 
-static void replay_start_service(struct replay_state *s)
+/* The time of the next event after now, or UINT64_MAX. */
+static uint64_t replay_next_event(const struct replay_state *s)
 {
-	struct io *io = queue_try_next(s->q);
-	uint64_t cost;
+	uint64_t next = UINT64_MAX, at;
+	size_t idx;
+	unsigned i;
 
-	if (io == NULL)
-		return;
-	if (s->dm != NULL)
-		cost = diskmodel_cost_ns(s->dm, s->head, &io->rq);
-	else
-		cost = io->rq.bytes * 1000 / s->o->mb_per_s;
-	s->busy = io;
-	s->busy_until = s->now + cost;
-	s->head = elv_rq_end_sector(&io->rq);
-}
+	for (i = 0; i < s->nr_flight; i++) {
+		const struct replay_flight *f = &s->flight[i];
 
-static void replay_end_service(struct replay_state *s)
-{
-	struct io *io = s->busy;
-	struct io_part *p, *next;
-
-	for (p = io->parts; p != NULL; p = p->next) {
-		size_t idx = elv_container_of(p, struct replay_part,
-					      part)->idx;
-		size_t n;
-
-		p->result = (ssize_t)p->len;
-		s->done_ns[idx] = s->now;
-		if (s->o->closed_loop) {
-			n = s->next_of[idx];
-			if (n != SIZE_MAX)
-				replay_heap_push(s, s->now +
-						 s->t->rq[n].think_ns, n);
-		}
+		if (f->done_ns < next)
+			next = f->done_ns;
+		/* A head that frees lets the next io start. */
+		if (f->free_ns > s->now && f->free_ns < next)
+			next = f->free_ns;
 	}
-	queue_done(s->q, io);
-	for (p = io->parts; p != NULL; p = next) {
-		next = p->next;
-		free(elv_container_of(p, struct replay_part, part));
-	}
-	free(io);
-	s->busy = NULL;
-	s->outstanding--;
+	if (replay_peek(s, &at, &idx) && at < next)
+		next = at < s->now ? s->now : at;
+	/*
+	 * A wake-up asked again for now or earlier, right after one was
+	 * served at now, is no event: a scheduler that holds requests and
+	 * asks that waits for something else (a completion) and would spin
+	 * on the mount's timer meanwhile; here it is served with the next.
+	 */
+	if (s->wake_ns != 0 && s->wake_ns <= s->now && s->kicked &&
+	    s->kicked_ns == s->now)
+		return next;
+	if (s->wake_ns != 0 && s->wake_ns < next)
+		next = s->wake_ns > s->now ? s->wake_ns : s->now;
+	return next;
 }
 
 /* ------------------------------------------------------------------ */
@@ -423,33 +635,29 @@ static void replay_end_service(struct replay_state *s)
 static int replay_loop(struct replay_state *s)
 {
 	bool stopped = false;
-	uint64_t next, at;
-	size_t idx;
+	uint64_t next;
 	int err;
 
 	for (;;) {
-		if (s->busy != NULL && s->busy_until <= s->now)
-			replay_end_service(s);
+		err = replay_complete_due(s);
+		if (err != 0)
+			return err;
 		if (s->wake_ns != 0 && s->wake_ns <= s->now) {
 			s->wake_ns = 0;
+			s->kicked = true;
+			s->kicked_ns = s->now;
 			queue_kick(s->q);
 		}
 		err = replay_arrive(s);
 		if (err != 0)
 			return err;
-		if (s->busy == NULL)
-			replay_start_service(s);
+		replay_dispatch(s);
 
-		next = UINT64_MAX;
-		if (s->busy != NULL)
-			next = s->busy_until;
-		if (replay_peek(s, &at, &idx) && at < next)
-			next = at < s->now ? s->now : at;
-		if (s->wake_ns != 0 && s->wake_ns < next)
-			next = s->wake_ns > s->now ? s->wake_ns : s->now;
+		next = replay_next_event(s);
 		if (next == UINT64_MAX) {
-			if (s->outstanding == 0 &&
-			    s->backlog_head == s->backlog_tail)
+			if (s->parts_done == s->parts_in &&
+			    s->wait[0].head == s->wait[0].tail &&
+			    s->wait[1].head == s->wait[1].tail)
 				return 0;
 			/* Held with no wake-up asked: make it let go. */
 			if (stopped)
@@ -506,81 +714,93 @@ static int replay_tunables(struct replay_state *s,
 	return 0;
 }
 
-static int replay_cmp_u64(const void *a, const void *b)
+static int replay_cmp_i64(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/*
+ * Sort n latencies: least significant byte first, skipping the bytes
+ * all share (the high ones, mostly).  qsort was a tenth of a replay.
+ */
+static int replay_sort_u64(uint64_t *v, size_t n)
+{
+	uint64_t *tmp, *src = v, *dst, all_or = 0, all_and = UINT64_MAX;
+	size_t count[256], i, sum;
+	unsigned shift;
+
+	for (i = 0; i < n; i++) {
+		all_or |= v[i];
+		all_and &= v[i];
+	}
+	tmp = malloc((n ? n : 1) * sizeof *tmp);
+	if (tmp == NULL)
+		return -ENOMEM;
+	dst = tmp;
+	for (shift = 0; shift < 64; shift += 8) {
+		if ((((all_or ^ all_and) >> shift) & 0xff) == 0)
+			continue;
+		memset(count, 0, sizeof count);
+		for (i = 0; i < n; i++)
+			count[(src[i] >> shift) & 0xff]++;
+		for (i = 0, sum = 0; i < 256; i++) {
+			size_t c = count[i];
+
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 0xff]++] = src[i];
+		src = dst;
+		dst = src == v ? tmp : v;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof *v);
+	free(tmp);
+	return 0;
 }
 
 /* Jain's index over processes of their throughput while active. */
 static double replay_jain(const struct replay_state *s)
 {
-	const struct replay_trace *t = s->t;
-	uint64_t *bytes = calloc(t->nr_procs, sizeof *bytes);
-	uint64_t *first = calloc(t->nr_procs, sizeof *first);
-	uint64_t *last = calloc(t->nr_procs, sizeof *last);
 	double sum = 0, sq = 0, x;
 	unsigned n = 0;
-	size_t i;
+	uint32_t i;
 
-	if (bytes == NULL || first == NULL || last == NULL) {
-		free(bytes);
-		free(first);
-		free(last);
-		return 0;
-	}
-	for (i = 0; i < t->nr_procs; i++)
-		first[i] = UINT64_MAX;
-	for (i = 0; i < t->nr; i++) {
-		uint32_t p = t->rq[i].proc;
+	for (i = 0; i < s->t->nr_procs; i++) {
+		const struct replay_acc *a = &s->procs[i];
 
-		bytes[p] += (uint64_t)t->rq[i].nr_sectors <<
-			    IOSCHED_SECTOR_SHIFT;
-		if (s->issue_ns[i] < first[p])
-			first[p] = s->issue_ns[i];
-		if (s->done_ns[i] > last[p])
-			last[p] = s->done_ns[i];
-	}
-	for (i = 0; i < t->nr_procs; i++) {
-		if (last[i] <= first[i])
+		if (a->last_ns <= a->first_ns || a->first_ns == UINT64_MAX)
 			continue;
-		x = (double)bytes[i] / (double)(last[i] - first[i]);
+		x = (double)a->bytes / (double)(a->last_ns - a->first_ns);
 		sum += x;
 		sq += x * x;
 		n++;
 	}
-	free(bytes);
-	free(first);
-	free(last);
 	return n == 0 || sq == 0 ? 1.0 : sum * sum / (n * sq);
 }
 
-static int replay_results(const struct replay_state *s,
-			  struct replay_result *res)
+static int replay_results(struct replay_state *s, struct replay_result *res)
 {
-	const struct replay_trace *t = s->t;
-	size_t i, b;
+	struct stats st;
 	uint64_t span;
+	size_t i, b;
+	int d;
 
-	res->requests = t->nr;
-	res->merges = s->merges_seen;
-	res->start_ns = UINT64_MAX;
-	for (i = 0; i < t->nr; i++) {
-		const struct replay_rq *r = &t->rq[i];
-
-		res->bytes += (uint64_t)r->nr_sectors << IOSCHED_SECTOR_SHIFT;
-		res->nr_lat[r->write]++;
-		if (s->issue_ns[i] < res->start_ns)
-			res->start_ns = s->issue_ns[i];
-		if (s->done_ns[i] > res->end_ns)
-			res->end_ns = s->done_ns[i];
-	}
-	for (i = 0; i < 2; i++) {
-		res->lat[i] = malloc((res->nr_lat[i] + 1) * sizeof(uint64_t));
-		if (res->lat[i] == NULL)
+	queue_get_stats(s->q, &st);
+	res->requests = s->nr_done;
+	res->merges = st.dir[0].merges + st.dir[1].merges;
+	res->bytes = s->bytes;
+	res->start_ns = s->nr_done > 0 ? s->first_ns : 0;
+	res->end_ns = s->nr_done > 0 ? s->last_ns : 0;
+	for (d = 0; d < 2; d++) {
+		res->lat[d] = s->lat[d];
+		res->nr_lat[d] = s->nr_lat[d];
+		s->lat[d] = NULL;
+		if (replay_sort_u64(res->lat[d], res->nr_lat[d]) != 0)
 			return -ENOMEM;
-		res->nr_lat[i] = 0;
 	}
 	span = res->end_ns - res->start_ns;
 	res->bucket_ns = (span + REPLAY_PLOT_BUCKETS - 1) / REPLAY_PLOT_BUCKETS;
@@ -590,18 +810,11 @@ static int replay_results(const struct replay_state *s,
 	res->buckets = calloc(res->nr_buckets, sizeof *res->buckets);
 	if (res->buckets == NULL)
 		return -ENOMEM;
-	for (i = 0; i < t->nr; i++) {
-		const struct replay_rq *r = &t->rq[i];
-
-		res->lat[r->write][res->nr_lat[r->write]++] =
-			s->done_ns[i] - s->issue_ns[i];
-		b = (size_t)((s->done_ns[i] - res->start_ns) / res->bucket_ns);
-		res->buckets[b] += (uint64_t)r->nr_sectors <<
-				   IOSCHED_SECTOR_SHIFT;
+	for (i = 0; s->o->plot && i < s->nr_done; i++) {
+		b = (size_t)((s->done[i].done_ns - res->start_ns) /
+			     res->bucket_ns);
+		res->buckets[b] += s->done[i].bytes;
 	}
-	for (i = 0; i < 2; i++)
-		qsort(res->lat[i], res->nr_lat[i], sizeof(uint64_t),
-		      replay_cmp_u64);
 	res->jain = replay_jain(s);
 	return 0;
 }
@@ -628,7 +841,68 @@ static int replay_closed_setup(struct replay_state *s)
 	for (i = 0; i < t->nr_procs; i++)
 		if (last[i] != SIZE_MAX)
 			replay_heap_push(s, t->rq[last[i]].time_ns, last[i]);
-	free(last);
+	if (s->o->time_based)
+		s->first_of = last;	/* each process's first, now */
+	else
+		free(last);
+	return 0;
+}
+
+/* The device the options name: NULL for "none" (or with errno set). */
+static struct diskmodel *replay_model_new(const struct replay_opts *o)
+{
+	errno = 0;
+	switch (o->model) {
+	case REPLAY_MODEL_HDD:
+		return diskmodel_new(o->seek_ms, o->rpm, o->mb_per_s);
+	case REPLAY_MODEL_SSD:
+		return diskmodel_ssd_new(&o->ssd);
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * The mount's service time (D to C, from a trace of ours) beyond the
+ * model's: the model books the trace's dispatches in their recorded order
+ * and at their recorded times, and the median of the differences is the
+ * host's share.  0 when the trace has no service times.
+ */
+uint64_t replay_overhead(const struct replay_trace *t,
+			 const struct replay_opts *o, int dir)
+{
+	struct diskmodel *dm = replay_model_new(o);
+	int64_t *diff, med;
+	size_t i, n = 0;
+
+	if (t->nr_disp == 0 || (dm == NULL && errno != 0))
+		goto none;
+	diff = malloc(t->nr_disp * sizeof *diff);
+	if (diff == NULL)
+		goto none;
+	for (i = 0; i < t->nr_disp; i++) {
+		const struct replay_disp *d = &t->disp[i];
+		struct elv_request rq = {
+			.dir = d->write ? ELV_WRITE : ELV_READ,
+			.sector = d->sector,
+			.nr_sectors = d->nr_sectors,
+			.bytes = (uint64_t)d->nr_sectors << IOSCHED_SECTOR_SHIFT,
+		};
+		uint64_t model = rq.bytes * 1000 / o->mb_per_s;
+
+		if (dm != NULL)
+			model = diskmodel_book(dm, &rq, d->d_ns) - d->d_ns;
+		if (d->service_ns != UINT64_MAX && d->write == dir)
+			diff[n++] = (int64_t)d->service_ns - (int64_t)model;
+	}
+	diskmodel_free(dm);
+	dm = NULL;
+	qsort(diff, n, sizeof *diff, replay_cmp_i64);
+	med = n > 0 ? diff[(n - 1) / 2] : 0;
+	free(diff);
+	return med > 0 ? (uint64_t)med : 0;
+none:
+	diskmodel_free(dm);
 	return 0;
 }
 
@@ -636,7 +910,12 @@ int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
 	       const struct replay_opts *o, struct replay_result *res,
 	       char *err, size_t size)
 {
-	struct replay_state s = { .t = t, .o = o };
+	struct replay_state s = {
+		.t = t,
+		.o = o,
+		.stop_ns = UINT64_MAX,
+		.first_ns = UINT64_MAX,
+	};
 	struct queue_params qp = {
 		.nr_requests = o->nr_requests,
 		.clock = replay_clock,
@@ -646,6 +925,7 @@ int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
 	};
 	struct elevator_type timed;
 	double overhead = 0;
+	uint32_t i;
 	int ret = -1;
 
 	memset(res, 0, sizeof *res);
@@ -654,20 +934,21 @@ int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
 		replay_timed_type(type, &timed);
 		type = &timed;
 	}
-	s.issue_ns = calloc(t->nr, sizeof *s.issue_ns);
-	s.done_ns = calloc(t->nr, sizeof *s.done_ns);
-	s.backlog = malloc(t->nr * sizeof *s.backlog);
-	if (s.issue_ns == NULL || s.done_ns == NULL || s.backlog == NULL ||
+	if (o->time_based)
+		s.stop_ns = o->duration_ns ? o->duration_ns : t->span_ns;
+	s.flight = calloc(o->threads, sizeof *s.flight);
+	s.procs = malloc(t->nr_procs * sizeof *s.procs);
+	if (s.flight == NULL || s.procs == NULL ||
 	    (o->closed_loop && replay_closed_setup(&s) != 0)) {
 		snprintf(err, size, "out of memory");
 		goto out;
 	}
-	if (o->hdd) {
-		s.dm = diskmodel_new(o->seek_ms, o->rpm, o->mb_per_s);
-		if (s.dm == NULL) {
-			snprintf(err, size, "disk model: %s", strerror(errno));
-			goto out;
-		}
+	for (i = 0; i < t->nr_procs; i++)
+		s.procs[i] = (struct replay_acc){ .first_ns = UINT64_MAX };
+	s.dm = replay_model_new(o);
+	if (s.dm == NULL && errno != 0) {
+		snprintf(err, size, "disk model: %s", strerror(errno));
+		goto out;
 	}
 	s.q = queue_new(&qp, type);
 	if (s.q == NULL) {
@@ -693,19 +974,30 @@ int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
 	if (o->cost) {
 		double net = (double)cost_total_ns - overhead * cost_kept_calls;
 
-		if (net > 0 && cost_kept_calls > 0)
+		if (net > 0 && cost_kept_calls > 0 && s.nr_done > 0)
 			res->cost_ns = net / (double)cost_kept_calls *
-				       (double)cost_calls / (double)t->nr;
+				       (double)cost_calls / (double)s.nr_done;
 	}
 out:
 	if (s.q != NULL)
 		queue_free(s.q);
 	diskmodel_free(s.dm);
-	free(s.issue_ns);
-	free(s.done_ns);
-	free(s.backlog);
+	free(s.flight);
+	free(s.procs);
 	free(s.heap);
 	free(s.next_of);
+	free(s.first_of);
+	free(s.wait[0].v);
+	free(s.wait[1].v);
+	free(s.lat[0]);
+	free(s.lat[1]);
+	free(s.done);
+	while (s.free_parts != NULL) {
+		struct replay_part *rp = s.free_parts;
+
+		s.free_parts = rp->free_next;
+		free(rp);
+	}
 	return ret;
 }
 

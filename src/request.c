@@ -115,6 +115,13 @@ void io_set_origin(struct io *io, fuse_req_t req, int open_flags)
 	if (trace_on())
 		trace_note_pid(pid);
 	io->rq.sync = io_is_sync(req, io->rq.dir, open_flags);
+	/*
+	 * Under writeback_cache, the kernel's writeback of an O_SYNC or
+	 * O_DSYNC file, and fsync's, arrives with no open flags and pid 0:
+	 * the daemon cannot tell it from background writeback.
+	 */
+	io->rq.sync_write = io->rq.dir == ELV_WRITE &&
+			    (open_flags & (O_SYNC | O_DSYNC | O_DIRECT)) != 0;
 }
 
 /* The worker is done with io: answer each FUSE request, then free it. */

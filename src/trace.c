@@ -13,7 +13,8 @@
  * A read with nothing to return is not answered at once: its fuse_req is
  * parked in the reader (pending) and the session thread returns to
  * libfuse.  The producer signals trace_cv when it fills the ring of a
- * reader with a parked read, and the server thread answers it.  A signal
+ * reader with a parked read, and the server thread answers it.  That
+ * thread starts with the first reader: a mount nobody traces runs none.  A signal
  * to the reading process reaches us as a FUSE interrupt: the parked read
  * is answered EINTR.  When the daemon stops, or when the mount is detached
  * (a lazy unmount tells the daemon nothing while a file stays open: the
@@ -77,19 +78,33 @@ static struct trace_reader *trace_readers;	/* trace_lock */
 static uint64_t trace_seq;			/* trace_lock */
 static bool trace_ended;	/* stopped or unmounted: EOF; trace_lock */
 static bool trace_stopping;	/* the server must exit; trace_lock */
-static pthread_t trace_thread;
-static bool trace_thread_started;
+static pthread_t trace_thread;			/* trace_lock */
+static bool trace_thread_started;		/* trace_lock */
 static uint64_t trace_start_ns;	/* the mount's time 0; set before readers */
 static char trace_mount_dev[32];	/* "major:minor" in mountinfo, or "" */
 
-/* pid -> comm, filled from /proc when a traced request arrives. */
+/*
+ * pid -> comm, filled from /proc when a traced request arrives.  Every
+ * request looks here while someone reads the trace, so the look is two
+ * relaxed loads and a coarse clock (a tick is plenty against a 1 s TTL);
+ * a stale answer costs one more read of /proc, never a wrong name for
+ * long.  comm is written and read under trace_comm_lock.
+ */
 struct trace_comm {
-	pid_t pid;
-	uint64_t stamp_ns;
-	char comm[16];
+	atomic_int pid;
+	atomic_uint_fast64_t stamp_ns;
+	char comm[16];		/* trace_comm_lock */
 };
 static pthread_mutex_t trace_comm_lock = PTHREAD_MUTEX_INITIALIZER; /* leaf */
-static struct trace_comm trace_comms[TRACE_COMM_SLOTS]; /* trace_comm_lock */
+static struct trace_comm trace_comms[TRACE_COMM_SLOTS];
+
+static uint64_t trace_coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* ------------------------------------------------------------------ */
 /* Producer side.                                                      */
@@ -148,19 +163,17 @@ void trace_note_pid(pid_t pid)
 {
 	struct trace_comm *c = &trace_comms[(unsigned)pid %
 					    TRACE_COMM_SLOTS];
-	uint64_t now = clock_now_ns();
+	uint64_t now = trace_coarse_ns();
 	char path[40], comm[16] = "";
 	ssize_t n;
 	int fd;
 
 	if (pid <= 0)
 		return;
-	pthread_mutex_lock(&trace_comm_lock);
-	if (c->pid == pid && now - c->stamp_ns < TRACE_COMM_TTL_NS) {
-		pthread_mutex_unlock(&trace_comm_lock);
+	if (atomic_load_explicit(&c->pid, memory_order_relaxed) == pid &&
+	    now - atomic_load_explicit(&c->stamp_ns, memory_order_relaxed) <
+	    TRACE_COMM_TTL_NS)
 		return;
-	}
-	pthread_mutex_unlock(&trace_comm_lock);
 
 	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -174,9 +187,9 @@ void trace_note_pid(pid_t pid)
 	comm[strcspn(comm, "\n")] = '\0';
 
 	pthread_mutex_lock(&trace_comm_lock);
-	c->pid = pid;
-	c->stamp_ns = now;
 	memcpy(c->comm, comm, sizeof c->comm);
+	atomic_store_explicit(&c->pid, pid, memory_order_relaxed);
+	atomic_store_explicit(&c->stamp_ns, now, memory_order_relaxed);
 	pthread_mutex_unlock(&trace_comm_lock);
 }
 
@@ -190,7 +203,9 @@ static void trace_comm_of(pid_t pid, char *buf, size_t size)
 		return;
 	}
 	pthread_mutex_lock(&trace_comm_lock);
-	snprintf(buf, size, "%s", c->pid == pid ? c->comm : "?");
+	snprintf(buf, size, "%s",
+		 atomic_load_explicit(&c->pid, memory_order_relaxed) == pid ?
+		 c->comm : "?");
 	pthread_mutex_unlock(&trace_comm_lock);
 }
 
@@ -331,18 +346,48 @@ static bool trace_serve(struct trace_reader *r, fuse_req_t req, size_t size)
 /* ------------------------------------------------------------------ */
 /* Readers.                                                            */
 
-struct trace_reader *trace_open(void)
+static void *trace_server(void *arg);
+
+/* Caller holds trace_lock: the server thread runs; 0 or -errno. */
+static int do_trace_thread(void)
+{
+	int err;
+
+	if (trace_thread_started)
+		return 0;
+	if (trace_stopping)
+		return -ESHUTDOWN;
+	/* The thread waits for trace_lock, which we hold, to start. */
+	err = pthread_create(&trace_thread, NULL, trace_server, NULL);
+	if (err != 0) {
+		log_err("trace: cannot start its thread: %s", strerror(err));
+		return -err;
+	}
+	pthread_setname_np(trace_thread, "iosched-trace");
+	trace_thread_started = true;
+	return 0;
+}
+
+int trace_open(struct trace_reader **rp)
 {
 	struct trace_reader *r = calloc(1, sizeof *r);
+	int err;
 
 	if (r == NULL)
-		return NULL;
+		return -ENOMEM;
 	pthread_mutex_lock(&trace_lock);
+	err = do_trace_thread();
+	if (err != 0) {
+		pthread_mutex_unlock(&trace_lock);
+		free(r);
+		return err;
+	}
 	r->next = trace_readers;
 	trace_readers = r;
 	atomic_fetch_add_explicit(&trace_nr_readers, 1, memory_order_relaxed);
 	pthread_mutex_unlock(&trace_lock);
-	return r;
+	*rp = r;
+	return 0;
 }
 
 /* Caller holds trace_lock: the serving thread is done with r. */
@@ -599,29 +644,25 @@ static void trace_find_mount(const char *mountpoint)
 	fclose(fp);
 }
 
-int trace_start(const char *mountpoint, uint64_t start_ns)
+/* Before the session serves: the mount is just made, the last on its
+ * path in mountinfo. */
+void trace_start(const char *mountpoint, uint64_t start_ns)
 {
-	int err;
-
 	trace_start_ns = start_ns;
 	if (mountpoint != NULL)
 		trace_find_mount(mountpoint);
-	err = pthread_create(&trace_thread, NULL, trace_server, NULL);
-	if (err != 0)
-		return -err;
-	pthread_setname_np(trace_thread, "iosched-trace");
-	trace_thread_started = true;
-	return 0;
 }
 
 void trace_stop(void)
 {
+	bool started;
+
 	pthread_mutex_lock(&trace_lock);
 	do_trace_end();
 	trace_stopping = true;
+	started = trace_thread_started;
 	pthread_cond_signal(&trace_cv);
 	pthread_mutex_unlock(&trace_lock);
-	if (trace_thread_started)
+	if (started)
 		pthread_join(trace_thread, NULL);
-	trace_thread_started = false;
 }

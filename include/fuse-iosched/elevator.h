@@ -157,6 +157,13 @@ enum elv_dir {
 struct elv_request {
 	enum elv_dir dir;
 	bool sync;		/* a process waits for it (reads, O_SYNC writes) */
+	bool sync_write;	/* a write the kernel would send as a sync
+				 * write: its file was opened O_SYNC,
+				 * O_DSYNC or O_DIRECT (false for reads).
+				 * Without writeback_cache every write is
+				 * sync (write(2) waits), not every one is
+				 * sync_write.  Added in 0.3, in what was
+				 * padding: hosts before it leave it 0 */
 	uint64_t file;		/* identifies the backing file; merges
 				 * stay in one, and in one descriptor of
 				 * it (the host's, not shown here) */

@@ -12,6 +12,7 @@
  * wake-up armed until its timer fires: tests call fire() to model that.
  */
 #include <pthread.h>
+#include <string.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #define PID_A	500
 #define PID_B	501
 #define PID_C	502
+#define PID_D	503
 
 static const struct elevator_type *as;
 
@@ -52,6 +54,30 @@ static void rd(struct queue *q, int id, pid_t pid, uint64_t sector)
 static void wr(struct queue *q, int id, pid_t pid, uint64_t sector)
 {
 	sub(q, id, ELV_WRITE, pid, sector);
+}
+
+/* A write from a file opened O_SYNC, O_DSYNC or O_DIRECT. */
+static struct io *sync_io(int id, uint64_t file, uint64_t offset,
+			  pid_t pid, uint64_t sector)
+{
+	struct io *io = h_io(id, ELV_WRITE, file, offset, 4096, sector);
+
+	io->rq.pid = pid;
+	io->rq.sync = io->rq.sync_write = true;
+	return io;
+}
+
+/* The value of one of anticipatory's counters, as .control/stats has it. */
+static uint64_t counter(struct queue *q, const char *name)
+{
+	struct stats st;
+	unsigned i;
+
+	queue_get_stats(q, &st);
+	for (i = 0; i < st.sched.n; i++)
+		if (strcmp(st.sched.name[i], name) == 0)
+			return st.sched.value[i];
+	return UINT64_MAX;
 }
 
 /* The timer fired at at_ms: the queue forgets the wake-up it armed. */
@@ -735,6 +761,115 @@ static void test_batch_ends_wait(void)
 	queue_free(q);
 }
 
+/*
+ * Sync writes belong to the sync batch, as the kernel's rq_is_sync and
+ * PF_SYNCWRITE had it: an O_SYNC write goes out in the read batch, in
+ * sector order with the reads, ahead of older background writes; it
+ * never merges with a background write; and its process is waited for
+ * after it as after a read.
+ */
+static void test_sync_write_in_sync_batch(void)
+{
+	struct queue *q = as_queue();
+
+	h_set_tunable(q, "antic_expire", 0);
+	wr(q, 1, PID_C, 5000);
+	rd(q, 2, PID_A, 1000);
+	queue_submit(q, sync_io(3, 103, 0, PID_B, 1008));
+	CHECK_STR(h_order(q, 0), "2 3 1");
+	CHECK_DONE(3);
+	CHECK_EQ(counter(q, "sync_writes"), 1);
+
+	/* Adjacent in one file, but of two classes: no merge. */
+	queue_submit(q, h_io(1, ELV_WRITE, 9, 0, 4096, 3000));
+	queue_submit(q, sync_io(2, 9, 4096, PID_B, 3008));
+	CHECK_STR(h_order(q, 0), "1 2");
+	CHECK_DONE(2);
+
+	/* D's sync write completes: D is waited for, not C's far read. */
+	h_set_tunable(q, "antic_expire", ANTIC_MS);
+	h_now = 1000 * H_MS;
+	queue_submit(q, sync_io(1, 106, 0, PID_D, 4000));
+	CHECK_STR(h_order(q, 1), "1");
+	rd(q, 2, PID_C, 900000);
+	CHECK_STR(h_order(q, 0), "");
+	h_now += 1 * H_MS;
+	queue_submit(q, sync_io(3, 106, 4096, PID_D, 4008));
+	CHECK_STR(h_order(q, 1), "3");
+	fire(q, h_now + 100 * H_MS);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/*
+ * Near synchronous I/O, asynchronous writes go out one at a time, as to
+ * a disk without command queueing: a read that comes waits for one write
+ * to drain, not a device queue of them.  A second after the last sync
+ * request, writes go out together again.
+ */
+static void test_one_write_in_flight_near_sync(void)
+{
+	struct queue *q = as_queue();
+	struct io *io;
+
+	h_set_tunable(q, "antic_expire", 0);
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	wr(q, 2, PID_C, 5000);
+	wr(q, 3, PID_C, 5008);
+	wr(q, 4, PID_C, 5016);
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 2);
+	CHECK(queue_try_next(q) == NULL);
+	CHECK_EQ(counter(q, "writes_held"), 1);
+	h_now = 1 * H_MS;
+	if (io != NULL)
+		h_complete(q, io);
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 3);
+	CHECK(queue_try_next(q) == NULL);
+	h_now = 1001 * H_MS;
+	CHECK_EQ(h_next_id(q), 4);
+	if (io != NULL)
+		h_complete(q, io);
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/*
+ * The counters say how each wait ended: the awaited process came back
+ * (hit), another process's close read broke it, or antic_expire passed.
+ */
+static void test_counters(void)
+{
+	struct queue *q = as_queue();
+
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_B, 900000);
+	CHECK(queue_try_next(q) == NULL);
+	h_now = 1 * H_MS;
+	rd(q, 3, PID_A, 1008);
+	CHECK_STR(h_order(q, 1), "3");
+	CHECK(queue_try_next(q) == NULL);
+	h_now = 2 * H_MS;
+	rd(q, 4, PID_C, 1100);
+	CHECK_STR(h_order(q, 1), "4");
+	CHECK(queue_try_next(q) == NULL);
+	fire(q, (2 + ANTIC_MS) * H_MS);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(4);
+	CHECK_EQ(counter(q, "antic_started"), 3);
+	CHECK_EQ(counter(q, "antic_hits"), 1);
+	CHECK_EQ(counter(q, "antic_close"), 1);
+	CHECK_EQ(counter(q, "antic_timeouts"), 1);
+	CHECK_EQ(counter(q, "antic_other"), 0);
+	CHECK_EQ(counter(q, "sync_batches"), 1);
+	CHECK_EQ(counter(q, "async_batches"), 0);
+	queue_free(q);
+}
+
 /* Front merges and gap filling, as deadline does them. */
 static void test_merges(void)
 {
@@ -913,6 +1048,9 @@ int main(void)
 	test_update_write_batch();
 	test_last_check_fifo();
 	test_merges();
+	test_sync_write_in_sync_batch();
+	test_one_write_in_flight_near_sync();
+	test_counters();
 	test_many_processes();
 	test_switch_while_waiting();
 	test_may_queue();
