@@ -12,44 +12,61 @@
  * the device forever), or until it runs dry and is not worth waiting for.
  *
  * Which queue is served next is decided by B-WF2Q+, a weighted fair
- * queueing algorithm working in virtual time.  Each class keeps a virtual
- * clock V that advances by the service handed out divided by the sum of
- * the weights of its busy queues.  A queue becoming busy gets a virtual
- * start S = max(V, its previous finish) and a virtual finish
- * F = S + budget / weight.  Among the eligible queues (S <= V) the one
- * with the smallest F is served; when its service ends, F is recomputed
- * from the sectors it really used, so bandwidth (not time) is what gets
- * shared out in proportion to the weights.  A queue that timed out is
- * charged its whole budget, so a slow process pays for the time it took.
+ * queueing algorithm working in virtual time (bfq-wf2q.c).  Each class
+ * keeps a virtual clock V that advances by the service handed out divided
+ * by the sum of the weights of its busy queues.  A queue becoming busy
+ * gets a virtual start S = max(V, its previous finish) and a virtual
+ * finish F = S + budget / weight.  Among the eligible queues (S <= V) the
+ * one with the smallest F is served; when its service ends, F is
+ * recomputed from the sectors it was charged, so bandwidth (not time) is
+ * what gets shared out in proportion to the weights.  A queue that
+ * empties stays in the weight sum, on the class's idle tree, until V
+ * passes its finish, so that leaving briefly neither speeds V up for the
+ * others nor loses the queue its place.
  *
- * Weights come from the I/O priority: (8 - level) * 10 within a class.
- * Classes are served in strict order (real-time, best-effort, idle); the
- * idle class gets one request whenever it has waited BFQ_IDLE_STARVE_MS,
- * so that it is never starved for good.  Async requests are charged
+ * Budgets and their ends follow bfq-iosched.c: a queue that empties
+ * without having used up its budget or timed out (non_blocking_wait_rq)
+ * and comes back within 3 slice_idle goes on with the rest of its budget
+ * from its finish time, and takes the device back; otherwise its next
+ * budget comes from the feedback (bfq_budget_feedback).  The largest
+ * budget is the device's peak rate, measured from the dispatches, times
+ * timeout_sync.  A slow queue is charged the time it held the device, not
+ * its sectors, so a seeky process cannot take the device's time at the
+ * price of its few sectors.
+ *
+ * Weights come from the I/O priority: (8 - level) * 10 within a class
+ * (bfq_ioprio_to_weight).  Classes are served in strict order (real-time,
+ * best-effort, idle), except that the idle class is chosen first once
+ * BFQ_CL_IDLE_TIMEOUT_MS has passed since it was last considered, as the
+ * kernel's bfq_lookup_next_entity does.  Async requests are charged
  * BFQ_ASYNC_CHARGE times their size, as in the kernel: writes are cheap
  * to delay, reads have someone waiting.
  *
- * Low latency (low_latency 1).  Two kinds of processes get their weight
- * multiplied by BFQ_WR_COEFF for a while:
- *  - interactive ones: a process that starts issuing I/O, or comes back
- *    after BFQ_WR_MIN_IDLE_MS without any, is raised for
- *    BFQ_WR_INTERACTIVE_MS (a program starting up, loading its files);
- *  - soft real-time ones: a process that comes back with sync reads soon,
- *    but not too soon, after its previous ones (it consumes less than
- *    BFQ_SOFTRT_RATE sectors per second and does not come straight back)
- *    is raised for BFQ_WR_SOFTRT_MS, renewed each time it comes back so.
- * A raised queue becoming busy takes the device from a queue that is not
- * raised, so a program starting under a heavy writer gets its data almost
- * as fast as on an idle disk.
+ * Low latency (low_latency 1), for default-weight processes only (the
+ * kernel takes any other weight as the user's choice):
+ *  - interactive: a process that starts issuing I/O, or comes back after
+ *    BFQ_WR_MIN_IDLE_MS without any, has its weight raised BFQ_WR_COEFF
+ *    times for a duration scaled by the device's rate (bfq_wr_duration),
+ *    or until it has had BFQ_MAX_SERVICE_FROM_WR sectors;
+ *  - soft real-time: a process that comes back with nothing in flight,
+ *    late enough that it consumes less than BFQ_SOFTRT_RATE sectors per
+ *    second, is raised BFQ_WR_COEFF * BFQ_SOFTRT_WEIGHT_FACTOR times for
+ *    BFQ_WR_RT_MAX_MS, renewed each time it comes back so.
+ * A raised queue becoming busy takes the device from one that is not, so
+ * a program starting under heavy I/O gets its data almost as fast as on
+ * an idle disk.
  *
- * Idling: when the queue in service runs dry and its process usually
- * comes back within slice_idle (a sync reader between two reads), the
- * device is kept for it: dispatch returns NULL and asks for a wake-up at
- * the end of the wait.  With force (draining) nobody is waited for.
+ * Idling: when the queue in service runs dry, the device is kept for it
+ * if its process usually comes back within slice_idle, if it is raised
+ * (then at least BFQ_WR_MIN_IDLE_SLICE_MS), or if the busy queues differ
+ * in weight or class (without idling, a process with one request at a time
+ * would get the device turn about whatever its weight): dispatch returns
+ * NULL and asks for a wake-up at the end of the wait.  With force
+ * (draining) nobody is waited for.
  *
- * strict_guarantees 1 trades throughput and latency for predictability:
- * every queue that runs dry is waited for (async and slow-thinking ones
- * too), and nobody is weight-raised.
+ * strict_guarantees 1 trades throughput for predictability: one request
+ * in the device at a time, every queue that runs dry is waited for (async
+ * ones too), slice_idle at least 8 ms.
  *
  * The busy queues of a class sit in a plain list scanned linearly at each
  * pick.  The kernel keeps augmented red-black trees; here the number of
@@ -58,7 +75,8 @@
  * short.
  *
  * Per-process queues are allocated on a process's first request and freed
- * once they hold nothing, have nothing in flight and are not in service.
+ * once they hold nothing, have nothing in flight, are not in service and
+ * have left the idle tree.
  * What bfq knows about a process (its finish time, budget, think time,
  * raising) outlives its queue in a small table indexed by pid, so that a
  * process pausing briefly is neither taken for a new one nor forgiven its
@@ -72,40 +90,74 @@
 #include "pidq.h"
 
 /*
- * Longest service (ms) before a budget ends whatever is left of it.  The
- * FIFO expiry (pidq.h) is checked once per budget.
+ * Longest service (ms) of one budget (the kernel's bfq_timeout, HZ / 8).
+ * The FIFO expiry (pidq.h) is checked once per budget.
  */
 #define BFQ_TIMEOUT_SYNC	125
 /*
- * max_budget 0 picks this many sectors (8 MiB): about what a disk
- * streams in three quarters of timeout_sync.  The kernel measures the
- * device's peak rate to set it; we have no device to measure, only files.
+ * The largest budget until the peak rate is known, and always when the
+ * user sets max_budget (the kernel's bfq_default_max_budget).
  */
 #define BFQ_DEFAULT_MAX_BUDGET	16384
 /* The smallest budget, as a fraction of the largest. */
 #define BFQ_MIN_BUDGET_DIV	32
+/* slice_idle's default, in microseconds (the kernel's 8 ms). */
+#define BFQ_SLICE_IDLE_US	(PIDQ_SLICE_IDLE * 1000)
+/* strict_guarantees idles at least this long (us). */
+#define BFQ_STRICT_MIN_IDLE_US	8000
 
-/* Weight of a level: (8 - level) * BFQ_WEIGHT_STEP. */
+/* Weight of a level: (8 - level) * BFQ_WEIGHT_STEP (bfq_ioprio_to_weight). */
 #define BFQ_WEIGHT_STEP		10
+/* Only queues of this weight (level 4, the default) are raised. */
+#define BFQ_DEFAULT_WEIGHT	40
 /* Async sectors cost this many times their number. */
 #define BFQ_ASYNC_CHARGE	3
 
-/* Weight raising: factor, and the kernel's time constants (ms). */
+/*
+ * Peak rate, in sectors per second.  The kernel starts from 2/3 of a
+ * reference rate and measures from there; the interactive raising lasts
+ * BFQ_REF_WR_MS at BFQ_REF_RATE, inversely proportional to the rate
+ * measured, within [BFQ_WR_MIN_MS, BFQ_WR_MAX_MS].  Rotational reference
+ * values (ref_rate[0], 14000 >> 16 sectors per microsecond, and
+ * ref_wr_duration[0]): a model of a disk is what we serve.
+ */
+#define BFQ_REF_RATE		213623
+#define BFQ_REF_WR_MS		7000
+#define BFQ_WR_MIN_MS		3000
+#define BFQ_WR_MAX_MS		13000
+/* A rate sample spans at least this long and this many dispatches. */
+#define BFQ_RATE_MIN_INTERVAL_MS 300
+#define BFQ_RATE_MIN_SAMPLES	32
+/* A gap this long with nothing in flight starts a new sample (ms). */
+#define BFQ_RATE_GAP_MS		100
+
+/* Weight raising (the kernel's bfq_wr_* defaults). */
 #define BFQ_WR_COEFF		30
-#define BFQ_WR_INTERACTIVE_MS	500
+#define BFQ_SOFTRT_WEIGHT_FACTOR 100
+#define BFQ_WR_RT_MAX_MS	300
 #define BFQ_WR_MIN_IDLE_MS	2000
-#define BFQ_WR_SOFTRT_MS	300
+/* Interactive raising ends after this many sectors of raised service. */
+#define BFQ_MAX_SERVICE_FROM_WR	120000
 /* Sectors per second below which a returning reader is soft real-time. */
 #define BFQ_SOFTRT_RATE		7000
 /* And it must not come back sooner than slice_idle plus this (ms). */
 #define BFQ_SOFTRT_MIN_GAP_MS	4
+/* A raised queue is idled on at least this long (ms). */
+#define BFQ_WR_MIN_IDLE_SLICE_MS 20
+
+/* Seekiness: a jump past this many sectors is a seek (BFQQ_SEEK_THR). */
+#define BFQ_SEEK_THR		800
+/* More than this many of the last 32 requests seeked: seeky. */
+#define BFQ_SEEKY_COUNT		19
+/* A seeky queue is waited for at most this long (ms, BFQ_MIN_TT). */
+#define BFQ_MIN_TT_MS		2
 
 /*
  * The idle class waits until the other classes have nothing, except that
- * once it has waited this long (ms, the kernel's BFQ_CL_IDLE_TIMEOUT) one
- * of its requests goes ahead of everybody.
+ * once this long (ms, the kernel's BFQ_CL_IDLE_TIMEOUT, HZ / 5) has passed
+ * since the idle class was last considered, it is served first.
  */
-#define BFQ_IDLE_STARVE_MS	200
+#define BFQ_CL_IDLE_TIMEOUT_MS	200
 
 /* What outlives per-process queues, by pid. */
 #define BFQ_HIST_SIZE		64
@@ -114,13 +166,7 @@
 #define BFQ_SERVICE_SHIFT	20
 
 #define BFQ_NS_PER_S		1000000000ULL
-
-/* Where a queue becoming busy starts in virtual time. */
-enum bfq_start {
-	BFQ_START_FAIR,		/* max(V, F): no gain from leaving */
-	BFQ_START_FORGIVE,	/* V: back after a long pause */
-	BFQ_START_RESUME,	/* F: it only waited for its own request */
-};
+#define BFQ_NS_PER_US		1000ULL
 
 /* Why a queue's service ended: decides its charge and next budget. */
 enum bfq_expire_why {
@@ -141,20 +187,31 @@ struct bfq_proc {
 	enum pidq_class cls;		/* the class finish belongs to */
 	bool has_finish;
 	uint64_t finish;		/* virtual finish of the last budget */
-	uint64_t budget;		/* sectors, for the next service */
+	uint64_t max_budget;		/* sectors, for the next service */
 
 	unsigned wr_coeff;		/* weight factor, 1 when not raised */
+	bool wr_softrt;			/* raised as soft real-time */
 	uint64_t wr_end;		/* raising ends then */
+	uint64_t wr_service;		/* sectors served while raised */
 	uint64_t idle_since;		/* stopped being busy */
 	uint64_t soft_rt_next;		/* soft real-time if back after */
-	bool wait_rq;			/* expired dry, not by its choice */
+	/*
+	 * Emptied for a reason other than a budget timeout or exhaustion
+	 * (the kernel's non_blocking_wait_rq): back in time, it goes on
+	 * with what is left of its budget, from where it stopped.
+	 */
+	bool wait_rq;
+	uint64_t budget_left;		/* sectors, with wait_rq */
 
+	uint32_t seek_history;		/* 1 bits: requests that seeked */
+	uint64_t last_pos;		/* end sector of its last request */
 	struct pidq_ttime ttime;
 };
 
 struct bfq_queue {
 	struct pidq q;			/* first: see pidq.h */
-	struct elv_list active;		/* on its class's list: busy, waiting */
+	/* On its class's active list (busy) or idle tree (idle_tree). */
+	struct elv_list active;
 
 	enum pidq_class cls;
 	int level;			/* 0 (highest) to 7 */
@@ -164,28 +221,35 @@ struct bfq_queue {
 
 	/*
 	 * Busy: holding requests or in service.  A busy queue's weight is
-	 * counted in its class's wsum.
+	 * counted in its class's wsum, and so is an idle one's while its
+	 * finish time is ahead of V (idle_tree).
 	 */
 	bool busy;
+	bool idle_tree;
 	unsigned weight;
 	uint64_t start;			/* virtual start of this budget */
 	uint64_t busy_since;
 	uint64_t busy_served;		/* sectors charged since then */
 	bool softrt_pending;		/* compute soft_rt_next when idle */
 
+	/* The budget being served, and what of it is used. */
+	uint64_t budget;
+	uint64_t served;
 	/* The service, while in service. */
-	uint64_t served;		/* sectors charged in it */
+	uint64_t service_start;		/* set in service */
+	uint64_t idling_start;		/* its last wait began */
 	uint64_t budget_timeout;	/* 0 until its first dispatch */
 	bool fifo_checked;		/* FIFO looked at in this service */
 
 	struct bfq_proc p;
 };
 
-/* One class: its busy queues and its virtual clock. */
+/* One class: its busy queues, its idle tree and its virtual clock. */
 struct bfq_sched {
 	struct elv_list active;		/* busy queues not in service */
+	struct elv_list idle;		/* idle, finish ahead of vtime */
 	uint64_t vtime;
-	uint64_t wsum;			/* weights of its busy queues */
+	uint64_t wsum;			/* weights of busy and idle-tree */
 	unsigned busy;			/* its busy queues, in service too */
 };
 
@@ -195,8 +259,9 @@ struct bfq_data {
 	/* Tunables, as pq's: read when used. */
 	int64_t low_latency;		/* flag */
 	int64_t timeout_sync;		/* ms */
-	int64_t max_budget;		/* sectors, 0: BFQ_DEFAULT_MAX_BUDGET */
+	int64_t max_budget;		/* sectors, 0: from the peak rate */
 	int64_t strict_guarantees;	/* flag */
+	int64_t slice_idle_us;		/* us; pq.slice_idle in ms */
 
 	struct bfq_sched sched[PIDQ_NR_CLASSES];
 	/* The pooled queues, also known to pq. */
@@ -208,8 +273,32 @@ struct bfq_data {
 	bool idling;
 	uint64_t idle_until;
 
-	uint64_t idle_stamp;		/* idle class last served, or waiting */
+	unsigned in_flight;		/* all queues' dispatched */
+	uint64_t idle_stamp;		/* idle class last considered */
+	bool started;			/* idle_stamp set: first request came */
 	uint64_t now;			/* the latest clock seen */
+
+	/* Peak rate estimation: the sample being taken, and the estimate. */
+	uint64_t peak_rate;		/* sectors per second */
+	uint64_t rate_first_ns;		/* 0: no sample under way */
+	uint64_t rate_last_ns;		/* its latest dispatch */
+	uint64_t rate_sectors;
+	unsigned rate_samples, rate_seq;
+
+	/*
+	 * Counters (bfq_counters), under the queue lock like the rest: the
+	 * services ended by each reason (the kernel's bfqq_expiration
+	 * names), raisings started, and waits that ended without the
+	 * process coming back.
+	 */
+	uint64_t expired_preempted;
+	uint64_t expired_too_idle;
+	uint64_t expired_no_more_requests;
+	uint64_t expired_budget_timeout;
+	uint64_t expired_budget_exhausted;
+	uint64_t wr_interactive_starts;
+	uint64_t wr_softrt_starts;
+	uint64_t idle_timeouts;
 };
 
 /* pidq frees the queues it allocates, and its hooks find their data. */
@@ -245,10 +334,24 @@ static uint64_t bfq_delta(uint64_t service, uint64_t weight)
 	return (service << BFQ_SERVICE_SHIFT) / (weight != 0 ? weight : 1);
 }
 
+static uint64_t bfq_slice_idle_ns(const struct bfq_data *bd)
+{
+	return bd->slice_idle_us > 0 ?
+		(uint64_t)bd->slice_idle_us * BFQ_NS_PER_US : 0;
+}
+
+/*
+ * The largest budget: max_budget when set, else what the device serves
+ * in timeout_sync at its peak rate (the kernel's bfq_calc_max_budget).
+ */
 static uint64_t bfq_max_budget(const struct bfq_data *bd)
 {
-	return bd->max_budget > 0 ? (uint64_t)bd->max_budget :
-		BFQ_DEFAULT_MAX_BUDGET;
+	uint64_t b;
+
+	if (bd->max_budget > 0)
+		return (uint64_t)bd->max_budget;
+	b = bd->peak_rate * (uint64_t)bd->timeout_sync / 1000;
+	return b != 0 ? b : 1;
 }
 
 static uint64_t bfq_min_budget(const struct bfq_data *bd)
@@ -258,21 +361,50 @@ static uint64_t bfq_min_budget(const struct bfq_data *bd)
 	return min != 0 ? min : 1;
 }
 
+/*
+ * A queue's next budget: what its feedback says, but no more than the
+ * largest budget now (which follows the peak rate, once measured).
+ */
+static uint64_t bfq_next_budget(const struct bfq_data *bd,
+				const struct bfq_queue *bfqq)
+{
+	uint64_t max = bfq_max_budget(bd);
+
+	return bfqq->p.max_budget < max ? bfqq->p.max_budget : max;
+}
+
+/* How long an interactive raising lasts at the rate measured (ns). */
+static uint64_t bfq_wr_duration(const struct bfq_data *bd)
+{
+	uint64_t ms = (uint64_t)BFQ_REF_RATE * BFQ_REF_WR_MS /
+		(bd->peak_rate != 0 ? bd->peak_rate : 1);
+
+	if (ms < BFQ_WR_MIN_MS)
+		ms = BFQ_WR_MIN_MS;
+	if (ms > BFQ_WR_MAX_MS)
+		ms = BFQ_WR_MAX_MS;
+	return elv_ms_to_ns((int64_t)ms);
+}
+
 /* What a request costs a queue's budget, in sectors. */
 static uint64_t bfq_charge(const struct elv_request *rq)
 {
 	return rq->sync ? rq->nr_sectors : rq->nr_sectors * BFQ_ASYNC_CHARGE;
 }
 
-static bool bfq_raising_allowed(const struct bfq_data *bd)
+static unsigned bfq_level_weight(const struct bfq_queue *bfqq)
 {
-	return bd->low_latency != 0 && bd->strict_guarantees == 0;
+	return (unsigned)(PIDQ_LEVELS - bfqq->level) * BFQ_WEIGHT_STEP;
 }
 
 static unsigned bfq_weight(const struct bfq_queue *bfqq)
 {
-	return (unsigned)(PIDQ_LEVELS - bfqq->level) * BFQ_WEIGHT_STEP *
-		bfqq->p.wr_coeff;
+	return bfq_level_weight(bfqq) * bfqq->p.wr_coeff;
+}
+
+static bool bfq_seeky(const struct bfq_queue *bfqq)
+{
+	return __builtin_popcount(bfqq->p.seek_history) > BFQ_SEEKY_COUNT;
 }
 
 static unsigned bfq_hist_key(pid_t pid)
@@ -290,7 +422,7 @@ static void bfq_queue_init(struct bfq_queue *bfqq, const struct bfq_data *bd,
 	bfqq->per_process = per_process;
 	bfqq->p.pid = bfqq->q.pid;
 	bfqq->p.cls = cls;
-	bfqq->p.budget = bfq_max_budget(bd);
+	bfqq->p.max_budget = bfq_max_budget(bd);
 	bfqq->p.wr_coeff = 1;
 	/* A new process is assumed to come back until it proves otherwise. */
 	bfqq->p.ttime.idle_window = per_process;
@@ -320,7 +452,8 @@ static struct bfq_queue *bfq_new_process(struct bfq_data *bd, pid_t pid,
 /* Free a per-process queue nobody needs any more; remember the process. */
 static void bfq_put_queue(struct bfq_data *bd, struct bfq_queue *bfqq)
 {
-	if (!bfqq->per_process || bfqq->busy || bfqq->dispatched != 0 ||
+	if (!bfqq->per_process || bfqq->busy || bfqq->idle_tree ||
+	    bfqq->q.queued != 0 || bfqq->dispatched != 0 ||
 	    bfqq == bd->active)
 		return;
 	bd->hist[bfq_hist_key(bfqq->p.pid)] = bfqq->p;
@@ -328,44 +461,113 @@ static void bfq_put_queue(struct bfq_data *bd, struct bfq_queue *bfqq)
 }
 
 /* ------------------------------------------------------------------ */
+/* Peak rate.                                                          */
+
+static void bfq_rate_reset(struct bfq_data *bd, uint64_t now_ns)
+{
+	bd->rate_first_ns = now_ns;
+	bd->rate_sectors = 0;
+	bd->rate_samples = 0;
+	bd->rate_seq = 0;
+}
+
+/*
+ * A dispatch, as a sample of the device's rate: the sectors handed out
+ * over at least BFQ_RATE_MIN_INTERVAL_MS of continuous work.  The estimate
+ * moves towards a sample by a weight that grows with the share of
+ * sequential dispatches in it, and only upwards unless three quarters
+ * were sequential, as the kernel's bfq_update_rate_reset: random I/O says
+ * little about what the device can stream.
+ */
+static void bfq_update_peak_rate(struct bfq_data *bd,
+				 const struct elv_request *rq, uint64_t now_ns)
+{
+	uint64_t elapsed, rate, div, w;
+
+	if (bd->rate_first_ns == 0 || (bd->in_flight == 0 &&
+	    now_ns - bd->rate_last_ns > elv_ms_to_ns(BFQ_RATE_GAP_MS)))
+		bfq_rate_reset(bd, now_ns);
+	bd->rate_samples++;
+	if (rq->sector - bd->pq.last_position + BFQ_SEEK_THR <=
+	    2 * BFQ_SEEK_THR)
+		bd->rate_seq++;
+	bd->rate_sectors += rq->nr_sectors;
+	bd->rate_last_ns = now_ns;
+	elapsed = now_ns - bd->rate_first_ns;
+	if (elapsed < elv_ms_to_ns(BFQ_RATE_MIN_INTERVAL_MS) ||
+	    bd->rate_samples < BFQ_RATE_MIN_SAMPLES)
+		return;
+	rate = bd->rate_sectors * BFQ_NS_PER_S / elapsed;
+	if (bd->rate_seq * 4 >= bd->rate_samples * 3 || rate > bd->peak_rate) {
+		w = 9 * bd->rate_seq / bd->rate_samples;
+		div = 10 - w;
+		bd->peak_rate = (bd->peak_rate * (div - 1) + rate) / div;
+		if (bd->peak_rate == 0)
+			bd->peak_rate = 1;
+	}
+	bfq_rate_reset(bd, now_ns);
+}
+
+/* ------------------------------------------------------------------ */
 /* Weight raising.                                                     */
 
-/* End a raising whose time is up, or that is no longer allowed. */
+static bool bfq_wr_allowed(const struct bfq_data *bd,
+			   const struct bfq_queue *bfqq)
+{
+	return bd->low_latency != 0 && bfqq->per_process &&
+		bfqq->cls != PIDQ_IDLE &&
+		bfq_level_weight(bfqq) == BFQ_DEFAULT_WEIGHT;
+}
+
+/*
+ * End a raising whose time is up, or whose interactive part has had its
+ * BFQ_MAX_SERVICE_FROM_WR, or that is no longer allowed.
+ */
 static void bfq_update_raising(const struct bfq_data *bd,
 			       struct bfq_queue *bfqq, uint64_t now_ns)
 {
-	if (bfqq->p.wr_coeff > 1 && (!bfq_raising_allowed(bd) ||
-	    bfqq->cls == PIDQ_IDLE || now_ns >= bfqq->p.wr_end))
-		bfqq->p.wr_coeff = 1;
+	struct bfq_proc *p = &bfqq->p;
+
+	if (p->wr_coeff == 1)
+		return;
+	if (!bfq_wr_allowed(bd, bfqq) || now_ns >= p->wr_end ||
+	    (!p->wr_softrt && p->wr_service > BFQ_MAX_SERVICE_FROM_WR)) {
+		p->wr_coeff = 1;
+		p->wr_softrt = false;
+	}
 }
 
 /*
  * A process's queue becomes busy: raise it if it is starting up (new, or
- * back after a long pause) or soft real-time.  Returns true for a start-up,
- * whose old debt is forgiven.
+ * back after BFQ_WR_MIN_IDLE_MS) or soft real-time (back with nothing in
+ * flight, after soft_rt_next), as bfq_update_bfqq_wr_on_rq_arrival.
  */
-static bool bfq_raise_on_busy(const struct bfq_data *bd,
+static void bfq_raise_on_busy(struct bfq_data *bd,
 			      struct bfq_queue *bfqq, uint64_t now_ns)
 {
 	struct bfq_proc *p = &bfqq->p;
-	bool interactive;
+	bool interactive, soft_rt;
 
-	if (!bfqq->per_process || bfqq->cls == PIDQ_IDLE ||
-	    !bfq_raising_allowed(bd))
-		return false;
+	if (!bfq_wr_allowed(bd, bfqq))
+		return;
 	interactive = !p->seen ||
 		now_ns >= p->idle_since + elv_ms_to_ns(BFQ_WR_MIN_IDLE_MS);
+	soft_rt = p->seek_history != UINT32_MAX && bfqq->dispatched == 0 &&
+		p->seen && now_ns >= p->soft_rt_next;
 	if (interactive) {
+		if (p->wr_coeff == 1 || p->wr_softrt)
+			bd->wr_interactive_starts++;
 		p->wr_coeff = BFQ_WR_COEFF;
-		p->wr_end = now_ns + elv_ms_to_ns(BFQ_WR_INTERACTIVE_MS);
-		return true;
+		p->wr_softrt = false;
+		p->wr_service = 0;
+		p->wr_end = now_ns + bfq_wr_duration(bd);
+	} else if (soft_rt) {
+		if (!p->wr_softrt)
+			bd->wr_softrt_starts++;
+		p->wr_coeff = BFQ_WR_COEFF * BFQ_SOFTRT_WEIGHT_FACTOR;
+		p->wr_softrt = true;
+		p->wr_end = now_ns + elv_ms_to_ns(BFQ_WR_RT_MAX_MS);
 	}
-	if (now_ns >= p->soft_rt_next) {
-		p->wr_coeff = BFQ_WR_COEFF;
-		if (p->wr_end < now_ns + elv_ms_to_ns(BFQ_WR_SOFTRT_MS))
-			p->wr_end = now_ns + elv_ms_to_ns(BFQ_WR_SOFTRT_MS);
-	}
-	return false;
 }
 
 /*
@@ -379,7 +581,7 @@ static void bfq_set_soft_rt_next(const struct bfq_data *bd,
 {
 	uint64_t by_rate = bfqq->busy_since +
 		bfqq->busy_served * BFQ_NS_PER_S / BFQ_SOFTRT_RATE;
-	uint64_t by_gap = now_ns + elv_ms_to_ns(bd->pq.slice_idle) +
+	uint64_t by_gap = now_ns + bfq_slice_idle_ns(bd) +
 		elv_ms_to_ns(BFQ_SOFTRT_MIN_GAP_MS);
 
 	bfqq->p.soft_rt_next = by_rate > by_gap ? by_rate : by_gap;
@@ -389,73 +591,127 @@ static void bfq_set_soft_rt_next(const struct bfq_data *bd,
 /* ------------------------------------------------------------------ */
 /* B-WF2Q+: queues entering and leaving their class's schedule.        */
 
+/* Take bfqq off its class's idle tree; its weight leaves the sum. */
+static void bfq_idle_extract(struct bfq_data *bd, struct bfq_queue *bfqq)
+{
+	elv_list_del(&bfqq->active);
+	bd->sched[bfqq->cls].wsum -= bfqq->weight;
+	bfqq->idle_tree = false;
+}
+
 /*
- * Put busy bfqq on its class's schedule, starting as how says (F only
- * counts if it is of this class), with F = S + budget / weight.
+ * V has moved: the idle queues whose finish it has passed no longer count
+ * in the weight sum (the kernel's bfq_forget_idle), and may be freed.
+ */
+static void bfq_forget_idle(struct bfq_data *bd, struct bfq_sched *st)
+{
+	struct elv_list *pos = st->idle.next, *next;
+	struct bfq_queue *bfqq;
+
+	for (; pos != &st->idle; pos = next) {
+		next = pos->next;
+		bfqq = elv_list_entry(pos, struct bfq_queue, active);
+		if (bfq_gt(bfqq->p.finish, st->vtime))
+			continue;
+		bfq_idle_extract(bd, bfqq);
+		bfq_put_queue(bd, bfqq);
+	}
+}
+
+/* Service handed out in class st: V advances by it over the weights. */
+static void bfq_served(struct bfq_data *bd, struct bfq_sched *st,
+		       uint64_t service)
+{
+	st->vtime += bfq_delta(service, st->wsum);
+	bfq_forget_idle(bd, st);
+}
+
+/*
+ * Put busy bfqq on its class's schedule (__bfq_activate_entity).  It
+ * starts at V, or at its finish if that is ahead (it is then still on the
+ * idle tree), or at its finish whatever V when backshift (it comes back
+ * in time to what is left of its budget).  F = S + budget / weight.
  */
 static void bfq_schedule(struct bfq_data *bd, struct bfq_queue *bfqq,
-			 enum bfq_start how, uint64_t now_ns)
+			 bool backshift)
 {
 	struct bfq_sched *st = &bd->sched[bfqq->cls];
 	bool has_finish = bfqq->p.has_finish && bfqq->p.cls == bfqq->cls;
 
+	if (bfqq->idle_tree)
+		bfq_idle_extract(bd, bfqq);
 	bfqq->weight = bfq_weight(bfqq);
-	if (has_finish && (how == BFQ_START_RESUME ||
-	    (how == BFQ_START_FAIR && bfq_gt(bfqq->p.finish, st->vtime))))
+	if (has_finish && (backshift || bfq_gt(bfqq->p.finish, st->vtime)))
 		bfqq->start = bfqq->p.finish;
 	else
 		bfqq->start = st->vtime;
-	bfqq->p.finish = bfqq->start + bfq_delta(bfqq->p.budget, bfqq->weight);
+	bfqq->p.finish = bfqq->start + bfq_delta(bfqq->budget, bfqq->weight);
 	bfqq->p.has_finish = true;
 	bfqq->p.cls = bfqq->cls;
 	st->wsum += bfqq->weight;
-	if (st->busy++ == 0 && bfqq->cls == PIDQ_IDLE)
-		bd->idle_stamp = now_ns;	/* the idle class starts waiting */
+	st->busy++;
 	elv_list_add_tail(&bfqq->active, &st->active);
 }
 
-/* Take bfqq (not in service) off its class's schedule. */
-static void bfq_unschedule(struct bfq_data *bd, struct bfq_queue *bfqq)
+/*
+ * Take bfqq (out of service, off the active list) off its class's
+ * schedule: onto the idle tree if its finish is ahead of V and into_idle.
+ */
+static void bfq_unschedule(struct bfq_data *bd, struct bfq_queue *bfqq,
+			   bool into_idle)
 {
 	struct bfq_sched *st = &bd->sched[bfqq->cls];
 
-	elv_list_del(&bfqq->active);
-	st->wsum -= bfqq->weight;
 	st->busy--;
+	if (into_idle && bfq_gt(bfqq->p.finish, st->vtime)) {
+		bfqq->idle_tree = true;
+		elv_list_add_tail(&bfqq->active, &st->idle);
+	} else {
+		st->wsum -= bfqq->weight;
+	}
 }
 
 /*
- * bfqq becomes busy: raise it if it deserves it, then schedule it.  A
- * queue whose budget ended while its process waited for its last request
- * and that comes straight back is a stream, not a newcomer: it resumes
- * from its finish time, as the kernel's non_blocking_wait_rq, or a reader
- * of one request at a time would lose whatever V gained meanwhile.
+ * bfqq (not busy, not in service) gets a request: raise it if it deserves
+ * it, give it a budget and schedule it (bfq_bfqq_handle_idle_busy_switch).
+ * Returns true when it comes back in time to the rest of a budget it
+ * emptied without using, the kernel's bfqq_wants_to_preempt.
  */
-static void bfq_activate(struct bfq_data *bd, struct bfq_queue *bfqq,
-			 uint64_t now_ns)
+static bool bfq_activate(struct bfq_data *bd, struct bfq_queue *bfqq,
+			 const struct elv_request *rq, uint64_t now_ns)
 {
-	enum bfq_start how = BFQ_START_FAIR;
+	struct bfq_proc *p = &bfqq->p;
+	bool in_time, resume;
 
+	in_time = p->ttime.has_end &&
+		now_ns <= p->ttime.last_end_ns + 3 * bfq_slice_idle_ns(bd);
 	bfq_update_raising(bd, bfqq, now_ns);
-	if (bfq_raise_on_busy(bd, bfqq, now_ns))
-		how = BFQ_START_FORGIVE;
-	else if (bfqq->p.wait_rq && (bfqq->dispatched != 0 ||
-		 now_ns <= bfqq->p.ttime.last_end_ns +
-		 3 * elv_ms_to_ns(bd->pq.slice_idle)))
-		how = BFQ_START_RESUME;
-	bfqq->p.wait_rq = false;
-	bfqq->p.seen = true;
+	bfq_raise_on_busy(bd, bfqq, now_ns);
+	resume = p->wait_rq && in_time && p->budget_left > 0;
+	if (resume) {
+		bfqq->budget = p->budget_left;
+		if (bfqq->budget > p->max_budget)
+			bfqq->budget = p->max_budget;
+	} else {
+		bfqq->budget = bfq_next_budget(bd, bfqq);
+		if (bfqq->budget < bfq_charge(rq))
+			bfqq->budget = bfq_charge(rq);
+	}
+	bfqq->served = 0;
+	p->wait_rq = false;
+	p->seen = true;
 	bfqq->busy = true;
 	bfqq->busy_since = now_ns;
 	bfqq->busy_served = 0;
-	bfq_schedule(bd, bfqq, how, now_ns);
+	bfq_schedule(bd, bfqq, resume);
+	return resume;
 }
 
-/* bfqq is busy no more (empty, out of service). */
+/* bfqq, out of service and empty, is busy no more. */
 static void bfq_deactivate(struct bfq_data *bd, struct bfq_queue *bfqq,
 			   uint64_t now_ns)
 {
-	bfq_unschedule(bd, bfqq);
+	bfq_unschedule(bd, bfqq, true);
 	bfqq->busy = false;
 	bfqq->p.idle_since = now_ns;
 	if (bfqq->dispatched == 0)
@@ -471,13 +727,17 @@ static void bfq_deactivate(struct bfq_data *bd, struct bfq_queue *bfqq,
 static void bfq_set_prio(struct bfq_data *bd, struct bfq_queue *bfqq,
 			 enum pidq_class cls, int level, uint64_t now_ns)
 {
-	if (bfqq->busy)
-		bfq_unschedule(bd, bfqq);
+	if (bfqq->idle_tree)
+		bfq_idle_extract(bd, bfqq);
+	if (bfqq->busy) {
+		elv_list_del(&bfqq->active);
+		bfq_unschedule(bd, bfqq, false);
+	}
 	bfqq->cls = cls;
 	bfqq->level = level;
 	bfq_update_raising(bd, bfqq, now_ns);
 	if (bfqq->busy)
-		bfq_schedule(bd, bfqq, BFQ_START_FAIR, now_ns);
+		bfq_schedule(bd, bfqq, false);
 }
 
 /*
@@ -486,7 +746,8 @@ static void bfq_set_prio(struct bfq_data *bd, struct bfq_queue *bfqq,
  * smallest start, as B-WF2Q+ does when the class was idle.  A linear scan:
  * see the header comment.
  */
-static struct bfq_queue *bfq_wf2q_pick(struct bfq_sched *st)
+static struct bfq_queue *bfq_wf2q_pick(struct bfq_data *bd,
+				       struct bfq_sched *st)
 {
 	struct bfq_queue *bfqq, *best = NULL, *first = NULL;
 	struct elv_list *pos;
@@ -503,6 +764,7 @@ static struct bfq_queue *bfq_wf2q_pick(struct bfq_sched *st)
 	if (best != NULL || first == NULL)
 		return best;
 	st->vtime = first->start;
+	bfq_forget_idle(bd, st);
 	elv_list_for_each(pos, &st->active) {
 		bfqq = elv_list_entry(pos, struct bfq_queue, active);
 		if (bfq_gt(bfqq->start, st->vtime))
@@ -516,7 +778,8 @@ static struct bfq_queue *bfq_wf2q_pick(struct bfq_sched *st)
 /* ------------------------------------------------------------------ */
 /* The service.                                                        */
 
-static void bfq_set_in_service(struct bfq_data *bd, struct bfq_queue *bfqq)
+static void bfq_set_in_service(struct bfq_data *bd, struct bfq_queue *bfqq,
+			       uint64_t now_ns)
 {
 	uint64_t need = bfq_charge(bfqq->q.next_rq);
 
@@ -524,30 +787,46 @@ static void bfq_set_in_service(struct bfq_data *bd, struct bfq_queue *bfqq)
 	bd->active = bfqq;
 	bd->idling = false;
 	bfqq->served = 0;
+	bfqq->service_start = now_ns;
+	bfqq->idling_start = 0;
 	bfqq->budget_timeout = 0;
 	bfqq->fifo_checked = false;
 	/* A budget always covers at least the first request. */
-	if (bfqq->p.budget < need)
-		bfqq->p.budget = need;
+	if (bfqq->budget < need)
+		bfqq->budget = need;
 }
 
-/* The next budget, from how the last one ended (the kernel's feedback). */
+/*
+ * The next budget, from how the last one ended (the kernel's
+ * __bfq_bfqq_recalc_budget).  Async and raised queues get the largest.
+ */
 static void bfq_budget_feedback(const struct bfq_data *bd,
 				struct bfq_queue *bfqq,
 				enum bfq_expire_why why)
 {
 	uint64_t max = bfq_max_budget(bd), min = bfq_min_budget(bd);
-	uint64_t budget = bfqq->p.budget;
+	uint64_t budget = bfqq->p.max_budget;
 
-	/* Async queues: latency does not matter, throughput does. */
-	if (!bfqq->per_process) {
-		bfqq->p.budget = max;
+	if (!bfqq->per_process || bfqq->p.wr_coeff > 1) {
+		bfqq->p.max_budget = max;
 		return;
 	}
 	switch (why) {
 	case BFQ_EXP_PREEMPTED:
-		break;
+		return;
 	case BFQ_EXP_TOO_IDLE:
+		/*
+		 * Nothing in flight: the budget was probably too large for
+		 * the batch, cut it.  Something in flight: the process
+		 * may only be waiting for it, so grow it instead.
+		 */
+		if (bfqq->dispatched != 0)
+			budget *= 2;
+		else if (budget > 5 * min)
+			budget -= 4 * min;
+		else
+			budget = min;
+		break;
 	case BFQ_EXP_NO_MORE:
 		/* It needed this much: a small budget is served sooner. */
 		budget = bfqq->served;
@@ -564,53 +843,129 @@ static void bfq_budget_feedback(const struct bfq_data *bd,
 		budget = min;
 	if (budget > max)
 		budget = max;
-	bfqq->p.budget = budget;
+	bfqq->p.max_budget = budget;
 }
 
 /*
- * End the service of the queue in service.  Its finish time is set from
- * what it used (the whole budget if it timed out), then it goes back on
- * its class's list with a new budget if it still has requests.
+ * Is the queue in service slow (bfq_bfqq_is_slow)?  Over a service of
+ * more than 20 ms, when it got less than half of what the device could
+ * have given it; over a shorter one, when it is seeky.  *ms is the time
+ * to charge it: the service's, at least slice_idle (one seek).
+ */
+static bool bfq_slow(const struct bfq_data *bd, const struct bfq_queue *bfqq,
+		     enum bfq_expire_why why, uint64_t now_ns, uint64_t *ms)
+{
+	uint64_t end = why == BFQ_EXP_TOO_IDLE && bfqq->idling_start != 0 ?
+		bfqq->idling_start : now_ns;
+	uint64_t d = end > bfqq->service_start ? end - bfqq->service_start : 0;
+
+	if (!bfqq->per_process)
+		return false;
+	if (d < elv_ms_to_ns(1)) {
+		*ms = (uint64_t)(bfq_slice_idle_ns(bd) / elv_ms_to_ns(1));
+		return bfq_seeky(bfqq);
+	}
+	*ms = d / (uint64_t)elv_ms_to_ns(1);
+	if (d > elv_ms_to_ns(20))
+		return bfqq->served < bfq_max_budget(bd) / 2;
+	return bfq_seeky(bfqq);
+}
+
+/*
+ * Charge a slow or timed-out queue for the time it held the device, as
+ * the share of the largest budget that time is worth, not for the sectors
+ * it moved (bfq_bfqq_charge_time): a seeky process pays for its seeks.  A
+ * queue that timed out after using 2/3 of its budget is only unlucky.
+ */
+static void bfq_charge_time(struct bfq_data *bd, struct bfq_queue *bfqq,
+			    enum bfq_expire_why why, uint64_t now_ns)
+{
+	uint64_t ms = 0, timeout = (uint64_t)bd->timeout_sync, tot;
+	bool slow = bfq_slow(bd, bfqq, why, now_ns, &ms);
+
+	if (bfqq->p.wr_coeff > 1 || !(slow || (why == BFQ_EXP_TIMEOUT &&
+	    bfqq->budget - bfqq->served >= bfqq->budget / 3)))
+		return;
+	if (ms > timeout)
+		ms = timeout;
+	tot = bfq_max_budget(bd) * ms / (timeout != 0 ? timeout : 1);
+	if (tot <= bfqq->served)
+		return;
+	if (tot > bfqq->budget)
+		bfqq->budget = tot;
+	bfq_served(bd, &bd->sched[bfqq->cls], tot - bfqq->served);
+	bfqq->served = tot;
+}
+
+static void bfq_count_expiry(struct bfq_data *bd, enum bfq_expire_why why)
+{
+	switch (why) {
+	case BFQ_EXP_PREEMPTED:
+		bd->expired_preempted++;
+		break;
+	case BFQ_EXP_TOO_IDLE:
+		bd->expired_too_idle++;
+		break;
+	case BFQ_EXP_NO_MORE:
+		bd->expired_no_more_requests++;
+		break;
+	case BFQ_EXP_TIMEOUT:
+		bd->expired_budget_timeout++;
+		break;
+	case BFQ_EXP_EXHAUSTED:
+		bd->expired_budget_exhausted++;
+		break;
+	}
+}
+
+/*
+ * End the service of the queue in service (bfq_bfqq_expire).  Its finish
+ * time is set from what it was charged, then it goes back on its class's
+ * schedule with a new budget if it still has requests, or leaves it (onto
+ * the idle tree while its finish is ahead of V) if not.
  */
 static void bfq_expire(struct bfq_data *bd, uint64_t now_ns,
 		       enum bfq_expire_why why)
 {
 	struct bfq_queue *bfqq = bd->active;
 	struct bfq_sched *st;
-	uint64_t charge;
 
 	if (bfqq == NULL)
 		return;
 	st = &bd->sched[bfqq->cls];
+	bfq_count_expiry(bd, why);
+	bfq_charge_time(bd, bfqq, why, now_ns);
 	bd->active = NULL;
 	bd->idling = false;
-	charge = bfqq->served;
-	if (why == BFQ_EXP_TIMEOUT && charge < bfqq->p.budget)
-		charge = bfqq->p.budget;
-	bfqq->p.finish = bfqq->start + bfq_delta(charge, bfqq->weight);
+	bfqq->p.finish = bfqq->start + bfq_delta(bfqq->served, bfqq->weight);
 	bfq_budget_feedback(bd, bfqq, why);
 
 	if (bfqq->q.queued == 0) {
-		bfqq->p.wait_rq = why == BFQ_EXP_EXHAUSTED ||
-			why == BFQ_EXP_TIMEOUT || why == BFQ_EXP_PREEMPTED;
+		/*
+		 * What is left of the budget is kept for a process that
+		 * comes back in time, unless the budget ran out.
+		 */
+		bfqq->p.wait_rq = why != BFQ_EXP_EXHAUSTED &&
+			why != BFQ_EXP_TIMEOUT;
+		bfqq->p.budget_left = bfqq->budget > bfqq->served ?
+			bfqq->budget - bfqq->served : 0;
+		bfqq->served = 0;
 		bfq_deactivate(bd, bfqq, now_ns);
 		bfq_put_queue(bd, bfqq);
 		return;
 	}
 	/* Still busy: next budget, at the weight it has now. */
+	bfqq->served = 0;
+	bfqq->budget = bfq_next_budget(bd, bfqq);
+	if (bfqq->budget < bfq_charge(bfqq->q.next_rq))
+		bfqq->budget = bfq_charge(bfqq->q.next_rq);
 	st->wsum -= bfqq->weight;
 	bfq_update_raising(bd, bfqq, now_ns);
 	bfqq->weight = bfq_weight(bfqq);
 	st->wsum += bfqq->weight;
 	bfqq->start = bfqq->p.finish;
-	bfqq->p.finish = bfqq->start + bfq_delta(bfqq->p.budget, bfqq->weight);
+	bfqq->p.finish = bfqq->start + bfq_delta(bfqq->budget, bfqq->weight);
 	elv_list_add_tail(&bfqq->active, &st->active);
-}
-
-static bool bfq_idle_starved(const struct bfq_data *bd, uint64_t now_ns)
-{
-	return bd->sched[PIDQ_IDLE].busy != 0 &&
-		now_ns >= bd->idle_stamp + elv_ms_to_ns(BFQ_IDLE_STARVE_MS);
 }
 
 /* Are queues of the other classes than the idle one busy? */
@@ -619,30 +974,85 @@ static bool bfq_others_busy(const struct bfq_data *bd)
 	return bd->sched[PIDQ_RT].busy + bd->sched[PIDQ_BE].busy != 0;
 }
 
-/* Is bfqq, run dry, worth waiting for? */
+/*
+ * Do the busy queues other than bfqq differ from it in class or weight
+ * (bfq_asymmetric_scenario)?  Then only idling keeps the shares.
+ */
+static bool bfq_asymmetric(const struct bfq_data *bd,
+			   const struct bfq_queue *bfqq)
+{
+	const struct bfq_sched *st = &bd->sched[bfqq->cls];
+	const struct bfq_queue *other;
+	const struct elv_list *pos;
+	int c;
+
+	for (c = 0; c < PIDQ_NR_CLASSES; c++)
+		if (c != (int)bfqq->cls && bd->sched[c].busy != 0)
+			return true;
+	elv_list_for_each(pos, &st->active) {
+		other = elv_list_entry(pos, struct bfq_queue, active);
+		if (other->weight != bfqq->weight)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Is bfqq, run dry, worth waiting for (bfq_better_to_idle)?  Always with
+ * strict_guarantees; never for async or idle-class queues.  Otherwise
+ * when its process comes back within slice_idle (throughput), or when
+ * not waiting would break the shares (idling_needed_for_service_-
+ * guarantees): it is raised, or the busy queues' weights differ.
+ */
 static bool bfq_may_idle(const struct bfq_data *bd,
 			 const struct bfq_queue *bfqq)
 {
-	if (bd->pq.slice_idle <= 0)
-		return false;
 	if (bd->strict_guarantees != 0)
 		return true;
-	if (bfqq->cls == PIDQ_IDLE && bfq_others_busy(bd))
+	if (bd->slice_idle_us <= 0 || bfqq->cls == PIDQ_IDLE ||
+	    !bfqq->per_process)
 		return false;
-	return bfqq->per_process && bfqq->p.ttime.idle_window;
+	return bfqq->p.ttime.idle_window || bfqq->p.wr_coeff > 1 ||
+		bfq_asymmetric(bd, bfqq);
 }
 
-/* The queue to serve next, by class, then by B-WF2Q+ within it. */
+/*
+ * How long to wait for bfqq's process (bfq_arm_slice_timer): raised ones
+ * at least 20 ms; a seeky one at most BFQ_MIN_TT_MS when nothing but
+ * throughput is at stake (not raised, equal weights).
+ */
+static uint64_t bfq_idle_slice(const struct bfq_data *bd,
+			       const struct bfq_queue *bfqq)
+{
+	uint64_t ns = bfq_slice_idle_ns(bd);
+
+	if (bfqq->p.wr_coeff > 1) {
+		if (ns < (uint64_t)elv_ms_to_ns(BFQ_WR_MIN_IDLE_SLICE_MS))
+			ns = elv_ms_to_ns(BFQ_WR_MIN_IDLE_SLICE_MS);
+	} else if (bfq_seeky(bfqq) && !bfq_asymmetric(bd, bfqq) &&
+		   ns > (uint64_t)elv_ms_to_ns(BFQ_MIN_TT_MS)) {
+		ns = elv_ms_to_ns(BFQ_MIN_TT_MS);
+	}
+	return ns;
+}
+
+/*
+ * The queue to serve next, by class, then by B-WF2Q+ within it; the idle
+ * class first once BFQ_CL_IDLE_TIMEOUT_MS has passed since it was last
+ * considered so (bfq_lookup_next_entity).
+ */
 static struct bfq_queue *bfq_next_queue(struct bfq_data *bd, uint64_t now_ns)
 {
 	struct bfq_queue *bfqq;
-	int c;
+	int c = 0;
 
-	if (bfq_idle_starved(bd, now_ns) &&
-	    (bfqq = bfq_wf2q_pick(&bd->sched[PIDQ_IDLE])) != NULL)
-		return bfqq;
-	for (c = 0; c < PIDQ_NR_CLASSES; c++)
-		if ((bfqq = bfq_wf2q_pick(&bd->sched[c])) != NULL)
+	if (now_ns >= bd->idle_stamp + elv_ms_to_ns(BFQ_CL_IDLE_TIMEOUT_MS)) {
+		if (bd->sched[PIDQ_IDLE].busy != 0)
+			c = PIDQ_IDLE;
+		bd->idle_stamp = now_ns;
+	}
+	for (; c < PIDQ_NR_CLASSES; c++)
+		if ((bfqq = bfq_wf2q_pick(bd, &bd->sched[c])) != NULL)
 			return bfqq;
 	return NULL;
 }
@@ -656,18 +1066,21 @@ static struct bfq_queue *bfq_select_queue(struct elevator_queue *eq,
 					  struct bfq_data *bd, uint64_t now_ns)
 {
 	struct bfq_queue *bfqq = bd->active;
+	bool timed_out;
 
 	if (bfqq != NULL) {
-		if (bfqq->cls != PIDQ_IDLE && bfq_idle_starved(bd, now_ns)) {
-			bfq_expire(bd, now_ns, BFQ_EXP_PREEMPTED);
-		} else if (bfqq->q.queued == 0) {
+		timed_out = bfqq->budget_timeout != 0 &&
+			now_ns >= bfqq->budget_timeout;
+		if (bfqq->q.queued == 0) {
 			if (bd->idling) {
 				if (now_ns < bd->idle_until) {
 					/* The timer may fire early: ask again. */
 					elv_wakeup_at(eq, bd->idle_until);
 					return NULL;
 				}
-				bfq_expire(bd, now_ns, BFQ_EXP_TOO_IDLE);
+				bd->idle_timeouts++;
+				bfq_expire(bd, now_ns, timed_out ?
+					   BFQ_EXP_TIMEOUT : BFQ_EXP_TOO_IDLE);
 			} else if (bfqq->dispatched != 0 &&
 				   bfq_may_idle(bd, bfqq)) {
 				/* Its completion decides whether to wait. */
@@ -675,8 +1088,7 @@ static struct bfq_queue *bfq_select_queue(struct elevator_queue *eq,
 			} else {
 				bfq_expire(bd, now_ns, BFQ_EXP_NO_MORE);
 			}
-		} else if (bfqq->budget_timeout != 0 &&
-			   now_ns >= bfqq->budget_timeout) {
+		} else if (timed_out) {
 			bfq_expire(bd, now_ns, BFQ_EXP_TIMEOUT);
 		} else {
 			return bfqq;
@@ -684,7 +1096,7 @@ static struct bfq_queue *bfq_select_queue(struct elevator_queue *eq,
 	}
 	bfqq = bfq_next_queue(bd, now_ns);
 	if (bfqq != NULL)
-		bfq_set_in_service(bd, bfqq);
+		bfq_set_in_service(bd, bfqq, now_ns);
 	return bfqq;
 }
 
@@ -700,9 +1112,12 @@ static void bfq_expire_stale(struct bfq_data *bd, uint64_t now_ns)
 
 	if (bfqq == NULL || bfqq->q.queued != 0)
 		return;
-	if (bd->idling && now_ns >= bd->idle_until)
-		bfq_expire(bd, now_ns, BFQ_EXP_TOO_IDLE);
-	else if (!bd->idling && bfqq->dispatched == 0)
+	if (bd->idling && now_ns >= bd->idle_until) {
+		bd->idle_timeouts++;
+		bfq_expire(bd, now_ns, bfqq->budget_timeout != 0 &&
+			   now_ns >= bfqq->budget_timeout ?
+			   BFQ_EXP_TIMEOUT : BFQ_EXP_TOO_IDLE);
+	} else if (!bd->idling && bfqq->dispatched == 0)
 		bfq_expire(bd, now_ns, BFQ_EXP_NO_MORE);
 }
 
@@ -713,29 +1128,43 @@ static void bfq_remove_rq(struct bfq_data *bd, struct bfq_queue *bfqq,
 	if (!pidq_remove_rq(&bd->pq, &bfqq->q, rq))
 		return;
 	/* The queue in service stays busy until it expires. */
-	if (bfqq != bd->active)
+	if (bfqq != bd->active) {
+		elv_list_del(&bfqq->active);
 		bfq_deactivate(bd, bfqq, bd->now);
+	}
+}
+
+/* The seek history of bfqq's process, with rq (bfq_update_io_seektime). */
+static void bfq_update_seek(struct bfq_queue *bfqq,
+			    const struct elv_request *rq)
+{
+	uint64_t d = rq->sector > bfqq->p.last_pos ?
+		rq->sector - bfqq->p.last_pos : bfqq->p.last_pos - rq->sector;
+
+	bfqq->p.seek_history = bfqq->p.seek_history << 1 |
+		(d > BFQ_SEEK_THR ? 1 : 0);
+	bfqq->p.last_pos = elv_rq_end_sector(rq);
 }
 
 /* Hand rq of the queue in service over to the host, and charge it. */
 static struct elv_request *bfq_take(struct bfq_data *bd, struct bfq_queue *bfqq,
 				    struct elv_request *rq, uint64_t now_ns)
 {
-	struct bfq_sched *st = &bd->sched[bfqq->cls];
 	uint64_t charge = bfq_charge(rq);
 
+	bfq_update_peak_rate(bd, rq, now_ns);
 	bd->pq.last_position = elv_rq_end_sector(rq);
 	bfq_remove_rq(bd, bfqq, rq);
 	bfqq->dispatched++;
+	bd->in_flight++;
 	bfqq->served += charge;
 	bfqq->busy_served += charge;
+	if (bfqq->p.wr_coeff > 1)
+		bfqq->p.wr_service += rq->nr_sectors;
 	bfqq->fifo_checked = true;
 	if (bfqq->budget_timeout == 0)
 		bfqq->budget_timeout = now_ns + elv_ms_to_ns(bd->timeout_sync);
-	/* V advances by the service over the busy weights. */
-	st->vtime += bfq_delta(charge, st->wsum);
-	if (bfqq->cls == PIDQ_IDLE)
-		bd->idle_stamp = now_ns;
+	bfq_served(bd, &bd->sched[bfqq->cls], charge);
 	return rq;
 }
 
@@ -753,16 +1182,29 @@ static struct elv_request *bfq_dispatch_forced(struct bfq_data *bd,
 	if (bfqq == NULL || bfqq->q.queued == 0) {
 		bfq_expire(bd, now_ns, BFQ_EXP_NO_MORE);
 		for (c = 0, bfqq = NULL; c < PIDQ_NR_CLASSES && !bfqq; c++)
-			bfqq = bfq_wf2q_pick(&bd->sched[c]);
+			bfqq = bfq_wf2q_pick(bd, &bd->sched[c]);
 		if (bfqq == NULL)
 			return NULL;
-		bfq_set_in_service(bd, bfqq);
+		bfq_set_in_service(bd, bfqq, now_ns);
 	}
 	return bfq_take(bd, bfqq, bfqq->q.next_rq, now_ns);
 }
 
 /* ------------------------------------------------------------------ */
 /* Hooks.                                                              */
+
+/*
+ * slice_idle (ms, shared with cfq through pidq) and slice_idle_us are one
+ * setting shown in two units, as in the kernel.  The configuration file
+ * writes the fields directly: whichever differs from its default wins.
+ */
+static void bfq_sync_slice_idle(struct bfq_data *bd)
+{
+	if (bd->slice_idle_us != BFQ_SLICE_IDLE_US)
+		bd->pq.slice_idle = bd->slice_idle_us / 1000;
+	else
+		bd->slice_idle_us = bd->pq.slice_idle * 1000;
+}
 
 static int bfq_init_queue(struct elevator_queue *eq)
 {
@@ -771,8 +1213,17 @@ static int bfq_init_queue(struct elevator_queue *eq)
 	int c, l;
 
 	pidq_data_init(&bd->pq);
+	/* As the kernel, an optimistic start: 2/3 of the reference rate. */
+	bd->peak_rate = BFQ_REF_RATE * 2 / 3;
+	bfq_sync_slice_idle(bd);
+	if (bd->strict_guarantees != 0 &&
+	    bd->slice_idle_us < BFQ_STRICT_MIN_IDLE_US) {
+		bd->slice_idle_us = BFQ_STRICT_MIN_IDLE_US;
+		bd->pq.slice_idle = BFQ_STRICT_MIN_IDLE_US / 1000;
+	}
 	for (c = 0; c < PIDQ_NR_CLASSES; c++) {
 		elv_list_init(&bd->sched[c].active);
+		elv_list_init(&bd->sched[c].idle);
 		for (l = 0; l < PIDQ_LEVELS; l++) {
 			bfqq = &bd->pool[c][l];
 			pidq_init_pool(&bd->pq, &bfqq->q, (enum pidq_class)c,
@@ -797,20 +1248,40 @@ static void bfq_merged_requests(struct elevator_queue *eq,
 }
 
 /*
+ * Would B-WF2Q+ serve bfqq next, if the queue in service stopped now (the
+ * kernel's next_queue_may_preempt: the next in service is not the one in
+ * service)?  Of a higher class, or eligible (S <= V) in the same.
+ */
+static bool bfq_next_may_preempt(const struct bfq_data *bd,
+				 const struct bfq_queue *bfqq,
+				 const struct bfq_queue *active)
+{
+	if (active->cls != bfqq->cls)
+		return bfqq->cls < active->cls;
+	return !bfq_gt(bfqq->start, bd->sched[bfqq->cls].vtime);
+}
+
+/*
  * Should bfqq, which just became busy or changed class, take the device
- * from the queue in service at once?  A higher class should, and a raised queue should from
- * one that is not raised; the idle class never does.
+ * from the queue in service at once (bfq_bfqq_handle_idle_busy_switch)?
+ * If it came back in time to its budget and is raised no less, if it is
+ * of a higher class or weight, or if the queue in service is not worth
+ * idling for; and then only if the schedule would pick it.  The idle
+ * class never does.
  */
 static bool bfq_should_preempt(const struct bfq_data *bd,
-			       const struct bfq_queue *bfqq)
+			       const struct bfq_queue *bfqq, bool resumed)
 {
 	const struct bfq_queue *active = bd->active;
 
 	if (active == NULL || active == bfqq || bfqq->cls == PIDQ_IDLE)
 		return false;
-	if (active->cls != bfqq->cls)
-		return bfqq->cls < active->cls;
-	return bfqq->p.wr_coeff > 1 && active->p.wr_coeff == 1;
+	if (!((resumed && bfqq->p.wr_coeff >= active->p.wr_coeff) ||
+	      bfqq->cls < active->cls ||
+	      (bfqq->cls == active->cls && bfqq->weight > active->weight) ||
+	      !bfq_may_idle(bd, active)))
+		return false;
+	return bfq_next_may_preempt(bd, bfqq, active);
 }
 
 static void bfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
@@ -820,10 +1291,15 @@ static void bfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 	struct bfq_queue *bfqq = NULL;
 	struct pidq *q;
 	enum pidq_class cls;
-	bool moved;
+	bool moved, resumed = false;
 	int level;
 
 	bd->now = now_ns;
+	/* The kernel starts the idle class's clock with the scheduler. */
+	if (!bd->started) {
+		bd->started = true;
+		bd->idle_stamp = now_ns;
+	}
 	bfq_expire_stale(bd, now_ns);
 	pidq_prio(rq->ioprio, &cls, &level);
 	if (rq->sync && rq->pid != 0) {
@@ -840,6 +1316,7 @@ static void bfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 		bfqq = &bd->pool[cls][level];
 
 	pidq_add_rq(&bd->pq, &bfqq->q, rq);
+	bfq_update_seek(bfqq, rq);
 
 	/* Holding rq, the queue cannot be freed by an expiry here. */
 	moved = bfqq->cls != cls || bfqq->level != level;
@@ -855,10 +1332,10 @@ static void bfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 		return;
 	}
 	if (!bfqq->busy)
-		bfq_activate(bd, bfqq, now_ns);
+		resumed = bfq_activate(bd, bfqq, rq, now_ns);
 	else if (!moved)
 		return;
-	if (bfq_should_preempt(bd, bfqq))
+	if (bfq_should_preempt(bd, bfqq, resumed))
 		bfq_expire(bd, now_ns, BFQ_EXP_PREEMPTED);
 }
 
@@ -875,6 +1352,9 @@ static struct elv_request *bfq_dispatch(struct elevator_queue *eq,
 		return NULL;
 	if (force)
 		return bfq_dispatch_forced(bd, now_ns);
+	/* strict_guarantees: one request in the device at a time. */
+	if (bd->strict_guarantees != 0 && bd->in_flight != 0)
+		return NULL;
 
 	/*
 	 * At most twice round: a queue just put in service has used none
@@ -891,7 +1371,7 @@ static struct elv_request *bfq_dispatch(struct elevator_queue *eq,
 		if (rq == NULL)
 			rq = bfqq->q.next_rq;
 		if (bfqq->served == 0 ||
-		    bfqq->served + bfq_charge(rq) <= bfqq->p.budget)
+		    bfqq->served + bfq_charge(rq) <= bfqq->budget)
 			break;
 		bfq_expire(bd, now_ns, BFQ_EXP_EXHAUSTED);
 	}
@@ -902,20 +1382,20 @@ static struct elv_request *bfq_dispatch(struct elevator_queue *eq,
 	 * used-up budget is not expired here but at the next dispatch, once
 	 * the queue's next request is there (the loop above): expired now, a
 	 * process with one request at a time would be empty and leave the
-	 * schedule, and the other queue, alone on it, would be served
-	 * whatever the weights (the kernel's bfq expires for exhaustion in
+	 * schedule (the kernel's bfq expires for exhaustion in
 	 * bfq_select_queue, with next_rq in hand).
 	 */
 	if (bfqq->cls == PIDQ_IDLE && bfq_others_busy(bd))
-		bfq_expire(bd, now_ns, BFQ_EXP_PREEMPTED);
+		bfq_expire(bd, now_ns, BFQ_EXP_EXHAUSTED);
 	return rq;
 }
 
 /*
- * Completion: the moment to decide what the queue in service does next.
- * When its last request is done and its process usually returns within
- * slice_idle, wait for it (but not past its budget timeout); otherwise let
- * the next queue have the device at once.
+ * Completion: the moment to decide what the queue in service does next
+ * (bfq_completed_request).  When its last request is done and it is worth
+ * waiting for, wait (even past its budget timeout, taken when the wait
+ * ends or its next request comes); otherwise let the next queue have the
+ * device at once.
  */
 static void bfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 			  uint64_t now_ns)
@@ -926,6 +1406,7 @@ static void bfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 
 	bd->now = now_ns;
 	bfqq->dispatched--;
+	bd->in_flight--;
 	bfqq->p.ttime.has_end = true;
 	bfqq->p.ttime.last_end_ns = now_ns;
 	if (bfqq->dispatched == 0 && bfqq->softrt_pending)
@@ -937,36 +1418,71 @@ static void bfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 	}
 	timed_out = bfqq->budget_timeout != 0 &&
 		    now_ns >= bfqq->budget_timeout;
-	if (bfqq->q.queued != 0) {
-		if (timed_out)
-			bfq_expire(bd, now_ns, BFQ_EXP_TIMEOUT);
+	if (bfqq->q.queued == 0 && bfq_may_idle(bd, bfqq)) {
+		if (bfqq->dispatched != 0)
+			return;
+		bd->idling = true;
+		bfqq->idling_start = now_ns;
+		bd->idle_until = now_ns + bfq_idle_slice(bd, bfqq);
+		elv_wakeup_at(eq, bd->idle_until);
 		return;
 	}
-	if (bfqq->dispatched != 0)
-		return;
-	if (!bfq_may_idle(bd, bfqq)) {
-		bfq_expire(bd, now_ns, timed_out ? BFQ_EXP_TIMEOUT :
-			   BFQ_EXP_NO_MORE);
-		return;
-	}
-	/*
-	 * Idle even past the budget timeout: the timeout is taken when the
-	 * process's next request arrives (bfq_select_queue), so that the
-	 * queue is not empty then and keeps its place on the schedule, as
-	 * the kernel idles first (bfq_completed_request) and expires in
-	 * bfq_rq_enqueued.
-	 */
-	bd->idling = true;
-	bd->idle_until = now_ns + elv_ms_to_ns(bd->pq.slice_idle);
-	elv_wakeup_at(eq, bd->idle_until);
+	if (timed_out)
+		bfq_expire(bd, now_ns, BFQ_EXP_TIMEOUT);
+	else if (bfqq->q.queued == 0 && bfqq->dispatched == 0)
+		bfq_expire(bd, now_ns, BFQ_EXP_NO_MORE);
+}
+
+/* ------------------------------------------------------------------ */
+/* Tunables' side effects.                                             */
+
+static int bfq_store_slice_idle(struct elevator_queue *eq, int64_t ms)
+{
+	struct bfq_data *bd = bfq_data(eq);
+
+	bd->pq.slice_idle = ms;
+	bd->slice_idle_us = ms * 1000;
+	return 0;
+}
+
+static int bfq_store_slice_idle_us(struct elevator_queue *eq, int64_t us)
+{
+	struct bfq_data *bd = bfq_data(eq);
+
+	bd->slice_idle_us = us;
+	bd->pq.slice_idle = us / 1000;
+	return 0;
+}
+
+/* Turning strict_guarantees on raises slice_idle to 8 ms if lower. */
+static int bfq_store_strict_guarantees(struct elevator_queue *eq, int64_t on)
+{
+	struct bfq_data *bd = bfq_data(eq);
+
+	if (on != 0 && bd->strict_guarantees == 0 &&
+	    bd->slice_idle_us < BFQ_STRICT_MIN_IDLE_US)
+		bfq_store_slice_idle_us(eq, BFQ_STRICT_MIN_IDLE_US);
+	bd->strict_guarantees = on;
+	return 0;
+}
+
+/* The budget max_budget 0 stands for, from the peak rate (read-only). */
+static int64_t bfq_show_peak_rate(struct elevator_queue *eq)
+{
+	return (int64_t)bfq_data(eq)->peak_rate;
 }
 
 /* ------------------------------------------------------------------ */
 /* Tunables, shown and set under .control/iosched/.                    */
 
 static const struct elv_tunable bfq_tunables[] = {
-	PIDQ_TUNABLE(struct bfq_data, slice_idle, PIDQ_SLICE_IDLE, 0, 1000,
-		     "ms", "wait for a process to issue again (0: never)"),
+	{ "slice_idle", offsetof(struct bfq_data, pq.slice_idle),
+	  PIDQ_SLICE_IDLE, 0, 1000, "ms",
+	  "wait for a process to issue again (0: never)", 0, NULL,
+	  bfq_store_slice_idle },
+	ELV_TUNABLE_STORE(struct bfq_data, slice_idle_us, BFQ_SLICE_IDLE_US,
+			  0, 1000000, "us", "slice_idle in microseconds",
+			  bfq_store_slice_idle_us),
 	ELV_TUNABLE(struct bfq_data, low_latency, 1, 0, 1, "",
 		    "raise the weight of starting and soft real-time "
 		    "processes"),
@@ -985,9 +1501,24 @@ static const struct elv_tunable bfq_tunables[] = {
 	ELV_TUNABLE(struct bfq_data, timeout_sync, BFQ_TIMEOUT_SYNC, 1, 60000,
 		    "ms", "longest service of one budget"),
 	ELV_TUNABLE(struct bfq_data, max_budget, 0, 0, 1048576, "sectors",
-		    "largest budget (0: 16384)"),
-	ELV_TUNABLE(struct bfq_data, strict_guarantees, 0, 0, 1, "",
-		    "always idle, never raise weights"),
+		    "largest budget (0: peak_rate times timeout_sync)"),
+	ELV_TUNABLE_STORE(struct bfq_data, strict_guarantees, 0, 0, 1, "",
+			  "one request in the device at a time, always idle",
+			  bfq_store_strict_guarantees),
+	ELV_TUNABLE_COMPUTED("peak_rate", bfq_show_peak_rate, "sectors/s",
+			     "the device's peak rate as estimated"),
+	{ .name = NULL },
+};
+
+static const struct elv_counter bfq_counters[] = {
+	ELV_COUNTER(struct bfq_data, expired_preempted),
+	ELV_COUNTER(struct bfq_data, expired_too_idle),
+	ELV_COUNTER(struct bfq_data, expired_no_more_requests),
+	ELV_COUNTER(struct bfq_data, expired_budget_timeout),
+	ELV_COUNTER(struct bfq_data, expired_budget_exhausted),
+	ELV_COUNTER(struct bfq_data, wr_interactive_starts),
+	ELV_COUNTER(struct bfq_data, wr_softrt_starts),
+	ELV_COUNTER(struct bfq_data, idle_timeouts),
 	{ .name = NULL },
 };
 
@@ -1010,6 +1541,7 @@ static struct elevator_type bfq_type = {
 		.has_work = pidq_has_work,
 	},
 	.tunables = bfq_tunables,
+	.counters = bfq_counters,
 };
 
 IOSCHED_ELEVATOR(bfq_type);

@@ -329,11 +329,14 @@ static int h_set_tunable_fn(struct elevator_queue *eq, void *arg)
 	const struct elv_tunable *t;
 
 	for (t = eq->type->tunables; t != NULL && t->name != NULL; t++) {
-		if (strcmp(t->name, a->name) == 0) {
-			*(int64_t *)(void *)((char *)eq->elevator_data +
-					     t->offset) = a->value;
-			return 0;
-		}
+		if (strcmp(t->name, a->name) != 0)
+			continue;
+		/* As the host does: through store, side effects and all. */
+		if (t->store != NULL)
+			return t->store(eq, a->value);
+		*(int64_t *)(void *)((char *)eq->elevator_data +
+				     t->offset) = a->value;
+		return 0;
 	}
 	return -ENOENT;
 }
