@@ -7,8 +7,10 @@
 # O_DIRECT writer, whose writes anticipatory batches with the reads, about
 # as fast under either).  Which one wins is not assumed: the replay of
 # each trace must not order them the other way than the mount, and two
-# within ORDER_TIE of each other are a tie, which agrees with anything
-# (timing noise on a shared machine).  How close the figures come is
+# within ORDER_TIE of each other are a tie, which agrees with anything:
+# the 15 % the issue allows between replay and mount, within which two
+# 3 s mounts on a shared machine swap places (rw: 53 against 59 MiB/s,
+# then 63 against 56).  How close the figures come is
 # measured by bench/replay.sh and printed here.  A long antic_expire, on the mount and
 # in the replay, keeps anticipation working on a loaded machine, where a
 # reader may wait for a CPU longer than the default 6 ms.
@@ -29,7 +31,7 @@ trace_mib() {
 	awk '$6 == "Q" { b += $10 * 512; if (!f) f = $4 }
 		$6 == "C" { l = $4 } END { printf "%.2f", b / 1048576 / (l - f) }' "$1"
 }
-ORDER_TIE=0.05
+ORDER_TIE=0.15
 # order DEADLINE ANTICIPATORY: "deadline", "anticipatory" (the faster by
 # more than ORDER_TIE) or "tie".
 order() {
