@@ -351,6 +351,20 @@ void h_set_tunable(struct queue *q, const char *name, int64_t value)
 	}
 }
 
+uint64_t h_counter(struct queue *q, const char *name)
+{
+	struct stats st;
+	unsigned i;
+
+	queue_get_stats(q, &st);
+	for (i = 0; i < st.sched.n; i++)
+		if (strcmp(st.sched.name[i], name) == 0)
+			return st.sched.value[i];
+	fprintf(stderr, "no counter %s in %s\n", name, st.sched.scheduler);
+	h_failures++;
+	return UINT64_MAX;
+}
+
 int h_exit(const char *test)
 {
 	if (h_failures != 0) {

@@ -83,6 +83,9 @@ const struct elevator_type *h_load(const char *env, const char *subdir,
 				   const char *name);
 /* Set a tunable of the active scheduler; exits the test on a bad name. */
 void h_set_tunable(struct queue *q, const char *name, int64_t value);
+/* The active scheduler's counter, as .control/stats shows it; a missing
+ * one is a failed check (and reads as UINT64_MAX). */
+uint64_t h_counter(struct queue *q, const char *name);
 
 /* Print the verdict and return the exit status for main. */
 int h_exit(const char *test);

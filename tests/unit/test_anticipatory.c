@@ -67,19 +67,6 @@ static struct io *sync_io(int id, uint64_t file, uint64_t offset,
 	return io;
 }
 
-/* The value of one of anticipatory's counters, as .control/stats has it. */
-static uint64_t counter(struct queue *q, const char *name)
-{
-	struct stats st;
-	unsigned i;
-
-	queue_get_stats(q, &st);
-	for (i = 0; i < st.sched.n; i++)
-		if (strcmp(st.sched.name[i], name) == 0)
-			return st.sched.value[i];
-	return UINT64_MAX;
-}
-
 /* The timer fired at at_ms: the queue forgets the wake-up it armed. */
 static void fire(struct queue *q, uint64_t at_ns)
 {
@@ -809,7 +796,7 @@ static void test_sync_write_in_sync_batch(void)
 	queue_submit(q, sync_io(3, 103, 0, PID_B, 1008));
 	CHECK_STR(h_order(q, 0), "2 3 1");
 	CHECK_DONE(3);
-	CHECK_EQ(counter(q, "sync_writes"), 1);
+	CHECK_EQ(h_counter(q, "sync_writes"), 1);
 
 	/* Adjacent in one file, but of two classes: no merge. */
 	queue_submit(q, h_io(1, ELV_WRITE, 9, 0, 4096, 3000));
@@ -853,7 +840,7 @@ static void test_one_write_in_flight_near_sync(void)
 	io = queue_try_next(q);
 	CHECK(io != NULL && h_part_id(io, 0) == 2);
 	CHECK(queue_try_next(q) == NULL);
-	CHECK_EQ(counter(q, "writes_held"), 1);
+	CHECK_EQ(h_counter(q, "writes_held"), 1);
 	h_now = 1 * H_MS;
 	if (io != NULL)
 		h_complete(q, io);
@@ -891,13 +878,13 @@ static void test_counters(void)
 	fire(q, (2 + ANTIC_MS) * H_MS);
 	CHECK_STR(h_order(q, 0), "2");
 	CHECK_DONE(4);
-	CHECK_EQ(counter(q, "antic_started"), 3);
-	CHECK_EQ(counter(q, "antic_hits"), 1);
-	CHECK_EQ(counter(q, "antic_close"), 1);
-	CHECK_EQ(counter(q, "antic_timeouts"), 1);
-	CHECK_EQ(counter(q, "antic_other"), 0);
-	CHECK_EQ(counter(q, "sync_batches"), 1);
-	CHECK_EQ(counter(q, "async_batches"), 0);
+	CHECK_EQ(h_counter(q, "antic_started"), 3);
+	CHECK_EQ(h_counter(q, "antic_hits"), 1);
+	CHECK_EQ(h_counter(q, "antic_close"), 1);
+	CHECK_EQ(h_counter(q, "antic_timeouts"), 1);
+	CHECK_EQ(h_counter(q, "antic_other"), 0);
+	CHECK_EQ(h_counter(q, "sync_batches"), 1);
+	CHECK_EQ(h_counter(q, "async_batches"), 0);
 	queue_free(q);
 }
 

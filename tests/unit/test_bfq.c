@@ -23,20 +23,6 @@ static struct queue *bfq_queue(void)
 	return pq_queue(bfq);
 }
 
-/* The value of bfq's counter name, as .control/stats shows it. */
-static uint64_t counter(struct queue *q, const char *name)
-{
-	struct stats st;
-	unsigned i;
-
-	queue_get_stats(q, &st);
-	for (i = 0; i < st.sched.n; i++)
-		if (strcmp(st.sched.name[i], name) == 0)
-			return st.sched.value[i];
-	fprintf(stderr, "no counter %s\n", name);
-	exit(1);
-}
-
 /* The host's timer: the wake-up asked for has come. */
 static void fire(struct queue *q)
 {
@@ -244,7 +230,7 @@ static void test_weights(void)
 		fprintf(stderr, "  BE0 %" PRIu64 ", BE7 %" PRIu64 " sectors\n",
 			procs[0].sectors, procs[1].sectors);
 	CHECK(procs[0].served + procs[1].served >= 2900);
-	CHECK(counter(q, "expired_budget_exhausted") >= 100);
+	CHECK(h_counter(q, "expired_budget_exhausted") >= 100);
 	sim_end(q);
 }
 
@@ -419,7 +405,7 @@ static unsigned startup(int64_t low_latency, int64_t strict)
 	/* The greedy reader goes on afterwards. */
 	CHECK(procs[0].last_ns >= 700 * H_MS);
 	/* Only the reader of the default level 4 is raised. */
-	CHECK_EQ(counter(q, "wr_interactive_starts"), low_latency ? 1 : 0);
+	CHECK_EQ(h_counter(q, "wr_interactive_starts"), low_latency ? 1 : 0);
 	sim_end(q);
 	return ms;
 }
@@ -468,9 +454,9 @@ static uint64_t periodic(int64_t low_latency)
 	 */
 	CHECK(procs[0].served >= 1500);
 	if (low_latency)
-		CHECK(counter(q, "wr_softrt_starts") >= 1);
+		CHECK(h_counter(q, "wr_softrt_starts") >= 1);
 	else
-		CHECK_EQ(counter(q, "wr_softrt_starts"), 0);
+		CHECK_EQ(h_counter(q, "wr_softrt_starts"), 0);
 	sim_end(q);
 	return wait;
 }
@@ -515,8 +501,8 @@ static void test_idle_window(void)
 	fire(q);
 	CHECK_STR(h_order(q, 0), "2");
 	CHECK_DONE(3);
-	CHECK_EQ(counter(q, "idle_timeouts"), 1);
-	CHECK_EQ(counter(q, "expired_too_idle"), 1);
+	CHECK_EQ(h_counter(q, "idle_timeouts"), 1);
+	CHECK_EQ(h_counter(q, "expired_too_idle"), 1);
 
 	/* With slice_idle 0, no waiting at all. */
 	h_set_tunable(q, "slice_idle", 0);
@@ -560,7 +546,7 @@ static void slow(int64_t timeout_ms, struct proc *fast_out)
 	sim_start(q, procs, 2);
 	sim_run(q, procs, 2, 2000 * H_MS);
 	*fast_out = procs[1];
-	CHECK(counter(q, "expired_budget_timeout") >= 2);
+	CHECK(h_counter(q, "expired_budget_timeout") >= 2);
 	sim_end(q);
 }
 

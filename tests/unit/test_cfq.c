@@ -23,21 +23,6 @@ static struct queue *cfq_queue(void)
 	return pq_queue(cfq);
 }
 
-/* The value of cfq's counter name, as .control/stats shows it. */
-static uint64_t counter(struct queue *q, const char *name)
-{
-	struct stats st;
-	unsigned i;
-
-	queue_get_stats(q, &st);
-	for (i = 0; i < st.sched.n; i++)
-		if (strcmp(st.sched.name[i], name) == 0)
-			return st.sched.value[i];
-	fprintf(stderr, "no counter %s\n", name);
-	h_failures++;
-	return UINT64_MAX;
-}
-
 /* The host's timer: the wake-up asked for has come. */
 static void fire(struct queue *q)
 {
@@ -332,11 +317,11 @@ static void test_prio_ratio_psync(void)
 	 * a process back within 0.8 ms is always waited for.  3.5 s in
 	 * turns of 180 + 40 ms and two seeks: about 28 slices.
 	 */
-	CHECK_EQ(counter(q, "expired_idle_timer"), 0);
-	CHECK_EQ(counter(q, "expired_empty"), 0);
-	CHECK(counter(q, "set_active") >= 26 && counter(q, "set_active") <= 30);
-	CHECK(counter(q, "expired_slice_used") + 1 >= counter(q, "set_active"));
-	CHECK(counter(q, "idle_hit") + 2 * 28 >= counter(q, "arm_idle"));
+	CHECK_EQ(h_counter(q, "expired_idle_timer"), 0);
+	CHECK_EQ(h_counter(q, "expired_empty"), 0);
+	CHECK(h_counter(q, "set_active") >= 26 && h_counter(q, "set_active") <= 30);
+	CHECK(h_counter(q, "expired_slice_used") + 1 >= h_counter(q, "set_active"));
+	CHECK(h_counter(q, "idle_hit") + 2 * 28 >= h_counter(q, "arm_idle"));
 	CHECK(ratio >= 4.5 * 0.95 && ratio <= 4.5 * 1.05);
 	if (!(ratio >= 4.5 * 0.95 && ratio <= 4.5 * 1.05))
 		fprintf(stderr, "  BE0 %u, BE7 %u: %.2f\n", r[0].served,
@@ -740,10 +725,10 @@ static void test_idle_window(void)
 	fire(q);
 	CHECK_STR(h_order(q, 0), "2");
 	CHECK_DONE(3);
-	CHECK_EQ(counter(q, "arm_idle"), 3);
-	CHECK_EQ(counter(q, "idle_hit"), 1);
-	CHECK_EQ(counter(q, "expired_idle_timer"), 1);
-	CHECK_EQ(counter(q, "expired_slice_used"), 0);
+	CHECK_EQ(h_counter(q, "arm_idle"), 3);
+	CHECK_EQ(h_counter(q, "idle_hit"), 1);
+	CHECK_EQ(h_counter(q, "expired_idle_timer"), 1);
+	CHECK_EQ(h_counter(q, "expired_slice_used"), 0);
 
 	/* With slice_idle 0, no waiting at all. */
 	h_set_tunable(q, "slice_idle", 0);
@@ -894,7 +879,7 @@ static void test_close_preempt(void)
 	CHECK_STR(h_order(q, 0), "");
 	pq_rd(q, 6, 1003, BE(4), 4040 + 500);
 	CHECK_STR(h_order(q, 0), "6");
-	CHECK_EQ(counter(q, "preempt"), 1);
+	CHECK_EQ(h_counter(q, "preempt"), 1);
 	queue_stop(q);
 	CHECK_STR(h_order(q, 0), "5");
 	CHECK_DONE(6);

@@ -259,21 +259,6 @@ static unsigned probe(struct queue *q, enum elv_dir dir)
 	return probe_n(q, dir, READ_DEPTH + 8);
 }
 
-/* A counter of the active scheduler, as .control/stats shows it. */
-static uint64_t counter(struct queue *q, const char *name)
-{
-	struct stats st;
-	unsigned i;
-
-	queue_get_stats(q, &st);
-	for (i = 0; i < st.sched.n; i++)
-		if (strcmp(st.sched.name[i], name) == 0)
-			return st.sched.value[i];
-	fprintf(stderr, "no counter %s\n", name);
-	h_failures++;
-	return 0;
-}
-
 /*
  * Reads taking 5 ms against their 2 ms target: the device is congested.
  * Writes meet theirs at 5 ms (p99 in the second quarter of 10 ms), so the
@@ -303,12 +288,12 @@ static void test_read_latency_throttles_writes(void)
 	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH / 4 * 6 / 4);
 	CHECK_EQ(probe(q, ELV_READ), READ_DEPTH / 4);
 	/* Three write depths and one read depth; probes found no token. */
-	CHECK_EQ(counter(q, "write_adjust"), 3);
-	CHECK_EQ(counter(q, "read_adjust"), 1);
-	CHECK_EQ(counter(q, "congested"), 3);
-	CHECK_EQ(counter(q, "windows"), 6);
-	CHECK(counter(q, "write_throttled") > 0);
-	CHECK(counter(q, "read_throttled") > 0);
+	CHECK_EQ(h_counter(q, "write_adjust"), 3);
+	CHECK_EQ(h_counter(q, "read_adjust"), 1);
+	CHECK_EQ(h_counter(q, "congested"), 3);
+	CHECK_EQ(h_counter(q, "windows"), 6);
+	CHECK(h_counter(q, "write_throttled") > 0);
+	CHECK(h_counter(q, "read_throttled") > 0);
 	while (h_next_id(q) >= 0)
 		;
 	CHECK_DONE(next_id - 1);
