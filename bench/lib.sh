@@ -275,6 +275,17 @@ def counters_delta(tag):
     a, b = read_counters(tag + "-before"), read_counters(tag + "-after")
     return {k: v - a.get(k, 0) for k, v in b.items()}
 
+def read_result(tag, ext):
+    try:
+        return open(os.path.join(RESULTS, "%s.%s" % (tag, ext))).read().strip()
+    except OSError:
+        return None
+
+# A timed run's seconds (timed_cat's TAG.time), inf if it hit the cap.
+def timed_secs(tag):
+    t = read_result(tag, "time")
+    return None if t is None else (float("inf") if t == "cap" else int(t) / 1e6)
+
 def median(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None

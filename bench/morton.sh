@@ -101,18 +101,8 @@ done
 summarize "$RESULTS" "$ROUNDS" "$SCHEDS" "$MODES" "$RUNTIME" <<'PY' | tee "$RESULTS/summary.txt"
 import os, statistics, sys
 
-results, rounds = sys.argv[1], int(sys.argv[2])
+rounds = int(sys.argv[2])
 scheds, modes, cap = sys.argv[3].split(), sys.argv[4].split(), float(sys.argv[5])
-
-def read(tag, ext):
-    try:
-        return open(os.path.join(results, "%s.%s" % (tag, ext))).read().strip()
-    except OSError:
-        return None
-
-def secs(tag):
-    t = read(tag, "time")
-    return None if t is None else (float("inf") if t == "cap" else int(t) / 1e6)
 
 def fmt(x):
     return ">%.0f" % cap if x == float("inf") else "%.2f" % x
@@ -122,16 +112,16 @@ print("cat of 150 x 32 KiB files; seconds (median of %d) and ratio to the"
 print("%-6s %-13s %9s %8s %7s  %s" % ("mount", "scheduler", "seconds",
       "x idle", "cache", "rounds (s)"))
 for mode in modes:
-    idle = [secs("%s-idle-r%d" % (mode, r)) for r in range(1, rounds + 1)]
+    idle = [timed_secs("%s-idle-r%d" % (mode, r)) for r in range(1, rounds + 1)]
     idle = [x for x in idle if x is not None]
     if not idle:
         print("%-6s %-13s %9s" % (mode, "idle disk", "err"))
         continue
     i = statistics.median(idle)
     print("%-6s %-13s %9s %8s %6s%%  %s" % (mode, "idle disk", fmt(i), "1.00",
-          read("%s-idle-r1" % mode, "cache"), " ".join(fmt(x) for x in idle)))
+          read_result("%s-idle-r1" % mode, "cache"), " ".join(fmt(x) for x in idle)))
     for s in scheds:
-        xs = [secs("%s-%s-r%d" % (mode, s, r)) for r in range(1, rounds + 1)]
+        xs = [timed_secs("%s-%s-r%d" % (mode, s, r)) for r in range(1, rounds + 1)]
         xs = [x for x in xs if x is not None]
         if not xs:
             print("%-6s %-13s %9s" % (mode, s, "err"))
@@ -139,7 +129,7 @@ for mode in modes:
         m = statistics.median(xs)
         print("%-6s %-13s %9s %8s %6s%%  %s" % (mode, s, fmt(m),
               fmt(m / i) if m != float("inf") else ">",
-              read("%s-%s-r1" % (mode, s), "cache"),
+              read_result("%s-%s-r1" % (mode, s), "cache"),
               " ".join(fmt(x) for x in xs)))
 print()
 print("anticipatory's counters, summed over its rounds")

@@ -91,24 +91,14 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 
-python3 - "$RESULTS" "$ROUNDS" "$SCHEDS" "$RUNTIME" <<'PY' | tee "$RESULTS/summary.txt"
+summarize "$RESULTS" "$ROUNDS" "$SCHEDS" "$RUNTIME" <<'PY' | tee "$RESULTS/summary.txt"
 import os, statistics, sys
 
-results, rounds = sys.argv[1], int(sys.argv[2])
+rounds = int(sys.argv[2])
 scheds, cap = sys.argv[3].split(), float(sys.argv[4])
 
-def read(tag, ext):
-    try:
-        return open(os.path.join(results, "%s.%s" % (tag, ext))).read().strip()
-    except OSError:
-        return None
-
-def secs(tag):
-    t = read(tag, "time")
-    return None if t is None else (float("inf") if t == "cap" else int(t) / 1e6)
-
 def runs(kind, s):
-    xs = [secs("%s-%s-r%d" % (kind, s, r)) for r in range(1, rounds + 1)]
+    xs = [timed_secs("%s-%s-r%d" % (kind, s, r)) for r in range(1, rounds + 1)]
     return [x for x in xs if x is not None]
 
 def med(kind, s):
@@ -129,7 +119,7 @@ for s in scheds:
     ratio = None if a is None or l is None or ref is None else l / ref
     print("%-10s %8s %12s %9s %6s%%  %s" % (s, fmt(a), fmt(l),
           ">" if ratio == float("inf") else fmt(ratio),
-          read("load-%s-r1" % s, "cache"),
+          read_result("load-%s-r1" % s, "cache"),
           " ".join(fmt(x) for x in runs("load", s))))
 print()
 print("x alone: against the median of all schedulers' times alone (%s s)."
