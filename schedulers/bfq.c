@@ -816,13 +816,14 @@ static void bfq_budget_feedback(const struct bfq_data *bd,
 		return;
 	case BFQ_EXP_TOO_IDLE:
 		/*
-		 * Nothing in flight: the budget was probably too large for
-		 * the batch, cut it.  Something in flight: the process
-		 * may only be waiting for it, so grow it instead.
+		 * The budget was probably too large for the process's
+		 * batch: cut it, so that its next one is served sooner.
+		 * The kernel doubles it instead when the queue still has
+		 * requests in flight, which happens there only when the
+		 * idle timer races with a dispatch; here a wait starts
+		 * with nothing in flight and ends under the queue lock.
 		 */
-		if (bfqq->dispatched != 0)
-			budget *= 2;
-		else if (budget > 5 * min)
+		if (budget > 5 * min)
 			budget -= 4 * min;
 		else
 			budget = min;
@@ -1304,13 +1305,16 @@ static void bfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 	pidq_prio(rq->ioprio, &cls, &level);
 	if (rq->sync && rq->pid != 0) {
 		q = pidq_find_process(&bd->pq, rq->pid);
-		if (q == NULL) {
-			/* No memory: the pool serves it (unfair but safe). */
-			bfqq = bfq_new_process(bd, rq->pid, cls, level);
-		} else {
-			bfqq = bfq_queue(q);
+		/* No memory: the pool serves it (unfair but safe). */
+		bfqq = q != NULL ? bfq_queue(q) :
+			bfq_new_process(bd, rq->pid, cls, level);
+		/*
+		 * Also when the queue was freed since the process's last
+		 * request: a process that thinks long empties its queue every
+		 * time, and its think time is what must say so.
+		 */
+		if (bfqq != NULL)
 			pidq_think_time(&bd->pq, &bfqq->p.ttime, now_ns);
-		}
 	}
 	if (bfqq == NULL)
 		bfqq = &bd->pool[cls][level];

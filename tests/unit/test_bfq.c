@@ -45,7 +45,10 @@ struct proc {
 	uint64_t start_ns;
 	unsigned limit;			/* requests in all, 0: no end */
 	uint64_t measure_from;		/* max_wait counts arrivals after */
-	uint64_t stride;		/* sectors between requests, 0: 8 */
+	uint64_t stride;		/* sectors between requests, 0: size */
+	unsigned size;			/* request sectors, 0: 8 (4 KiB) */
+	unsigned burst;			/* requests between pauses, 0: none */
+	unsigned pause_ms;		/* think time after each burst */
 
 	/* Results. */
 	unsigned issued, outstanding, served;
@@ -54,6 +57,7 @@ struct proc {
 	uint64_t last_ns;
 	uint64_t max_gap_ns;		/* longest wait between services */
 	uint64_t max_wait_ns;		/* longest queueing of a request */
+	uint64_t max_resume_ns;		/* of the first of a burst */
 	uint64_t done_ns;		/* last of limit completed */
 	uint64_t next_at;		/* may issue again then */
 };
@@ -73,17 +77,24 @@ static bool sim_may_issue(const struct proc *p)
 static void sim_feed(struct queue *q, struct proc *procs, int n)
 {
 	struct proc *p;
+	struct io *io;
+	unsigned size;
 	int i;
 
 	for (i = 0; i < n; i++) {
 		p = &procs[i];
+		size = p->size ? p->size : 8;
 		while (sim_may_issue(p) && h_now >= p->next_at) {
-			p->sector += p->stride ? p->stride : 8;
+			p->sector += p->stride ? p->stride : size;
 			p->issued++;
 			p->outstanding++;
 			sim_pending++;
-			queue_submit(q, pq_io(++sim_ids, p->pid, p->ioprio,
-					   p->dir, p->sector));
+			sim_ids++;
+			io = h_io(sim_ids, p->dir, 100000 + (uint64_t)sim_ids,
+				  0, (uint64_t)size << 9, p->sector);
+			io->rq.pid = p->pid;
+			io->rq.ioprio = p->ioprio;
+			queue_submit(q, io);
 		}
 	}
 }
@@ -150,6 +161,10 @@ static void sim_serve(struct queue *q, struct proc *procs, int n,
 	if (io->rq.arrival_ns >= p->measure_from &&
 	    h_now - io->rq.arrival_ns > p->max_wait_ns)
 		p->max_wait_ns = h_now - io->rq.arrival_ns;
+	if (io->rq.arrival_ns >= p->measure_from && p->burst != 0 &&
+	    p->served % p->burst == 0 &&
+	    h_now - io->rq.arrival_ns > p->max_resume_ns)
+		p->max_resume_ns = h_now - io->rq.arrival_ns;
 	if (p->first_ns == UINT64_MAX)
 		p->first_ns = h_now;
 	else if (h_now - p->last_ns > p->max_gap_ns)
@@ -160,7 +175,8 @@ static void sim_serve(struct queue *q, struct proc *procs, int n,
 	h_now += (p->cost_ms ? p->cost_ms : 1) * H_MS;
 	h_complete(q, io);
 	p->outstanding--;
-	p->next_at = h_now + p->think_ms * H_MS;
+	p->next_at = h_now + (p->burst != 0 && p->served % p->burst == 0 ?
+			      p->pause_ms : p->think_ms) * H_MS;
 	if (p->limit != 0 && p->issued == p->limit && p->outstanding == 0)
 		p->done_ns = h_now;
 }
@@ -385,11 +401,11 @@ static void test_class_order(void)
  * idling for, so any sync arrival takes the device from it, raised or
  * not).  Returns how long its reads took (ms).
  */
-static unsigned startup(int64_t low_latency, int64_t strict)
+static unsigned startup(int64_t low_latency, int64_t strict, int greedy)
 {
 	struct queue *q = bfq_queue();
 	struct proc procs[2] = {
-		{ .pid = 2001, .ioprio = BE(3), .dir = ELV_READ,
+		{ .pid = 2001, .ioprio = greedy, .dir = ELV_READ,
 		  .depth = 1 },
 		{ .pid = 3001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
 		  .sector = 5000000, .limit = 30, .start_ns = 300 * H_MS },
@@ -412,8 +428,13 @@ static unsigned startup(int64_t low_latency, int64_t strict)
 
 static void test_weight_raising(void)
 {
-	unsigned raised = startup(1, 0), plain = startup(0, 0);
-	unsigned strict = startup(1, 1);
+	unsigned raised = startup(1, 0, BE(3)), plain = startup(0, 0, BE(3));
+	unsigned strict = startup(1, 1, BE(3));
+	/*
+	 * Raised 30 times (BFQ_WR_COEFF), a default-weight reader outweighs
+	 * even the highest best-effort level (weight 1200 against 80).
+	 */
+	unsigned top = startup(1, 0, BE(0));
 
 	/* 30 ms on an idle device: raised, it takes hardly more. */
 	CHECK(raised <= 35);
@@ -421,9 +442,11 @@ static void test_weight_raising(void)
 	CHECK(plain >= 60);
 	/* strict_guarantees leaves raising alone, as the kernel's. */
 	CHECK(strict <= 40);
-	if (raised > 35 || plain < 60 || strict > 40)
+	CHECK(top <= 35);
+	if (raised > 35 || plain < 60 || strict > 40 || top > 35)
 		fprintf(stderr, "  startup: raised %u ms, plain %u ms, "
-			"strict %u ms\n", raised, plain, strict);
+			"strict %u ms, against BE0 %u ms\n", raised, plain,
+			strict, top);
 }
 
 /*
@@ -632,6 +655,152 @@ static void test_wait_rq(void)
 }
 
 /*
+ * TOO_IDLE budget feedback: a reader whose 40 reads (320 sectors) come in
+ * bursts 100 ms apart is waited for in vain after each, and each time its
+ * budget is cut by 4 min_budget (max_budget 3200: min_budget 100), then
+ * to min_budget once at most 5 min_budget: 3200, 2800, ... 400, 100.  Its
+ * first eight bursts fit their budgets; the ninth, with 100 sectors, is
+ * cut short by exhaustion.  (The kernel doubles the budget instead when
+ * the queue still has requests in flight; see bfq_budget_feedback.)
+ */
+static void test_too_idle_budget(void)
+{
+	struct queue *q = bfq_queue();
+	uint64_t sector = 100, exhausted;
+	int id = 0, burst, i;
+	struct io *io;
+
+	h_set_tunable(q, "low_latency", 0);
+	h_set_tunable(q, "max_budget", 3200);
+	for (burst = 1; burst <= 10; burst++) {
+		h_now = (uint64_t)burst * 100 * H_MS;
+		exhausted = h_counter(q, "expired_budget_exhausted");
+		for (i = 0; i < 40; i++) {
+			pq_rd(q, ++id, 1001, BE(4), sector += 8);
+			io = queue_try_next(q);
+			CHECK(io != NULL && h_part_id(io, 0) == id);
+			h_now += H_MS;
+			if (io != NULL)
+				h_complete(q, io);
+		}
+		/* The wait after the previous burst ended in vain. */
+		CHECK_EQ(h_counter(q, "expired_too_idle"), burst - 1);
+		exhausted = h_counter(q, "expired_budget_exhausted") - exhausted;
+		if (burst <= 8)
+			CHECK_EQ(exhausted, 0);
+		else
+			CHECK_EQ(exhausted, 1);
+	}
+	queue_stop(q);
+	CHECK_DONE(id);
+	queue_free(q);
+}
+
+/*
+ * Process 1001 (a_prio), whose reads come 30 ms apart, so that it is not
+ * worth waiting for on throughput grounds (idle_window off), has its read
+ * in flight when 1002 (b_prio; none if 0) sends one.  When the read
+ * completes, is 1001 waited for?  Returns how long (ms), or 0 when it is
+ * not (1002's read goes at once).
+ */
+static uint64_t idled_after_thinking(int a_prio, int b_prio,
+				     int64_t low_latency)
+{
+	struct queue *q = bfq_queue();
+	struct io *io;
+	uint64_t ms = 0;
+	unsigned w;
+	int i;
+
+	h_set_tunable(q, "low_latency", low_latency);
+	for (i = 1; i <= 5; i++) {
+		h_now = (uint64_t)i * 30 * H_MS;
+		pq_rd(q, i, 1001, a_prio, (uint64_t)i * 8);
+		CHECK_EQ(h_next_id(q), i);
+		/* The timer of any wait went off before the next read. */
+		queue_kick(q);
+	}
+	h_now = 200 * H_MS;
+	pq_rd(q, 6, 1001, a_prio, 48);
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 6);
+	if (b_prio != 0)
+		pq_rd(q, 7, 1002, b_prio, 900000);
+	h_now += H_MS;
+	w = h_wakeups;
+	if (io != NULL)
+		h_complete(q, io);
+	if (strcmp(h_order(q, 0), "") == 0 && h_wakeups != w) {
+		ms = (h_wakeup_ns - h_now) / H_MS;
+		fire(q);
+		CHECK_STR(h_order(q, 0), b_prio != 0 ? "7" : "");
+	}
+	queue_stop(q);
+	CHECK_DONE(b_prio != 0 ? 7 : 6);
+	queue_free(q);
+	return ms;
+}
+
+/*
+ * Idling for service guarantees (idling_needed_for_service_guarantees):
+ * a process that thinks too long to be worth waiting for is still waited
+ * for when the busy queues' weights differ (without it, a process with
+ * one request at a time would get the device turn about, whatever its
+ * weight), and when it is raised (then at least 20 ms).  Equal weights,
+ * not raised: the other process goes at once.
+ */
+static void test_idle_for_guarantees(void)
+{
+	CHECK_EQ(idled_after_thinking(BE(4), BE(4), 0), 0);
+	CHECK_EQ(idled_after_thinking(BE(0), BE(7), 0), 8);
+	CHECK_EQ(idled_after_thinking(BE(4), IDLE, 0), 8);
+	/* Alone: waited for only when raised (soft real-time here). */
+	CHECK_EQ(idled_after_thinking(BE(4), 0, 0), 0);
+	CHECK_EQ(idled_after_thinking(BE(4), 0, 1), 20);
+}
+
+/*
+ * The idle tree.  1001 (weight 80) reads 800 sectors while 1002 (weight
+ * 10) waits: V advances by 800 / 90, 1001's finish by 800 / 80, and 1001
+ * ends its service 800 / 720 ahead of V.  Emptied, it stays in the weight
+ * sum on the idle tree, so V goes on at the pace of 90 while 1002 reads:
+ * 1001 is eligible again only after 1002 has had 100 sectors (its share
+ * of the 900).  Back after 24 sectors of 1002, 1001 has to wait.  Taken
+ * out of the sum at once, V would run 9 times faster (1002's weight
+ * alone) and 1001 would be eligible, and take the device, after 12.
+ */
+static void test_idle_tree(void)
+{
+	struct queue *q = bfq_queue();
+	char want[512];
+	size_t len = 0;
+	int i;
+
+	h_set_tunable(q, "low_latency", 0);
+	h_set_tunable(q, "max_budget", 3200);
+	for (i = 1; i <= 100; i++) {
+		pq_rd(q, i, 1001, BE(0), (uint64_t)i * 8);
+		len += (size_t)snprintf(want + len, sizeof want - len, "%s%d",
+					i > 1 ? " " : "", i);
+	}
+	for (i = 101; i <= 200; i++)
+		pq_rd(q, i, 1002, BE(7), 1000000 + (uint64_t)i * 8);
+	CHECK_STR(h_order(q, 0), want);
+	/* 1001 is waited for in vain; then 1002 reads three blocks. */
+	fire(q);
+	CHECK_STR(h_order(q, 3), "101 102 103");
+	/* Back past 3 slice_idle: not resuming a budget. */
+	h_now += 30 * H_MS;
+	pq_rd(q, 201, 1001, BE(0), 808);
+	CHECK_STR(h_order(q, 1), "104");
+	queue_stop(q);
+	while (h_next_id(q) > 0)
+		;
+	CHECK_DONE(201);
+	queue_free(q);
+}
+
+/*
  * Time-based charging: a seeky reader (50 ms a request) and a sequential
  * one of the same weight share the device's time, not its sectors.
  */
@@ -658,8 +827,7 @@ static void test_charge_time(void)
 
 /*
  * Peak rate: one sequential reader at 8 sectors a millisecond; the
- * estimate moves from its optimistic start to 8000 sectors/s, and
- * max_budget 0 follows it.
+ * estimate moves from its optimistic start to 8000 sectors/s.
  */
 static void test_peak_rate(void)
 {
@@ -677,6 +845,22 @@ static void test_peak_rate(void)
 	CHECK(rate >= 7000 && rate <= 9000);
 	if (rate < 7000 || rate > 9000)
 		fprintf(stderr, "  peak rate %" PRId64 "\n", rate);
+	sim_end(q);
+
+	/*
+	 * max_budget 0: the largest budget is the peak rate times
+	 * timeout_sync, 1000 sectors here once the rate is known.  A writer
+	 * (always given the largest budget, charged 3 times its 8 sectors)
+	 * uses it up in 42 ms, well within its 125 ms; at the start, or with
+	 * a fixed 16384, it runs into the timeout.
+	 */
+	q = bfq_queue();
+	procs[0] = (struct proc){ .pid = 1001, .ioprio = BE(4),
+				  .dir = ELV_WRITE, .depth = 4 };
+	sim_start(q, procs, 1);
+	sim_run(q, procs, 1, 2000 * H_MS);
+	CHECK(h_counter(q, "expired_budget_exhausted") >= 30);
+	CHECK(h_counter(q, "expired_budget_timeout") <= 3);
 	sim_end(q);
 }
 
@@ -731,6 +915,33 @@ static void test_strict_guarantees(void)
 	CHECK_EQ(idle_wait_ms(0, "strict_guarantees", 1), 8);
 	CHECK_EQ(idle_wait_ms(0, "slice_idle_us", 3000), 3);
 	CHECK_EQ(idle_wait_ms(1, NULL, 0), 20);
+
+	/* Both set in the configuration file, before the queue starts. */
+	CHECK_EQ(elv_tunable_default_set(bfq, "slice_idle", 2), 0);
+	CHECK_EQ(elv_tunable_default_set(bfq, "strict_guarantees", 1), 0);
+	CHECK_EQ(elv_tunable_default_set(bfq, "low_latency", 0), 0);
+	q = bfq_queue();
+	elv_tunable_defaults_clear();
+	pq_rd(q, 1, 1001, BE(4), 100);
+	CHECK_STR(h_order(q, 0), "1");
+	CHECK_EQ(h_wakeup_ns, h_now + 8 * H_MS);
+	queue_stop(q);
+	CHECK_DONE(1);
+	queue_free(q);
+
+	/* Even an async queue is waited for. */
+	q = bfq_queue();
+	h_set_tunable(q, "low_latency", 0);
+	h_set_tunable(q, "strict_guarantees", 1);
+	queue_submit(q, pq_io(1, 1001, BE(4), ELV_WRITE, 100));
+	pq_rd(q, 2, 1002, BE(4), 900000);
+	CHECK_STR(h_order(q, 0), "1");
+	CHECK_EQ(h_wakeup_ns, h_now + 8 * H_MS);
+	fire(q);
+	CHECK_STR(h_order(q, 0), "2");
+	queue_stop(q);
+	CHECK_DONE(2);
+	queue_free(q);
 }
 
 /*
@@ -773,6 +984,9 @@ int main(void)
 	test_budget_timeout();
 	test_prio_change();
 	test_wait_rq();
+	test_too_idle_budget();
+	test_idle_for_guarantees();
+	test_idle_tree();
 	test_charge_time();
 	test_peak_rate();
 	test_strict_guarantees();
