@@ -1110,13 +1110,19 @@ static struct bfq_queue *bfq_select_queue(struct elevator_queue *eq,
 static void bfq_expire_stale(struct bfq_data *bd, uint64_t now_ns)
 {
 	struct bfq_queue *bfqq = bd->active;
+	uint64_t end;
 
 	if (bfqq == NULL || bfqq->q.queued != 0)
 		return;
 	if (bd->idling && now_ns >= bd->idle_until) {
+		/*
+		 * The service ended when the wait did, not now: how long
+		 * the process has been idle decides its raising.
+		 */
+		end = bd->idle_until;
 		bd->idle_timeouts++;
-		bfq_expire(bd, now_ns, bfqq->budget_timeout != 0 &&
-			   now_ns >= bfqq->budget_timeout ?
+		bfq_expire(bd, end, bfqq->budget_timeout != 0 &&
+			   end >= bfqq->budget_timeout ?
 			   BFQ_EXP_TIMEOUT : BFQ_EXP_TOO_IDLE);
 	} else if (!bd->idling && bfqq->dispatched == 0)
 		bfq_expire(bd, now_ns, BFQ_EXP_NO_MORE);

@@ -496,6 +496,126 @@ static void test_soft_rt(void)
 			(uint64_t)(plain / H_MS));
 }
 
+/*
+ * How long an interactive raising lasts.  A greedy reader of level 3
+ * (weight 50, never raised) runs alone for 1 s, time for the peak rate to
+ * be measured; then a greedy reader of the default level starts, raised
+ * to 1200, and gets 96 % of the device until its raising ends.  Its share
+ * (percent) from from_ms to to_ms.  Requests of size sectors every 10 ms.
+ */
+static unsigned raised_share(unsigned size, unsigned from_ms, unsigned to_ms)
+{
+	struct queue *q = bfq_queue();
+	struct proc procs[2] = {
+		{ .pid = 2001, .ioprio = BE(3), .dir = ELV_READ, .depth = 1,
+		  .size = size, .cost_ms = 10 },
+		{ .pid = 3001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
+		  .size = size, .cost_ms = 10, .sector = 50000000,
+		  .start_ns = 1000 * H_MS },
+	};
+	uint64_t g, r;
+
+	/* Budgets of 4 requests: shares show within a few hundred ms. */
+	h_set_tunable(q, "max_budget", 4 * size);
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, from_ms * H_MS);
+	g = procs[0].sectors;
+	r = procs[1].sectors;
+	sim_run(q, procs, 2, to_ms * H_MS);
+	g = procs[0].sectors - g;
+	r = procs[1].sectors - r;
+	CHECK_EQ(h_counter(q, "wr_interactive_starts"), 1);
+	sim_end(q);
+	return g + r != 0 ? (unsigned)(r * 100 / (g + r)) : 0;
+}
+
+/*
+ * The duration scales inversely with the device's rate: BFQ_REF_WR_MS
+ * (7 s) at BFQ_REF_RATE, within 3 and 13 s.  At 8000 sectors/s, 13 s:
+ * raised from 1 s to 14 s.  At 256000 sectors/s, 5.8 s, but the raising
+ * ends sooner, after BFQ_MAX_SERVICE_FROM_WR (120000) sectors, about
+ * 0.5 s.
+ */
+static void test_wr_duration(void)
+{
+	unsigned s[4] = {
+		raised_share(80, 9000, 13500), raised_share(80, 14500, 16500),
+		raised_share(2560, 1100, 1400), raised_share(2560, 2000, 4000),
+	};
+
+	CHECK(s[0] >= 90);
+	CHECK(s[1] <= 60);
+	CHECK(s[2] >= 90);
+	CHECK(s[3] <= 60);
+	if (s[0] < 90 || s[1] > 60 || s[2] < 90 || s[3] > 60)
+		fprintf(stderr, "  raised share: %u %u %u %u %%\n", s[0], s[1],
+			s[2], s[3]);
+}
+
+/*
+ * Interactive raising again: a process alone on the device, reading a
+ * block every second, is raised once (on its first read, for 10.5 s at
+ * the initial rate estimate); coming back after 1 s does not raise it
+ * again, even once that raising is over, but coming back after more
+ * than BFQ_WR_MIN_IDLE_MS (2 s) does.  Idle since its wait ended, not
+ * since its next read found the wait over.
+ */
+static void test_wr_return(void)
+{
+	struct queue *q = bfq_queue();
+	int i;
+
+	for (i = 0; i <= 12; i++) {
+		h_now = (uint64_t)i * 1000 * H_MS;
+		pq_rd(q, i + 1, 1001, BE(4), (uint64_t)i * 8);
+		CHECK_EQ(h_next_id(q), i + 1);
+		queue_kick(q);
+	}
+	CHECK_EQ(h_counter(q, "wr_interactive_starts"), 1);
+	h_now = 15000 * H_MS;
+	pq_rd(q, 14, 1001, BE(4), 13 * 8);
+	CHECK_EQ(h_next_id(q), 14);
+	CHECK_EQ(h_counter(q, "wr_interactive_starts"), 2);
+	queue_stop(q);
+	CHECK_DONE(14);
+	queue_free(q);
+}
+
+/*
+ * Soft real-time needs a low rate: a reader alone reads 400 blocks (3200
+ * sectors, from 0 to 400 ms), is waited for 20 ms (raised as new), and
+ * comes back after pause_ms.  It is soft real-time only if it comes back
+ * late enough that its rate since it became busy stays under
+ * BFQ_SOFTRT_RATE (7000 sectors/s: 457 ms after its start), and not
+ * sooner than slice_idle + 4 ms after its wait.  Returns whether it was
+ * raised so.
+ */
+static bool soft_rt_after(unsigned pause_ms)
+{
+	struct queue *q = bfq_queue();
+	struct proc procs[1] = {
+		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
+		  .burst = 400, .pause_ms = pause_ms, .limit = 401 },
+	};
+	bool raised;
+
+	sim_start(q, procs, 1);
+	sim_run(q, procs, 1, 1000 * H_MS);
+	raised = h_counter(q, "wr_softrt_starts") != 0;
+	sim_end(q);
+	return raised;
+}
+
+static void test_soft_rt_rate(void)
+{
+	/* Back at 440 ms: 13 sectors/ms so far. */
+	CHECK(!soft_rt_after(40));
+	/* Back at 480 ms: 6.7. */
+	CHECK(soft_rt_after(80));
+	/* Back at 430 ms, rate aside: within 12 ms of its wait's end. */
+	CHECK(!soft_rt_after(30));
+}
+
 /* ------------------------------------------------------------------ */
 /* Idling, force, timeout.                                             */
 
@@ -979,6 +1099,9 @@ int main(void)
 	test_class_order();
 	test_weight_raising();
 	test_soft_rt();
+	test_wr_return();
+	test_wr_duration();
+	test_soft_rt_rate();
 	test_idle_window();
 	pq_test_force(bfq);
 	test_budget_timeout();
