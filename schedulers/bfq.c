@@ -637,6 +637,7 @@ static void bfq_schedule(struct bfq_data *bd, struct bfq_queue *bfqq,
 {
 	struct bfq_sched *st = &bd->sched[bfqq->cls];
 	bool has_finish = bfqq->p.has_finish && bfqq->p.cls == bfqq->cls;
+	uint64_t delta;
 
 	if (bfqq->idle_tree)
 		bfq_idle_extract(bd, bfqq);
@@ -646,6 +647,17 @@ static void bfq_schedule(struct bfq_data *bd, struct bfq_queue *bfqq,
 	else
 		bfqq->start = st->vtime;
 	bfqq->p.finish = bfqq->start + bfq_delta(bfqq->budget, bfqq->weight);
+	/*
+	 * Backshifted, a process that keeps leaving briefly would fall
+	 * further and further behind V, then monopolize the device once it
+	 * stays: push it up to finish at V, raised ones less (the kernel's
+	 * bfq_update_fin_time_enqueue).
+	 */
+	if (backshift && bfq_gt(st->vtime, bfqq->p.finish)) {
+		delta = (st->vtime - bfqq->p.finish) / bfqq->p.wr_coeff;
+		bfqq->start += delta;
+		bfqq->p.finish += delta;
+	}
 	bfqq->p.has_finish = true;
 	bfqq->p.cls = bfqq->cls;
 	st->wsum += bfqq->weight;

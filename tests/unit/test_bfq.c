@@ -921,6 +921,39 @@ static void test_idle_tree(void)
 }
 
 /*
+ * The push-up of backshifted timestamps (bfq_update_fin_time_enqueue): a
+ * reader thinking 12 ms comes back each time in time to the rest of its
+ * budget, from its old finish (backshifted), while V moves on with the
+ * greedy reader's service; for 1.5 s it falls further and further behind
+ * V.  Then it turns greedy itself.  Its finish pushed up to V at each
+ * return, it gets half of the next second, not all of it.
+ */
+static void test_backshift_push_up(void)
+{
+	struct queue *q = bfq_queue();
+	struct proc procs[2] = {
+		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
+		  .think_ms = 12 },
+		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
+		  .sector = 1000000, .cost_ms = 2, .size = 16 },
+	};
+	uint64_t a;
+
+	h_set_tunable(q, "low_latency", 0);
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, 1500 * H_MS);
+	procs[0].think_ms = 0;
+	a = procs[0].sectors;
+	sim_run(q, procs, 2, 2500 * H_MS);
+	a = procs[0].sectors - a;
+	/* 8000 sectors in the second. */
+	CHECK(a >= 3000 && a <= 5000);
+	if (a < 3000 || a > 5000)
+		fprintf(stderr, "  push-up: %" PRIu64 " sectors of 8000\n", a);
+	sim_end(q);
+}
+
+/*
  * Time-based charging: a seeky reader (50 ms a request) and a sequential
  * one of the same weight share the device's time, not its sectors.
  */
@@ -1107,6 +1140,7 @@ int main(void)
 	test_budget_timeout();
 	test_prio_change();
 	test_wait_rq();
+	test_backshift_push_up();
 	test_too_idle_budget();
 	test_idle_for_guarantees();
 	test_idle_tree();
