@@ -27,8 +27,10 @@
  * Budgets and their ends follow bfq-iosched.c: a queue that empties
  * without having used up its budget or timed out (non_blocking_wait_rq)
  * and comes back within 3 slice_idle goes on with the rest of its budget
- * from its finish time, and takes the device back; otherwise its next
- * budget comes from the feedback (bfq_budget_feedback).  The largest
+ * from its finish time (pushed up to finish no earlier than V, so that
+ * leaving often adds up to no claim), and takes the device back;
+ * otherwise its next budget comes from the feedback
+ * (bfq_budget_feedback).  The largest
  * budget is the device's peak rate, measured from the dispatches, times
  * timeout_sync.  A slow queue is charged the time it held the device, not
  * its sectors, so a seeky process cannot take the device's time at the
@@ -40,7 +42,8 @@
  * BFQ_CL_IDLE_TIMEOUT_MS has passed since it was last considered, as the
  * kernel's bfq_lookup_next_entity does.  Async requests are charged
  * BFQ_ASYNC_CHARGE times their size, as in the kernel: writes are cheap
- * to delay, reads have someone waiting.
+ * to delay, reads have someone waiting; but only their size when weights
+ * or classes differ, where the weights alone are to share the device.
  *
  * Low latency (low_latency 1), for default-weight processes only (the
  * kernel takes any other weight as the user's choice):
@@ -386,10 +389,21 @@ static uint64_t bfq_wr_duration(const struct bfq_data *bd)
 	return elv_ms_to_ns((int64_t)ms);
 }
 
-/* What a request costs a queue's budget, in sectors. */
-static uint64_t bfq_charge(const struct elv_request *rq)
+static bool bfq_asymmetric(const struct bfq_data *bd,
+			   const struct bfq_queue *bfqq);
+
+/*
+ * What rq costs bfqq's budget, in sectors (bfq_serv_to_charge): async
+ * ones BFQ_ASYNC_CHARGE times their size, unless the weights differ
+ * (then the weights alone share the device).
+ */
+static uint64_t bfq_charge(const struct bfq_data *bd,
+			   const struct bfq_queue *bfqq,
+			   const struct elv_request *rq)
 {
-	return rq->sync ? rq->nr_sectors : rq->nr_sectors * BFQ_ASYNC_CHARGE;
+	if (rq->sync || bfqq->p.wr_coeff > 1 || bfq_asymmetric(bd, bfqq))
+		return rq->nr_sectors;
+	return rq->nr_sectors * BFQ_ASYNC_CHARGE;
 }
 
 static unsigned bfq_level_weight(const struct bfq_queue *bfqq)
@@ -706,8 +720,8 @@ static bool bfq_activate(struct bfq_data *bd, struct bfq_queue *bfqq,
 			bfqq->budget = p->max_budget;
 	} else {
 		bfqq->budget = bfq_next_budget(bd, bfqq);
-		if (bfqq->budget < bfq_charge(rq))
-			bfqq->budget = bfq_charge(rq);
+		if (bfqq->budget < bfq_charge(bd, bfqq, rq))
+			bfqq->budget = bfq_charge(bd, bfqq, rq);
 	}
 	bfqq->served = 0;
 	p->wait_rq = false;
@@ -793,7 +807,7 @@ static struct bfq_queue *bfq_wf2q_pick(struct bfq_data *bd,
 static void bfq_set_in_service(struct bfq_data *bd, struct bfq_queue *bfqq,
 			       uint64_t now_ns)
 {
-	uint64_t need = bfq_charge(bfqq->q.next_rq);
+	uint64_t need = bfq_charge(bd, bfqq, bfqq->q.next_rq);
 
 	elv_list_del(&bfqq->active);
 	bd->active = bfqq;
@@ -970,8 +984,8 @@ static void bfq_expire(struct bfq_data *bd, uint64_t now_ns,
 	/* Still busy: next budget, at the weight it has now. */
 	bfqq->served = 0;
 	bfqq->budget = bfq_next_budget(bd, bfqq);
-	if (bfqq->budget < bfq_charge(bfqq->q.next_rq))
-		bfqq->budget = bfq_charge(bfqq->q.next_rq);
+	if (bfqq->budget < bfq_charge(bd, bfqq, bfqq->q.next_rq))
+		bfqq->budget = bfq_charge(bd, bfqq, bfqq->q.next_rq);
 	st->wsum -= bfqq->weight;
 	bfq_update_raising(bd, bfqq, now_ns);
 	bfqq->weight = bfq_weight(bfqq);
@@ -1169,7 +1183,7 @@ static void bfq_update_seek(struct bfq_queue *bfqq,
 static struct elv_request *bfq_take(struct bfq_data *bd, struct bfq_queue *bfqq,
 				    struct elv_request *rq, uint64_t now_ns)
 {
-	uint64_t charge = bfq_charge(rq);
+	uint64_t charge = bfq_charge(bd, bfqq, rq);
 
 	bfq_update_peak_rate(bd, rq, now_ns);
 	bd->pq.last_position = elv_rq_end_sector(rq);
@@ -1393,7 +1407,7 @@ static struct elv_request *bfq_dispatch(struct elevator_queue *eq,
 		if (rq == NULL)
 			rq = bfqq->q.next_rq;
 		if (bfqq->served == 0 ||
-		    bfqq->served + bfq_charge(rq) <= bfqq->budget)
+		    bfqq->served + bfq_charge(bd, bfqq, rq) <= bfqq->budget)
 			break;
 		bfq_expire(bd, now_ns, BFQ_EXP_EXHAUSTED);
 	}

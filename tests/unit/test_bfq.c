@@ -954,6 +954,42 @@ static void test_backshift_push_up(void)
 }
 
 /*
+ * Async charge: a writer's 8-sector writes cost its budget 24 sectors
+ * (BFQ_ASYNC_CHARGE), so with max_budget 800 its services end by
+ * exhaustion after 34 writes: about 29 in a second.  With an idle-class
+ * reader busy too, the classes differ and writes cost their size (the
+ * kernel's bfq_serv_to_charge): 100 writes a budget.
+ */
+static uint64_t writer_budgets(bool idle_reader)
+{
+	struct queue *q = bfq_queue();
+	struct proc procs[2] = {
+		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_WRITE, .depth = 4 },
+		{ .pid = 1002, .ioprio = IDLE, .dir = ELV_READ, .depth = 1,
+		  .sector = 1000000 },
+	};
+	uint64_t n;
+
+	h_set_tunable(q, "max_budget", 800);
+	sim_start(q, procs, idle_reader ? 2 : 1);
+	sim_run(q, procs, idle_reader ? 2 : 1, 1000 * H_MS);
+	n = h_counter(q, "expired_budget_exhausted");
+	sim_end(q);
+	return n;
+}
+
+static void test_async_charge(void)
+{
+	uint64_t alone = writer_budgets(false), mixed = writer_budgets(true);
+
+	CHECK(alone >= 25 && alone <= 30);
+	CHECK(mixed <= 18);
+	if (alone < 25 || alone > 30 || mixed > 18)
+		fprintf(stderr, "  writer budgets: alone %" PRIu64 ", with an "
+			"idle reader %" PRIu64 "\n", alone, mixed);
+}
+
+/*
  * Time-based charging: a seeky reader (50 ms a request) and a sequential
  * one of the same weight share the device's time, not its sectors.
  */
@@ -1141,6 +1177,7 @@ int main(void)
 	test_prio_change();
 	test_wait_rq();
 	test_backshift_push_up();
+	test_async_charge();
 	test_too_idle_budget();
 	test_idle_for_guarantees();
 	test_idle_tree();
