@@ -72,12 +72,22 @@ for f in r1 r2 w; do
 done
 mount_fs fuse ""
 
+# kconfig NAME: y, m, "not set" or "unknown" for CONFIG_NAME of this kernel.
+kconfig() {
+	local v
+	v=$({ zcat /proc/config.gz 2>/dev/null ||
+	      cat "/boot/config-$(uname -r)" 2>/dev/null; } |
+	    sed -n "s/^CONFIG_$1=//p; s/^# CONFIG_$1 is not set/not set/p")
+	echo "${v:-unknown}"
+}
+
 have=$(sed 's/[][]//g' "$QUEUE/scheduler")
-CONFIGS=
+CONFIGS=''
+MISSING=''
 for s in $KERNEL_SCHEDS; do
 	case " $have " in
 	*" $s "*) CONFIGS="$CONFIGS kernel:$s" ;;
-	*) echo "kernel has no $s (loop scheduler choices: $have): skipped" ;;
+	*) MISSING="$MISSING $s" ;;
 	esac
 done
 for s in $FUSE_SCHEDS; do
@@ -88,6 +98,16 @@ done
 	describe_machine
 	echo "loop:      $LOOP, direct I/O $(cat "/sys/block/$DEV/loop/dio" 2>/dev/null || echo '?'), ext4 image of $IMAGE_SIZE in $W"
 	echo "kernel schedulers on the loop device: $have"
+	for s in $MISSING; do
+		echo "kernel has no $s (loop scheduler choices: $have): kernel:$s skipped"
+	done
+	case " $MISSING " in
+	*" bfq "*)
+		echo "NO KERNEL BFQ: CONFIG_IOSCHED_BFQ $(kconfig IOSCHED_BFQ)," \
+		     "CONFIG_MODULES $(kconfig MODULES) on $(uname -r);" \
+		     "fuse:bfq's -n0/-n7 cannot be set beside the kernel's" \
+		     "here: compare it with the weights' 8 (80:10)" ;;
+	esac
 	echo "configs:  $CONFIGS"
 } | tee "$RESULTS/machine.txt"
 echo
