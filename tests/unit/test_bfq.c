@@ -3,12 +3,17 @@
  * bfq through the real queue, on the virtual clock.  A small simulation
  * plays one device: it dispatches one request at a time, holds it for the
  * process's cost (1 ms unless said otherwise), completes it, and lets the
- * process issue its next one after its think time.  Covered: sectors
- * shared by weight, equal shares, the class order and the idle class's
- * bound, weight raising of a starting reader against a backlogged writer
- * (and not with low_latency 0 or strict_guarantees 1), soft real-time
- * raising, idling and its end, force, the budget timeout, a priority
+ * process issue its next one after its think time (or its pause, after a
+ * burst).  Covered: sectors shared by weight, equal shares, the class
+ * order and the idle class's bound, weight raising of a starting reader
+ * (its coefficient, duration, end after 120000 sectors, renewal after 2 s
+ * idle; unaffected by strict_guarantees), soft real-time raising and its
+ * rate, idling and its end, idling for unequal weights and raised queues,
+ * force, the budget timeout, TOO_IDLE budget feedback, the idle tree,
+ * non_blocking_wait_rq and the push-up of backshifted timestamps, time
+ * charging, the async charge, peak rate and max_budget 0, a priority
  * change, merging, and a switch away with requests queued and in flight.
+ * Each rule's one-line mutation is in tests/mutations.txt.
  */
 #include <stdlib.h>
 #include <string.h>
