@@ -563,6 +563,9 @@ struct queue_params {
 	/* The scheduler asked to be called at at_ns (timer or test). */
 	void (*wakeup_at)(void *arg, uint64_t at_ns);
 	void *wakeup_arg;
+	/* An io emptied by a merge; NULL: free().  The replay's pool. */
+	void (*free_shell)(void *arg, struct io *io);
+	void *free_shell_arg;
 };
 #define NR_REQUESTS_MIN 1
 #define NR_REQUESTS_MAX 65536
@@ -575,7 +578,8 @@ void queue_submit(struct queue *q, struct io *io);
 /* What queue_submit_nowait did with an io. */
 enum queue_take {
 	QUEUE_ADDED,	/* queued: the queue owns io */
-	QUEUE_MERGED,	/* merged into a queued io: io's shell is freed */
+	QUEUE_MERGED,	/* merged into a queued io: io's shell is freed
+			 * (queue_params.free_shell) */
 	QUEUE_FULL,	/* its direction is full, or the queue frozen: io is
 			 * still the caller's, to submit again (again set) */
 };

@@ -46,6 +46,16 @@ struct replay_part {
 	struct replay_part *free_next;	/* on replay_state.free_parts */
 };
 
+/*
+ * An io, or on replay_state.free_ios its place.  ios and parts are
+ * reused, not freed: the pools grow to the most held at once (queued, in
+ * flight), and a replay does no allocation per request after that.
+ */
+union replay_io {
+	struct io io;
+	union replay_io *free_next;
+};
+
 /* A closed-loop arrival: the heap's entries. */
 struct replay_arrival {
 	uint64_t at_ns;
@@ -59,9 +69,19 @@ struct replay_flight {
 	uint64_t free_ns, done_ns;
 };
 
-/* ios of one direction refused a slot, first in first out. */
+/*
+ * A request of one direction refused a slot: its trace index and when it
+ * arrived.  Its io goes back to the pool meanwhile (a backlog of open
+ * loop can be most of the trace) and is built again for each try.
+ */
+struct replay_wait {
+	size_t idx;
+	uint64_t issue_ns;
+};
+
+/* Requests of one direction refused a slot, first in first out. */
 struct replay_fifo {
-	struct io **v;
+	struct replay_wait *v;
 	size_t head, tail, cap;
 };
 
@@ -89,6 +109,7 @@ struct replay_state {
 
 	struct replay_flight *flight;	/* o->threads at most */
 	unsigned nr_flight;
+	uint64_t head_free_ns;	/* hdd, none: when the head is free */
 
 	size_t cursor;		/* open loop: the next request */
 	struct replay_arrival *heap;	/* closed loop: by time, index */
@@ -96,7 +117,17 @@ struct replay_state {
 	size_t *next_of;	/* closed loop: a process's next request */
 	size_t *first_of;	/* time-based: a process's first request */
 	struct replay_fifo wait[2];	/* refused a slot, per direction */
+	/*
+	 * Bumped by every call that may change the queue or the scheduler
+	 * (a request taken, a dispatch asked, a completion, a wake-up).  A
+	 * refused request is tried again only once gen moved past
+	 * tried_gen[dir], when its last try failed: the same try would fail
+	 * again (merge and slot checks are pure), and in a backlog of open
+	 * loop most events are arrivals that change nothing.
+	 */
+	uint64_t gen, tried_gen[2];
 	struct replay_part *free_parts;	/* for reuse: malloc costs */
+	union replay_io *free_ios;
 	uint64_t parts_in, parts_done;
 
 	/* Results, as requests complete. */
@@ -377,7 +408,8 @@ static int replay_grow(void **v, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-static int replay_fifo_push(struct replay_fifo *f, struct io *io)
+static int replay_fifo_push(struct replay_fifo *f, size_t idx,
+			    uint64_t issue_ns)
 {
 	if (f->tail == f->cap && f->head > 0) {
 		memmove(f->v, f->v + f->head, (f->tail - f->head) * sizeof *f->v);
@@ -386,31 +418,60 @@ static int replay_fifo_push(struct replay_fifo *f, struct io *io)
 	}
 	if (replay_grow((void **)&f->v, &f->cap, f->tail + 1, sizeof *f->v))
 		return -ENOMEM;
-	f->v[f->tail++] = io;
+	f->v[f->tail++] = (struct replay_wait){ idx, issue_ns };
 	return 0;
 }
 
 /* ------------------------------------------------------------------ */
 /* Requests in and out of the queue.                                   */
 
-static struct io *replay_io(struct replay_state *s, size_t idx)
+/* io back to the pool: done, refused a slot, or emptied by a merge. */
+static void replay_io_put(struct replay_state *s, struct io *io)
+{
+	union replay_io *u = elv_container_of(io, union replay_io, io);
+
+	u->free_next = s->free_ios;
+	s->free_ios = u;
+}
+
+static void replay_free_shell(void *arg, struct io *io)
+{
+	replay_io_put(arg, io);
+}
+
+static void replay_part_put(struct replay_state *s, struct replay_part *rp)
+{
+	rp->free_next = s->free_parts;
+	s->free_parts = rp;
+}
+
+/* The io of request idx, issued at issue_ns, from the pools. */
+static struct io *replay_io(struct replay_state *s, size_t idx,
+			    uint64_t issue_ns)
 {
 	const struct replay_rq *r = &s->t->rq[idx];
-	struct io *io = calloc(1, sizeof *io);
+	union replay_io *u = s->free_ios;
 	struct replay_part *rp = s->free_parts;
+	struct io *io;
 
+	if (u != NULL)
+		s->free_ios = u->free_next;
+	else
+		u = malloc(sizeof *u);
 	if (rp != NULL)
 		s->free_parts = rp->free_next;
 	else
 		rp = malloc(sizeof *rp);
-	if (io == NULL || rp == NULL) {
-		free(io);
+	if (u == NULL || rp == NULL) {
+		free(u);
 		free(rp);
 		return NULL;
 	}
+	io = &u->io;
+	memset(io, 0, sizeof *io);
 	memset(&rp->part, 0, sizeof rp->part);
 	rp->idx = idx;
-	rp->issue_ns = s->now;
+	rp->issue_ns = issue_ns;
 	rp->part.len = (size_t)r->nr_sectors << IOSCHED_SECTOR_SHIFT;
 	io->parts = io->parts_tail = &rp->part;
 	io->nr_parts = 1;
@@ -429,38 +490,66 @@ static struct io *replay_io(struct replay_state *s, size_t idx)
 }
 
 /*
- * Ios refused a slot try again, oldest first in each direction, as the
- * mount's waiting submitters do when a completion frees one; then the
+ * Submit request idx, issued at issue_ns (again: refused before, and
+ * arrived then).  Refused a slot, its io and part go back to the pools
+ * and *full is set.
+ */
+static int replay_submit(struct replay_state *s, size_t idx,
+			 uint64_t issue_ns, bool again, bool *full)
+{
+	struct io *io = replay_io(s, idx, issue_ns);
+
+	if (io == NULL)
+		return -ENOMEM;
+	/* What the queue set when it first arrived. */
+	if (again)
+		io->rq.arrival_ns = issue_ns;
+	*full = queue_submit_nowait(s->q, io, again) == QUEUE_FULL;
+	if (*full) {
+		replay_part_put(s, elv_container_of(io->parts,
+						    struct replay_part, part));
+		replay_io_put(s, io);
+	} else {
+		s->parts_in++;
+		s->gen++;
+	}
+	return 0;
+}
+
+/*
+ * Requests refused a slot try again, oldest first in each direction, as
+ * the mount's waiting submitters do when a completion frees one; then the
  * arrivals due by now, each of which may merge, take a slot or wait.
  */
 static int replay_arrive(struct replay_state *s)
 {
 	struct replay_fifo *f;
-	struct io *io;
+	bool full = false;
 	uint64_t at;
 	size_t idx;
 	int d;
 
 	for (d = 0; d < 2; d++) {
 		f = &s->wait[d];
-		while (f->head < f->tail &&
-		       queue_submit_nowait(s->q, f->v[f->head], true) !=
-		       QUEUE_FULL) {
-			f->head++;
-			s->parts_in++;
+		while (f->head < f->tail && s->tried_gen[d] != s->gen) {
+			if (replay_submit(s, f->v[f->head].idx,
+					  f->v[f->head].issue_ns, true,
+					  &full) != 0)
+				return -ENOMEM;
+			if (full)
+				s->tried_gen[d] = s->gen;
+			else
+				f->head++;
 		}
 	}
 	while (replay_peek(s, &at, &idx) && at <= s->now) {
 		replay_pop(s);
 		if (at >= s->stop_ns)
 			continue;
-		io = replay_io(s, idx);
-		if (io == NULL)
+		if (replay_submit(s, idx, s->now, false, &full) != 0)
 			return -ENOMEM;
-		d = io->rq.dir;
-		if (queue_submit_nowait(s->q, io, false) != QUEUE_FULL)
-			s->parts_in++;
-		else if (replay_fifo_push(&s->wait[d], io) != 0)
+		d = s->t->rq[idx].write ? ELV_WRITE : ELV_READ;
+		if (full && replay_fifo_push(&s->wait[d], idx, s->now) != 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -469,14 +558,7 @@ static int replay_arrive(struct replay_state *s)
 /* Does the device's single head still serve an io (hdd, none)? */
 static bool replay_head_busy(const struct replay_state *s)
 {
-	unsigned i;
-
-	if (s->o->model == REPLAY_MODEL_SSD)
-		return false;
-	for (i = 0; i < s->nr_flight; i++)
-		if (s->flight[i].free_ns > s->now)
-			return true;
-	return false;
+	return s->o->model != REPLAY_MODEL_SSD && s->head_free_ns > s->now;
 }
 
 /* Free workers take what the elevator hands out, while the device can. */
@@ -487,6 +569,7 @@ static void replay_dispatch(struct replay_state *s)
 
 	while (s->nr_flight < s->o->threads && !replay_head_busy(s)) {
 		io = queue_try_next(s->q);
+		s->gen++;
 		if (io == NULL)
 			return;
 		f = &s->flight[s->nr_flight++];
@@ -497,6 +580,8 @@ static void replay_dispatch(struct replay_state *s)
 			f->free_ns = s->now + io->rq.bytes * 1000 /
 					      s->o->mb_per_s;
 		f->done_ns = f->free_ns + s->o->overhead_ns[io->rq.dir];
+		if (f->free_ns > s->head_free_ns)
+			s->head_free_ns = f->free_ns;
 	}
 }
 
@@ -563,15 +648,15 @@ static int replay_complete(struct replay_state *s, struct io *io)
 		s->parts_done++;
 	}
 	queue_done(s->q, io);
+	s->gen++;
 	for (p = io->parts; p != NULL; p = next) {
 		struct replay_part *rp = elv_container_of(p,
 						struct replay_part, part);
 
 		next = p->next;
-		rp->free_next = s->free_parts;
-		s->free_parts = rp;
+		replay_part_put(s, rp);
 	}
-	free(io);
+	replay_io_put(s, io);
 	return err;
 }
 
@@ -648,6 +733,7 @@ static int replay_loop(struct replay_state *s)
 			s->kicked = true;
 			s->kicked_ns = s->now;
 			queue_kick(s->q);
+			s->gen++;
 		}
 		err = replay_arrive(s);
 		if (err != 0)
@@ -664,6 +750,7 @@ static int replay_loop(struct replay_state *s)
 			if (stopped)
 				return -EDEADLK;
 			queue_stop(s->q);
+			s->gen++;
 			stopped = true;
 			continue;
 		}
@@ -916,6 +1003,7 @@ int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
 		.o = o,
 		.stop_ns = UINT64_MAX,
 		.first_ns = UINT64_MAX,
+		.tried_gen = { UINT64_MAX, UINT64_MAX },
 	};
 	struct queue_params qp = {
 		.nr_requests = o->nr_requests,
@@ -923,6 +1011,8 @@ int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
 		.clock_arg = &s,
 		.wakeup_at = replay_wakeup,
 		.wakeup_arg = &s,
+		.free_shell = replay_free_shell,
+		.free_shell_arg = &s,
 	};
 	struct elevator_type timed;
 	double overhead = 0;
@@ -998,6 +1088,12 @@ out:
 
 		s.free_parts = rp->free_next;
 		free(rp);
+	}
+	while (s.free_ios != NULL) {
+		union replay_io *u = s.free_ios;
+
+		s.free_ios = u->free_next;
+		free(u);
 	}
 	return ret;
 }
