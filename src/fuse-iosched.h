@@ -749,10 +749,11 @@ struct replay_rq {
 	bool sync;
 	bool sync_write;	/* O_SYNC, O_DSYNC, O_DIRECT: the kernel's WS */
 };
-/* A dispatch of our own format, with the service time its C reported. */
+/* A dispatch of our own format, with the times its C reported. */
 struct replay_disp {
 	uint64_t d_ns;		/* dispatch time, from the trace's first */
 	uint64_t service_ns;	/* D to C, or UINT64_MAX if unknown */
+	uint64_t wait_ns;	/* Q to D (C's wait), or UINT64_MAX */
 	uint64_t sector;
 	uint32_t nr_sectors;
 	bool write;
@@ -774,6 +775,10 @@ int replay_parse(const char *path, const char *format,
 void replay_trace_free(struct replay_trace *t);
 
 /* replay_sim.c: one trace through one scheduler, in simulated time */
+enum replay_lag {
+	REPLAY_LAG_HEAD,
+	REPLAY_LAG_ARRIVAL,
+};
 enum replay_model {
 	REPLAY_MODEL_NONE,	/* transfer time only, one io at a time */
 	REPLAY_MODEL_HDD,
@@ -790,6 +795,12 @@ struct replay_opts {
 	unsigned threads;	/* ios in flight: the mount's workers */
 	/* Host time from service end to completion, reads and writes. */
 	uint64_t overhead_ns[2];
+	/*
+	 * Host time from "the device may take an io" to its start: when
+	 * the head frees with ios queued (lag_ns[REPLAY_LAG_HEAD]), when an
+	 * io arrives at an idle device (REPLAY_LAG_ARRIVAL).
+	 */
+	uint64_t lag_ns[2];
 	bool cost;		/* time the scheduler's hooks */
 	bool plot;		/* fill replay_result's buckets */
 	/* Tunables to set, "name=value", and how many. */
@@ -813,9 +824,9 @@ int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
 	       const struct replay_opts *o, struct replay_result *res,
 	       char *err, size_t size);
 void replay_result_free(struct replay_result *res);
-/* The mount's service time beyond the model's, per io of direction dir:
- * the median over a trace of ours; 0 for a trace without service times. */
-uint64_t replay_overhead(const struct replay_trace *t,
-			 const struct replay_opts *o, int dir);
+/* The mount's host times from a trace of ours (0 from other traces): the
+ * service time beyond the model's, per direction (overhead_ns), and the
+ * delay before the device starts an io it could start (lag_ns). */
+void replay_host_times(const struct replay_trace *t, struct replay_opts *o);
 
 #endif /* FUSE_IOSCHED_H */

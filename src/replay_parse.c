@@ -214,6 +214,28 @@ static unsigned replay_fields(char *line, char **f, unsigned max)
 
 #define REPLAY_FIELDS 10
 
+/*
+ * The wait our C events report after the process name, "[comm] wait
+ * SECONDS service SECONDS", in ns; UINT64_MAX if rest has none.
+ */
+static uint64_t replay_c_wait(const char *rest)
+{
+	const char *w = strstr(rest, "] wait ");
+	char num[32];
+	size_t len;
+	uint64_t ns;
+
+	if (w == NULL)
+		return UINT64_MAX;
+	w += 7;
+	len = strcspn(w, " \t");
+	if (len == 0 || len >= sizeof num)
+		return UINT64_MAX;
+	memcpy(num, w, len);
+	num[len] = '\0';
+	return replay_seconds(num, &ns) ? ns : UINT64_MAX;
+}
+
 /* A D event of ours: a dispatch whose C will tell its service time. */
 static int replay_dispatched(struct replay_parser *p, bool write,
 			     uint64_t sector, uint32_t nr, uint64_t time_ns)
@@ -234,6 +256,7 @@ static int replay_dispatched(struct replay_parser *p, bool write,
 	*d = (struct replay_disp){
 		.d_ns = time_ns > p->t0 ? time_ns - p->t0 : 0,
 		.service_ns = UINT64_MAX,
+		.wait_ns = UINT64_MAX,
 		.sector = sector,
 		.nr_sectors = nr,
 		.write = write,
@@ -246,9 +269,13 @@ static int replay_dispatched(struct replay_parser *p, bool write,
 	return 0;
 }
 
-/* A C event: the service time of the dispatch it ends. */
+/*
+ * A C event: the service time of the dispatch it ends, and its wait from
+ * rest, the line after the count (NULL: none).
+ */
 static void replay_dispatch_done(struct replay_parser *p, bool write,
-				 uint64_t sector, uint32_t nr, uint64_t time_ns)
+				 uint64_t sector, uint32_t nr, uint64_t time_ns,
+				 const char *rest)
 {
 	uint64_t at = time_ns > p->t0 ? time_ns - p->t0 : 0;
 	size_t i;
@@ -259,6 +286,7 @@ static void replay_dispatch_done(struct replay_parser *p, bool write,
 		if (d->write == write && d->sector == sector &&
 		    d->nr_sectors == nr) {
 			d->service_ns = at > d->d_ns ? at - d->d_ns : 0;
+			d->wait_ns = rest ? replay_c_wait(rest) : UINT64_MAX;
 			memmove(p->dpend + i, p->dpend + i + 1,
 				(--p->nr_dpend - i) * sizeof *p->dpend);
 			return;
@@ -277,9 +305,10 @@ static void replay_dispatch_done(struct replay_parser *p, bool write,
  * closing summary are skipped.  Split by hand: sscanf was most of the
  * time of a replay.
  */
-static int replay_parse_blk(struct replay_parser *p, char *line, char *err,
-			    size_t size)
+static int replay_parse_blk(struct replay_parser *p, char *line, size_t len,
+			    char *err, size_t size)
 {
+	const char *end = line + len;
 	char *f[REPLAY_FIELDS], *rwbs;
 	uint64_t v, sector, nr, t_ns;
 	struct replay_rq *rq;
@@ -329,8 +358,12 @@ static int replay_parse_blk(struct replay_parser *p, char *line, char *err,
 		return 0;
 	}
 	if (action == 'C') {
+		/* What follows the count: the fields split off end there. */
+		const char *rest = f[9] + strlen(f[9]);
+
 		replay_complete(p, write, sector, nr, t_ns);
-		replay_dispatch_done(p, write, sector, (uint32_t)nr, t_ns);
+		replay_dispatch_done(p, write, sector, (uint32_t)nr, t_ns,
+				     rest < end ? rest + 1 : NULL);
 		return 0;
 	}
 	if (replay_proc(p->t, pid, &proc) != 0 ||
@@ -543,7 +576,7 @@ int replay_parse(const char *path, const char *format,
 		if (strcmp(t->format, "msr") == 0)
 			ret = replay_parse_msr(p, line, err, size);
 		else
-			ret = replay_parse_blk(p, line, err, size);
+			ret = replay_parse_blk(p, line, len, err, size);
 	}
 	if (ret == 0 && ferror(fp))
 		ret = replay_error(p, err, size, strerror(errno));

@@ -565,6 +565,7 @@ static bool replay_head_busy(const struct replay_state *s)
 static void replay_dispatch(struct replay_state *s)
 {
 	struct replay_flight *f;
+	uint64_t start;
 	struct io *io;
 
 	while (s->nr_flight < s->o->threads && !replay_head_busy(s)) {
@@ -574,11 +575,17 @@ static void replay_dispatch(struct replay_state *s)
 			return;
 		f = &s->flight[s->nr_flight++];
 		f->io = io;
+		/* The mount's worker reaches the device late (lag_ns):
+		 * after the head freed, or after io arrived. */
+		start = s->now + s->o->lag_ns[
+			io->rq.arrival_ns < s->head_free_ns &&
+			s->o->model != REPLAY_MODEL_SSD ?
+			REPLAY_LAG_HEAD : REPLAY_LAG_ARRIVAL];
 		if (s->dm != NULL)
-			f->free_ns = diskmodel_book(s->dm, &io->rq, s->now);
+			f->free_ns = diskmodel_book(s->dm, &io->rq, start);
 		else
-			f->free_ns = s->now + io->rq.bytes * 1000 /
-					      s->o->mb_per_s;
+			f->free_ns = start + io->rq.bytes * 1000 /
+					     s->o->mb_per_s;
 		f->done_ns = f->free_ns + s->o->overhead_ns[io->rq.dir];
 		if (f->free_ns > s->head_free_ns)
 			s->head_free_ns = f->free_ns;
@@ -950,48 +957,93 @@ static struct diskmodel *replay_model_new(const struct replay_opts *o)
 	}
 }
 
+/* The median of n values (sorted in place), or 0; negatives count as 0. */
+static uint64_t replay_median(int64_t *v, size_t n)
+{
+	int64_t med;
+
+	qsort(v, n, sizeof *v, replay_cmp_i64);
+	med = n > 0 ? v[(n - 1) / 2] : 0;
+	return med > 0 ? (uint64_t)med : 0;
+}
+
 /*
- * The mount's service time (D to C, from a trace of ours) beyond the
- * model's: the model books the trace's dispatches in their recorded order
- * and at their recorded times, and the median of the differences is the
- * host's share.  0 when the trace has no service times.
+ * The mount's host times, from a trace of ours.  The model books the
+ * trace's dispatches in their recorded order and at their recorded times.
+ *
+ * The overhead: the median, per direction, of the mount's service time (D
+ * to C) less the model's.
+ *
+ * The lags: a mount's worker starts an io some time after the device
+ * could take it, and the device waits meanwhile.  Each dispatch could have
+ * come when its io had arrived (D less C's wait) and, on a single head,
+ * the io before had been served.  Two ways apart, as their threads wake
+ * differently: when the head freed with the io queued, the worker slept
+ * until then (clock_nanosleep: the timer's slack, then a CPU);
+ * when the io arrived at an idle device, a worker waiting in the queue is
+ * woken by the submitter.  Each lag is the median of how much later the
+ * dispatches of its kind came.  An io a scheduler held back on purpose
+ * (anticipation) came at its own arrival or at the timer, rarely the
+ * median.
  */
-uint64_t replay_overhead(const struct replay_trace *t,
-			 const struct replay_opts *o, int dir)
+void replay_host_times(const struct replay_trace *t, struct replay_opts *o)
 {
 	struct diskmodel *dm = replay_model_new(o);
-	int64_t *diff, med;
-	size_t i, n = 0;
+	int64_t *diff[2], *lag[2];
+	size_t i, n[2] = { 0, 0 }, nr_lag[2] = { 0, 0 };
+	uint64_t free_ns = 0;
+	int d;
 
-	if (t->nr_disp == 0 || (dm == NULL && errno != 0))
-		goto none;
-	diff = malloc(t->nr_disp * sizeof *diff);
-	if (diff == NULL)
-		goto none;
+	memset(o->overhead_ns, 0, sizeof o->overhead_ns);
+	memset(o->lag_ns, 0, sizeof o->lag_ns);
+	if (t->nr_disp == 0 || (dm == NULL && errno != 0)) {
+		diskmodel_free(dm);
+		return;
+	}
+	diff[0] = malloc(t->nr_disp * sizeof *diff[0]);
+	diff[1] = malloc(t->nr_disp * sizeof *diff[1]);
+	lag[0] = malloc(t->nr_disp * sizeof *lag[0]);
+	lag[1] = malloc(t->nr_disp * sizeof *lag[1]);
+	if (diff[0] == NULL || diff[1] == NULL || lag[0] == NULL ||
+	    lag[1] == NULL)
+		goto out;
 	for (i = 0; i < t->nr_disp; i++) {
-		const struct replay_disp *d = &t->disp[i];
+		const struct replay_disp *p = &t->disp[i];
 		struct elv_request rq = {
-			.dir = d->write ? ELV_WRITE : ELV_READ,
-			.sector = d->sector,
-			.nr_sectors = d->nr_sectors,
-			.bytes = (uint64_t)d->nr_sectors << IOSCHED_SECTOR_SHIFT,
+			.dir = p->write ? ELV_WRITE : ELV_READ,
+			.sector = p->sector,
+			.nr_sectors = p->nr_sectors,
+			.bytes = (uint64_t)p->nr_sectors << IOSCHED_SECTOR_SHIFT,
 		};
-		uint64_t model = rq.bytes * 1000 / o->mb_per_s;
+		uint64_t end = p->d_ns + rq.bytes * 1000 / o->mb_per_s;
+		uint64_t ready;
+		int k = REPLAY_LAG_ARRIVAL;
 
 		if (dm != NULL)
-			model = diskmodel_book(dm, &rq, d->d_ns) - d->d_ns;
-		if (d->service_ns != UINT64_MAX && d->write == dir)
-			diff[n++] = (int64_t)d->service_ns - (int64_t)model;
+			end = diskmodel_book(dm, &rq, p->d_ns);
+		if (p->service_ns != UINT64_MAX)
+			diff[p->write][n[p->write]++] = (int64_t)p->service_ns -
+						       (int64_t)(end - p->d_ns);
+		if (p->wait_ns != UINT64_MAX) {
+			ready = p->d_ns > p->wait_ns ? p->d_ns - p->wait_ns : 0;
+			if (o->model != REPLAY_MODEL_SSD && free_ns > ready) {
+				ready = free_ns;
+				k = REPLAY_LAG_HEAD;
+			}
+			lag[k][nr_lag[k]++] = (int64_t)p->d_ns - (int64_t)ready;
+		}
+		free_ns = end;
 	}
+	for (d = 0; d < 2; d++) {
+		o->overhead_ns[d] = replay_median(diff[d], n[d]);
+		o->lag_ns[d] = replay_median(lag[d], nr_lag[d]);
+	}
+out:
 	diskmodel_free(dm);
-	dm = NULL;
-	qsort(diff, n, sizeof *diff, replay_cmp_i64);
-	med = n > 0 ? diff[(n - 1) / 2] : 0;
-	free(diff);
-	return med > 0 ? (uint64_t)med : 0;
-none:
-	diskmodel_free(dm);
-	return 0;
+	for (d = 0; d < 2; d++) {
+		free(diff[d]);
+		free(lag[d]);
+	}
 }
 
 int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
