@@ -957,6 +957,14 @@ static struct diskmodel *replay_model_new(const struct replay_opts *o)
 	}
 }
 
+/*
+ * A kind of lag the trace has fewer of than this (an idle disk under a
+ * scheduler that keeps requests queued: its first request, and a handful)
+ * says nothing about the host: it is 0, as for a trace without D events.
+ * The other kind's values are no stand-in, its threads waking otherwise.
+ */
+#define REPLAY_LAG_MIN 32
+
 /* The median of n values (sorted in place), or 0; negatives count as 0. */
 static uint64_t replay_median(int64_t *v, size_t n)
 {
@@ -1036,7 +1044,8 @@ void replay_host_times(const struct replay_trace *t, struct replay_opts *o)
 	}
 	for (d = 0; d < 2; d++) {
 		o->overhead_ns[d] = replay_median(diff[d], n[d]);
-		o->lag_ns[d] = replay_median(lag[d], nr_lag[d]);
+		o->lag_ns[d] = nr_lag[d] < REPLAY_LAG_MIN ? 0 :
+			       replay_median(lag[d], nr_lag[d]);
 	}
 out:
 	diskmodel_free(dm);

@@ -94,6 +94,21 @@ awk 'BEGIN {
 }' >"$T/head.trace"
 replay -s noop "$T/head.trace" | head -1 | grep -q "lag 0.200 ms head, 0.000 ms idle" ||
 	fail "head lag not derived: $(replay -s noop "$T/head.trace" | head -1)"
+# 40 requests queued at once, the first dispatched 1.5 ms late (as a
+# mount's first), each next 0.2 ms after the one before was served: one
+# idle case is no lag.
+awk 'BEGIN {
+	print "# fuse-iosched trace 1: dev cpu seq time pid action rwbs sector + count [comm]"
+	for (i = 0; i < 40; i++)
+		printf "  0,0 0 %d 0.000000000 %d Q RS %d + 128 [q]\n", ++s, 600 + i, 128 * i
+	for (i = 0; i < 40; i++) {
+		d = i ? 0.0015 + i * 0.000637 : 0.0015
+		printf "  0,0 0 %d %.9f %d D RS %d + 128 [q]\n", ++s, d, 600 + i, 128 * i
+		printf "  0,0 0 %d %.9f %d C RS %d + 128 [q] wait %.9f service 0.000437000\n", ++s, d + 0.000437, 600 + i, 128 * i, d
+	}
+}' >"$T/first.trace"
+replay -s noop "$T/first.trace" | head -1 | grep -q "lag 0.200 ms head, 0.000 ms idle" ||
+	fail "a lag from one case: $(replay -s noop "$T/first.trace" | head -1)"
 
 # Time-based: for 3 s, each reader starting over at its end, against the
 # trace's 80 requests in about 1 s.
