@@ -801,6 +801,14 @@ struct replay_opts {
 	 * io arrives at an idle device (REPLAY_LAG_ARRIVAL).
 	 */
 	uint64_t lag_ns[2];
+	/*
+	 * The values behind those medians, as a trace of ours recorded them
+	 * request by request, used in turn (none: the median every time).
+	 */
+	struct replay_host_seq {
+		uint64_t *v;
+		size_t n;
+	} overhead_seq[2], lag_seq[2];
 	bool cost;		/* time the scheduler's hooks */
 	bool plot;		/* fill replay_result's buckets */
 	/* Tunables to set, "name=value", and how many. */
@@ -828,5 +836,6 @@ void replay_result_free(struct replay_result *res);
  * service time beyond the model's, per direction (overhead_ns), and the
  * delay before the device starts an io it could start (lag_ns). */
 void replay_host_times(const struct replay_trace *t, struct replay_opts *o);
+void replay_host_times_free(struct replay_opts *o);
 
 #endif /* FUSE_IOSCHED_H */

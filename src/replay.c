@@ -392,6 +392,7 @@ static int replay_trace_run(struct replay_main *m, const char *path,
 			       sizeof err) != 0) {
 			fprintf(stderr, "fuse-iosched-replay: %s: %s\n", path,
 				err);
+			replay_host_times_free(&m->o);
 			replay_trace_free(&t);
 			return -1;
 		}
@@ -402,11 +403,13 @@ static int replay_trace_run(struct replay_main *m, const char *path,
 			fprintf(stderr, "fuse-iosched-replay: --plot: %s\n",
 				strerror(errno));
 			replay_result_free(&r);
+			replay_host_times_free(&m->o);
 			replay_trace_free(&t);
 			return -1;
 		}
 		replay_result_free(&r);
 	}
+	replay_host_times_free(&m->o);
 	replay_trace_free(&t);
 	return 0;
 }

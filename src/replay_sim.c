@@ -110,6 +110,8 @@ struct replay_state {
 	struct replay_flight *flight;	/* o->threads at most */
 	unsigned nr_flight;
 	uint64_t head_free_ns;	/* hdd, none: when the head is free */
+	/* The next of o's recorded host times to use, of each kind. */
+	size_t next_overhead[2], next_lag[2];
 
 	size_t cursor;		/* open loop: the next request */
 	struct replay_arrival *heap;	/* closed loop: by time, index */
@@ -555,6 +557,19 @@ static int replay_arrive(struct replay_state *s)
 	return 0;
 }
 
+/* The next host time of seq, in turn, or the median if it has none. */
+static uint64_t replay_seq_next(const struct replay_host_seq *seq,
+				size_t *next, uint64_t median)
+{
+	uint64_t x;
+
+	if (seq->n == 0)
+		return median;
+	x = seq->v[*next];
+	*next = *next + 1 == seq->n ? 0 : *next + 1;
+	return x;
+}
+
 /* Does the device's single head still serve an io (hdd, none)? */
 static bool replay_head_busy(const struct replay_state *s)
 {
@@ -567,6 +582,7 @@ static void replay_dispatch(struct replay_state *s)
 	struct replay_flight *f;
 	uint64_t start;
 	struct io *io;
+	int k, d;
 
 	while (s->nr_flight < s->o->threads && !replay_head_busy(s)) {
 		io = queue_try_next(s->q);
@@ -577,16 +593,22 @@ static void replay_dispatch(struct replay_state *s)
 		f->io = io;
 		/* The mount's worker reaches the device late (lag_ns):
 		 * after the head freed, or after io arrived. */
-		start = s->now + s->o->lag_ns[
-			io->rq.arrival_ns < s->head_free_ns &&
-			s->o->model != REPLAY_MODEL_SSD ?
-			REPLAY_LAG_HEAD : REPLAY_LAG_ARRIVAL];
+		k = io->rq.arrival_ns < s->head_free_ns &&
+		    s->o->model != REPLAY_MODEL_SSD ? REPLAY_LAG_HEAD :
+						     REPLAY_LAG_ARRIVAL;
+		start = s->now + replay_seq_next(&s->o->lag_seq[k],
+						 &s->next_lag[k],
+						 s->o->lag_ns[k]);
 		if (s->dm != NULL)
 			f->free_ns = diskmodel_book(s->dm, &io->rq, start);
 		else
 			f->free_ns = start + io->rq.bytes * 1000 /
 					     s->o->mb_per_s;
-		f->done_ns = f->free_ns + s->o->overhead_ns[io->rq.dir];
+		d = io->rq.dir;
+		f->done_ns = f->free_ns +
+			     replay_seq_next(&s->o->overhead_seq[d],
+					     &s->next_overhead[d],
+					     s->o->overhead_ns[d]);
 		if (f->free_ns > s->head_free_ns)
 			s->head_free_ns = f->free_ns;
 	}
@@ -809,13 +831,6 @@ static int replay_tunables(struct replay_state *s,
 	return 0;
 }
 
-static int replay_cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * Sort n latencies: least significant byte first, skipping the bytes
  * all share (the high ones, mostly).  qsort was a tenth of a replay.
@@ -957,30 +972,71 @@ static struct diskmodel *replay_model_new(const struct replay_opts *o)
 	}
 }
 
+static int replay_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of seq's values, or 0; seq's order is kept. */
+static uint64_t replay_median(const struct replay_host_seq *seq)
+{
+	uint64_t *v, med;
+
+	if (seq->n == 0)
+		return 0;
+	v = malloc(seq->n * sizeof *v);
+	if (v == NULL)
+		return 0;
+	memcpy(v, seq->v, seq->n * sizeof *v);
+	qsort(v, seq->n, sizeof *v, replay_cmp_u64);
+	med = v[(seq->n - 1) / 2];
+	free(v);
+	return med;
+}
+
+/* Append a host time (a negative one counts as 0); seq has room. */
+static void replay_seq_add(struct replay_host_seq *seq, int64_t x)
+{
+	seq->v[seq->n++] = x > 0 ? (uint64_t)x : 0;
+}
+
+void replay_host_times_free(struct replay_opts *o)
+{
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		free(o->overhead_seq[d].v);
+		free(o->lag_seq[d].v);
+		o->overhead_seq[d] = (struct replay_host_seq){ NULL, 0 };
+		o->lag_seq[d] = (struct replay_host_seq){ NULL, 0 };
+	}
+}
+
 /*
- * A kind of lag the trace has fewer of than this (an idle disk under a
- * scheduler that keeps requests queued: its first request, and a handful)
- * says nothing about the host: it is 0, as for a trace without D events.
- * The other kind's values are no stand-in, its threads waking otherwise.
+ * A kind of lag the trace has too few of (an idle disk under a scheduler
+ * that keeps requests queued: its first request, and a handful) says
+ * nothing about the host: it is 0, as for a trace without D events.  The
+ * other kind's values are no stand-in, its threads waking otherwise.
  */
 #define REPLAY_LAG_MIN 32
 
-/* The median of n values (sorted in place), or 0; negatives count as 0. */
-static uint64_t replay_median(int64_t *v, size_t n)
+static void replay_lag_few(struct replay_opts *o)
 {
-	int64_t med;
+	int k;
 
-	qsort(v, n, sizeof *v, replay_cmp_i64);
-	med = n > 0 ? v[(n - 1) / 2] : 0;
-	return med > 0 ? (uint64_t)med : 0;
+	for (k = 0; k < 2; k++)
+		if (o->lag_seq[k].n < REPLAY_LAG_MIN)
+			o->lag_seq[k].n = 0;
 }
 
 /*
  * The mount's host times, from a trace of ours.  The model books the
  * trace's dispatches in their recorded order and at their recorded times.
  *
- * The overhead: the median, per direction, of the mount's service time (D
- * to C) less the model's.
+ * The overhead: the mount's service time (D to C) less the model's, per
+ * direction.
  *
  * The lags: a mount's worker starts an io some time after the device
  * could take it, and the device waits meanwhile.  Each dispatch could have
@@ -989,32 +1045,35 @@ static uint64_t replay_median(int64_t *v, size_t n)
  * differently: when the head freed with the io queued, the worker slept
  * until then (clock_nanosleep: the timer's slack, then a CPU);
  * when the io arrived at an idle device, a worker waiting in the queue is
- * woken by the submitter.  Each lag is the median of how much later the
- * dispatches of its kind came.  An io a scheduler held back on purpose
- * (anticipation) came at its own arrival or at the timer, rarely the
- * median.
+ * woken by the submitter.  The lag is how much later the dispatch came.
+ * An io a scheduler held back on purpose (anticipation) came at its own
+ * arrival or at the timer, rarely much later.
+ *
+ * The replay uses the values in the order recorded, in turn: the mount's
+ * are skewed (a busy machine delays some requests by milliseconds), and
+ * throughput follows their mean, latency percentiles their spread.  The
+ * medians are what the output shows.
  */
 void replay_host_times(const struct replay_trace *t, struct replay_opts *o)
 {
 	struct diskmodel *dm = replay_model_new(o);
-	int64_t *diff[2], *lag[2];
-	size_t i, n[2] = { 0, 0 }, nr_lag[2] = { 0, 0 };
 	uint64_t free_ns = 0;
+	size_t i;
 	int d;
 
+	replay_host_times_free(o);
 	memset(o->overhead_ns, 0, sizeof o->overhead_ns);
 	memset(o->lag_ns, 0, sizeof o->lag_ns);
-	if (t->nr_disp == 0 || (dm == NULL && errno != 0)) {
-		diskmodel_free(dm);
-		return;
-	}
-	diff[0] = malloc(t->nr_disp * sizeof *diff[0]);
-	diff[1] = malloc(t->nr_disp * sizeof *diff[1]);
-	lag[0] = malloc(t->nr_disp * sizeof *lag[0]);
-	lag[1] = malloc(t->nr_disp * sizeof *lag[1]);
-	if (diff[0] == NULL || diff[1] == NULL || lag[0] == NULL ||
-	    lag[1] == NULL)
+	if (t->nr_disp == 0 || (dm == NULL && errno != 0))
 		goto out;
+	for (d = 0; d < 2; d++) {
+		o->overhead_seq[d].v = malloc(t->nr_disp * sizeof(uint64_t));
+		o->lag_seq[d].v = malloc(t->nr_disp * sizeof(uint64_t));
+		if (o->overhead_seq[d].v == NULL || o->lag_seq[d].v == NULL) {
+			replay_host_times_free(o);
+			goto out;
+		}
+	}
 	for (i = 0; i < t->nr_disp; i++) {
 		const struct replay_disp *p = &t->disp[i];
 		struct elv_request rq = {
@@ -1030,29 +1089,27 @@ void replay_host_times(const struct replay_trace *t, struct replay_opts *o)
 		if (dm != NULL)
 			end = diskmodel_book(dm, &rq, p->d_ns);
 		if (p->service_ns != UINT64_MAX)
-			diff[p->write][n[p->write]++] = (int64_t)p->service_ns -
-						       (int64_t)(end - p->d_ns);
+			replay_seq_add(&o->overhead_seq[p->write],
+				       (int64_t)p->service_ns -
+				       (int64_t)(end - p->d_ns));
 		if (p->wait_ns != UINT64_MAX) {
 			ready = p->d_ns > p->wait_ns ? p->d_ns - p->wait_ns : 0;
 			if (o->model != REPLAY_MODEL_SSD && free_ns > ready) {
 				ready = free_ns;
 				k = REPLAY_LAG_HEAD;
 			}
-			lag[k][nr_lag[k]++] = (int64_t)p->d_ns - (int64_t)ready;
+			replay_seq_add(&o->lag_seq[k],
+				       (int64_t)p->d_ns - (int64_t)ready);
 		}
 		free_ns = end;
 	}
+	replay_lag_few(o);
 	for (d = 0; d < 2; d++) {
-		o->overhead_ns[d] = replay_median(diff[d], n[d]);
-		o->lag_ns[d] = nr_lag[d] < REPLAY_LAG_MIN ? 0 :
-			       replay_median(lag[d], nr_lag[d]);
+		o->overhead_ns[d] = replay_median(&o->overhead_seq[d]);
+		o->lag_ns[d] = replay_median(&o->lag_seq[d]);
 	}
 out:
 	diskmodel_free(dm);
-	for (d = 0; d < 2; d++) {
-		free(diff[d]);
-		free(lag[d]);
-	}
 }
 
 int replay_sim(const struct replay_trace *t, const struct elevator_type *type,

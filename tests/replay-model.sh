@@ -66,6 +66,14 @@ assert_eq 1.437 "$(col noop 5 <"$T/auto")" "read p50 with the overhead"
 assert_eq 0.437 "$(col noop 5 <"$T/zero")" "read p50 with --overhead=0"
 replay -s noop --closed-loop "$D/two-readers.blkparse" | head -1 |
 	grep -q "host overhead 0.000 ms read" || fail "an overhead from blkparse"
+# The recorded values, in turn, not their median: every other read took
+# 2 ms more from D to C; the replay's reads alternate 1.437 and 3.437 ms.
+awk '$6 == "C" && $3 % 6 == 0 { $4 = sprintf("%.9f", $4 + 0.002); $15 = "0.003437000" } 1' \
+	"$T/one.trace" >"$T/alt.trace"
+replay -s noop --closed-loop "$T/alt.trace" >"$T/alt"
+cat "$T/alt"
+assert_eq 1.437 "$(col noop 5 <"$T/alt")" "read p50, every other read slower"
+assert_eq 3.437 "$(col noop 7 <"$T/alt")" "read max, every other read slower"
 
 # The lags: a mount's worker starts an io late, after the head freed with
 # it queued, or after it arrived at an idle disk.  The reader above with
