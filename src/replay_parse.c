@@ -43,6 +43,7 @@ struct replay_parser {
 	bool first;		/* no request yet: time origin unset */
 	uint64_t t0;
 	bool summary;		/* blkparse's closing summary: ignore */
+	bool ours, msr;		/* t->format, compared once */
 	uint64_t last_ns;	/* the latest event seen */
 	/* D events of ours waiting for their C, oldest first. */
 	size_t dpend[REPLAY_DISPATCHED_MAX];
@@ -315,13 +316,14 @@ static int replay_parse_blk(struct replay_parser *p, char *line, size_t len,
 	uint32_t proc;
 	unsigned n;
 	char action;
-	bool write;
+	bool write = false, has_d = false, has_r = false, has_s = false;
 	int64_t pid;
 
-	if (line[0] == '#' || strncmp(line, "lost ", 5) == 0)
+	/* First characters first: strncmp on every line costs. */
+	if (line[0] == '#' || (line[0] == 'l' && strncmp(line, "lost ", 5) == 0))
 		return 0;
-	if (p->summary || strncmp(line, "CPU", 3) == 0 ||
-	    strncmp(line, "Total", 5) == 0) {
+	if (p->summary || (line[0] == 'C' && strncmp(line, "CPU", 3) == 0) ||
+	    (line[0] == 'T' && strncmp(line, "Total", 5) == 0)) {
 		p->summary = true;
 		return 0;
 	}
@@ -338,21 +340,23 @@ static int replay_parse_blk(struct replay_parser *p, char *line, size_t len,
 	if (n < 10 || strlen(f[6]) > 11 || !replay_u64(f[7], &sector) ||
 	    strcmp(f[8], "+") != 0 || !replay_u64(f[9], &nr))
 		return replay_error(p, err, size, "malformed Q or C event");
-	rwbs = f[6];
+	for (rwbs = f[6]; *rwbs != '\0'; rwbs++) {
+		has_d |= *rwbs == 'D';
+		has_r |= *rwbs == 'R';
+		write |= *rwbs == 'W';
+		has_s |= *rwbs == 'S';
+	}
 	/* Discards, flushes without data and the like: not ours to model. */
-	if (strchr(rwbs, 'D') != NULL || nr == 0 ||
-	    (strchr(rwbs, 'R') == NULL && strchr(rwbs, 'W') == NULL))
+	if (has_d || nr == 0 || (!has_r && !write))
 		return 0;
 	if (nr > UINT32_MAX)
 		nr = UINT32_MAX;
-	write = strchr(rwbs, 'W') != NULL;
 	if (t_ns > p->last_ns)
 		p->last_ns = t_ns;
 	if (p->first && action != 'Q')
 		return 0;
 	if (action == 'D') {
-		if (strcmp(p->t->format, "fuse-iosched") == 0 &&
-		    replay_dispatched(p, write, sector, (uint32_t)nr,
+		if (p->ours && replay_dispatched(p, write, sector, (uint32_t)nr,
 				      t_ns) != 0)
 			return replay_error(p, err, size, "out of memory");
 		return 0;
@@ -379,9 +383,9 @@ static int replay_parse_blk(struct replay_parser *p, char *line, size_t len,
 	 * for a process's write without S: writeback_cache sends the others
 	 * from the kernel, pid 0.
 	 */
-	rq->sync_write = write && strchr(rwbs, 'S') != NULL;
+	rq->sync_write = write && has_s;
 	rq->sync = !write || rq->sync_write ||
-		   (pid > 0 && strcmp(p->t->format, "fuse-iosched") == 0);
+		   (pid > 0 && p->ours);
 	rq->abs_ns = t_ns;
 	replay_pend(p, p->t->nr - 1);
 	return 0;
@@ -474,6 +478,12 @@ static const char *replay_detect(const char *line)
 	return NULL;
 }
 
+static void replay_set_format(struct replay_parser *p)
+{
+	p->ours = strcmp(p->t->format, "fuse-iosched") == 0;
+	p->msr = strcmp(p->t->format, "msr") == 0;
+}
+
 bool replay_format_valid(const char *name)
 {
 	return strcmp(name, "auto") == 0 || strcmp(name, "fuse-iosched") == 0 ||
@@ -548,6 +558,8 @@ int replay_parse(const char *path, const char *format,
 		return -1;
 	}
 	t->format = strcmp(format, "auto") == 0 ? NULL : format;
+	if (t->format != NULL)
+		replay_set_format(p);
 	while (ret == 0 && fgets(line, sizeof line, fp) != NULL) {
 		size_t len = strlen(line);
 
@@ -568,12 +580,12 @@ int replay_parse(const char *path, const char *format,
 						   "unknown trace format");
 				break;
 			}
+			replay_set_format(p);
 		}
 		/* MSR files may start with the column names. */
-		if (strcmp(t->format, "msr") == 0 &&
-		    strncmp(line, "Timestamp,", 10) == 0)
+		if (p->msr && strncmp(line, "Timestamp,", 10) == 0)
 			continue;
-		if (strcmp(t->format, "msr") == 0)
+		if (p->msr)
 			ret = replay_parse_msr(p, line, err, size);
 		else
 			ret = replay_parse_blk(p, line, len, err, size);
