@@ -14,12 +14,14 @@
  * Nothing sleeps and no I/O is done, so a replay is fast and, with ties
  * broken by trace order, the same every time.
  *
- * The host overhead: on a mount an io completes some time after the model
+ * The host's times: on a mount an io completes some time after the model
  * has served it (the worker wakes, performs the syscall, replies to FUSE),
- * while the device already serves the next.  The replay completes each io
- * overhead_ns (per direction: a large write's syscall costs more than a
- * read's) after its service ends; replay_overhead() derives it from a
- * trace of ours, whose D and C events give the mount's service times.
+ * while the device already serves the next; and it starts some time after
+ * the device could have taken it (the worker wakes to dispatch it).  The
+ * replay starts each io a lag after its dispatch and completes it an
+ * overhead (per direction: a large write's syscall costs more than a
+ * read's) after its service ends, taking in turn the values a trace of
+ * ours recorded (replay_host_times: its D and C events give them).
  *
  * Open loop issues each request at its recorded time.  Closed loop issues
  * a process's next request when its previous one has completed, plus the
