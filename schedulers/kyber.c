@@ -44,10 +44,12 @@
  * and "other", which has no target, keeps its depth.
  *
  * One consequence of the kernel's rules, kept: the two histograms of a
- * domain share its timeout, so when a domain is judged by time (fewer
- * than 500 samples in the second), the device latency is judged, which
- * restarts the timeout, and the total latency waits for 500 samples or
- * the next second.  Another: a writer that keeps more in flight than the
+ * domain share its timeout.  When it passes with fewer than 500 samples,
+ * the device latency is judged first, which clears the timeout; the total
+ * latency then starts it again and is not judged.  So a domain with fewer
+ * than 500 completions a second has its device latency judged every
+ * second or two, and its total latency only once 500 have gathered (a
+ * remembered p99 stands in at congestion).  Another: a writer that keeps more in flight than the
  * device writes in write_lat_nsec misses its target however kyber limits
  * it (its requests wait in the queue), so it gains depth rather than lose
  * it, and kyber does not protect reads from it (see fuse-iosched(8)).
