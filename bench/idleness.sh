@@ -36,10 +36,7 @@ NPROC=3 BS=8k SIZE=256m
 THINKS="1 20"			# ms
 SCHEDS="deadline anticipatory"
 
-mount_fs hdd "disk_model=hdd"
-for i in $(seq $NPROC); do
-	layout "$B/f$i.dat" $SIZE
-done
+readers_mount $NPROC $SIZE
 
 {
 	describe_machine
@@ -48,18 +45,7 @@ done
 } | tee "$RESULTS/machine.txt"
 echo
 
-total=$(( 2 * 2 * ROUNDS ))
-n=0
-for r in $(seq "$ROUNDS"); do
-	for think in $THINKS; do
-		for s in $SCHEDS; do
-			n=$((n + 1))
-			printf '[%d/%d] think %s ms, %s, round %d\n' $n $total "$think" "$s" "$r"
-			switch_to hdd "$s"
-			readers_fio "think$think-$s-r$r" $NPROC $BS $SIZE $((think * 1000))
-		done
-	done
-done
+readers_sweep $NPROC $BS $SIZE 1000 "$THINKS" "$SCHEDS"
 
 python3 - "$RESULTS" "$ROUNDS" "$THINKS" "$SCHEDS" <<'PY' | tee "$RESULTS/summary.txt"
 import json, os, statistics, sys

@@ -24,16 +24,14 @@
 #   flood   4 KiB random O_DIRECT reads at depth 1 while a writer streams
 #           1 MiB O_DIRECT|O_SYNC writes at depth 16: read p99 latency.
 #
-# Caches.  On kernel:S nothing is cached: O_DIRECT on ext4, and the loop
-# device's direct I/O.  On fuse:S the daemon opens the backing files
-# without O_DIRECT (until backing_io=direct exists, branch dio), so ext4's
-# page cache sits between fuse-iosched and the loop device: every file is
-# evicted (POSIX_FADV_DONTNEED, these files only, not drop_caches, which
-# would disturb other people's benchmarks) before each run, reads within a
-# run are sequential or random over 1 GiB so they rarely hit, and the
-# flood's writes are O_SYNC, which the daemon keeps, so they reach the
-# loop device before they complete.  Reads that do hit ext4's cache on
-# fuse:S make its figures look better than the device allows.
+# Caches: none.  On kernel:S every read and write is O_DIRECT on ext4,
+# and the loop device's direct I/O passes it to the image file.  On
+# fuse:S the mount has backing_io=direct, so the daemon reaches ext4 with
+# O_DIRECT too; the files are still evicted before each run, in case an
+# earlier run read them through a cache.
+#
+# A kernel without bfq skips the kernel:bfq rows; bench/kernel-vm.sh runs
+# this script on Debian's kernel under qemu instead.
 #
 # Configurations alternate for ROUNDS rounds; medians.
 set -euo pipefail
@@ -70,14 +68,15 @@ MOUNTS="$B"
 for f in r1 r2 w; do
 	layout "$B/$f.dat" $FSIZE
 done
-mount_fs fuse ""
+mount_fs fuse "backing_io=direct"
 
 have=$(sed 's/[][]//g' "$QUEUE/scheduler")
 CONFIGS=
 for s in $KERNEL_SCHEDS; do
 	case " $have " in
 	*" $s "*) CONFIGS="$CONFIGS kernel:$s" ;;
-	*) echo "kernel has no $s (loop scheduler choices: $have): skipped" ;;
+	*) echo "kernel has no $s (loop scheduler choices: $have): skipped;" \
+		"bench/kernel-vm.sh runs this on a kernel that has it" ;;
 	esac
 done
 for s in $FUSE_SCHEDS; do
@@ -207,7 +206,4 @@ print("medians of %d rounds.  -n0/-n7: throughput ratio of two sequential"
       " share against a best-effort reader (0 = starved); read p99: 4 KiB"
       " random reads at depth 1 under 1 MiB O_SYNC direct writes; levels"
       " MiB/s: the two readers' sum." % rounds)
-print("fuse:S reads the backing ext4 through its page cache (O_DIRECT is"
-      " dropped on the backing open until branch dio lands), evicted"
-      " before each run.")
 PY

@@ -307,6 +307,37 @@ PY
 $(cat)" "$@"
 }
 
+# readers_mount NPROC SIZE: the hdd-model mount $W/hdd with the files
+# f1.dat... that readers_fio reads, laid out on the backing directory.
+readers_mount() {
+	local i
+	mount_fs hdd "disk_model=hdd"
+	for i in $(seq "$1"); do
+		layout "$B/f$i.dat" "$2"
+	done
+}
+
+# readers_sweep NPROC BS SIZE UNIT_US THINKS SCHEDS: readers_fio at each
+# think time of THINKS (in units of UNIT_US microseconds) under each of
+# SCHEDS, switching schedulers on one mount, for ROUNDS rounds; the runs
+# are tagged thinkT-SCHED-rR.
+readers_sweep() {
+	local nproc=$1 bs=$2 size=$3 unit=$4 thinks=$5 scheds=$6 r t s n=0 total
+	total=$(( $(wc -w <<<"$thinks") * $(wc -w <<<"$scheds") * ROUNDS ))
+	for r in $(seq "$ROUNDS"); do
+		for t in $thinks; do
+			for s in $scheds; do
+				n=$((n + 1))
+				printf '[%d/%d] think %s x %d us, %s, round %d\n' \
+					$n "$total" "$t" "$unit" "$s" "$r"
+				switch_to hdd "$s"
+				readers_fio "think$t-$s-r$r" "$nproc" "$bs" "$size" \
+					$((t * unit))
+			done
+		done
+	done
+}
+
 # readers_fio TAG NPROC BS SIZE THINK_US: NPROC fio readers on the mount
 # $W/hdd, each reading its own file f1.dat... sequentially with BS psync
 # O_DIRECT reads and THINK_US microseconds of think time between them, for

@@ -29,10 +29,7 @@ NPROC=3 BS=8k SIZE=256m
 THINKS="500 1000 2000 4000 6000 8000 12000 20000 30000"	# us
 SCHEDS="deadline anticipatory"
 
-mount_fs hdd "disk_model=hdd"
-for i in $(seq $NPROC); do
-	layout "$B/f$i.dat" $SIZE
-done
+readers_mount $NPROC $SIZE
 
 {
 	describe_machine
@@ -41,18 +38,7 @@ done
 } | tee "$RESULTS/machine.txt"
 echo
 
-total=$(( $(echo "$THINKS" | wc -w) * 2 * ROUNDS ))
-n=0
-for r in $(seq "$ROUNDS"); do
-	for think in $THINKS; do
-		for s in $SCHEDS; do
-			n=$((n + 1))
-			printf '[%d/%d] think %s us, %s, round %d\n' $n $total "$think" "$s" "$r"
-			switch_to hdd "$s"
-			readers_fio "think$think-$s-r$r" $NPROC $BS $SIZE "$think"
-		done
-	done
-done
+readers_sweep $NPROC $BS $SIZE 1 "$THINKS" "$SCHEDS"
 
 summarize "$RESULTS" "$ROUNDS" "$THINKS" "$SCHEDS" <<'PY' | tee "$RESULTS/summary.txt"
 import json, os, statistics, sys
