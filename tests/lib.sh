@@ -131,6 +131,13 @@ wait_daemon_exit() {
 			! command -v gdb >/dev/null 2>&1 ||
 				gdb -batch -p "$DAEMON_PID" \
 					-ex 'thread apply all bt' 2>&1 | tail -n 150
+			# A mount namespace that copied the mount keeps its
+			# connection open (see the top of this file).
+			grep -l " $MNT " /proc/[0-9]*/mountinfo 2>/dev/null |
+			while read -r _f; do
+				_p=${_f#/proc/}; _p=${_p%/mountinfo}
+				echo "still mounted for $_p: $(tr '\0' ' ' <"/proc/$_p/cmdline" 2>/dev/null)"
+			done | head -n 5
 			fail "daemon did not exit within 30 s of $1"
 		fi
 		sleep 0.05
