@@ -28,10 +28,10 @@
 /*
  * A direct io's buffer comes from malloc, aligned by hand, not from
  * posix_memalign: glibc before 2.38 does not reuse freed aligned chunks
- * well when small allocations come between them (its bug 14581), so a
- * burst of large direct writes grew the heap by about half of each
- * buffer, hundreds of MB kept after the burst.  The start of the malloc'd
- * block is kept in the pointer-sized slot just below the aligned buffer.
+ * well when small allocations come between them (its bug 14581): each
+ * large direct write grew the heap by about its size, and the daemon kept
+ * hundreds of MB after a burst.  The start of the malloc'd block is kept
+ * in the pointer-sized slot just below the aligned buffer.
  */
 void *io_alloc_buf(const struct io *io, size_t len)
 {
@@ -45,10 +45,14 @@ void *io_alloc_buf(const struct io *io, size_t len)
 	/* Rounded up, so that the copy into a bounce buffer never reads
 	 * past the end of it. */
 	len = (len + align - 1) & ~(align - 1);
+	/* The slot below the buffer must be aligned for a pointer too. */
+	if (align < sizeof(void *))
+		align = sizeof(void *);
 	base = malloc(sizeof(void *) + align - 1 + (len ? len : align));
 	if (base == NULL)
 		return NULL;
-	at = ((uintptr_t)base + sizeof(void *) + align - 1) & ~(uintptr_t)(align - 1);
+	at = ((uintptr_t)base + sizeof(void *) + align - 1) &
+	     ~(uintptr_t)(align - 1);
 	((void **)at)[-1] = base;
 	return (void *)at;
 }
