@@ -503,8 +503,10 @@ struct io {
 /* Allocate an io of one part, with its buffer for a read. */
 struct io *io_new(enum elv_dir dir, uint64_t file, int fd,
 		  unsigned dio_align, uint64_t off, size_t len);
-/* A buffer of len bytes for io (aligned for a direct one), or NULL. */
+/* A buffer of len bytes for io (aligned for a direct one), or NULL;
+ * io_free_buf frees it (all parts of an io have the same alignment). */
 void *io_alloc_buf(const struct io *io, size_t len);
+void io_free_buf(const struct io *io, void *buf);
 void io_free(struct io *io);
 /* Fill pid, ioprio and sync from the FUSE request and open flags. */
 void io_set_origin(struct io *io, fuse_req_t req, int open_flags);
