@@ -807,7 +807,9 @@ static struct bfq_queue *bfq_wf2q_pick(struct bfq_data *bd,
 static void bfq_set_in_service(struct bfq_data *bd, struct bfq_queue *bfqq,
 			       uint64_t now_ns)
 {
-	uint64_t need = bfq_charge(bd, bfqq, bfqq->q.next_rq);
+	/* Empty if kept busy when preempted (bfq_keeps_busy). */
+	uint64_t need = bfqq->q.next_rq != NULL ?
+		bfq_charge(bd, bfqq, bfqq->q.next_rq) : 0;
 
 	elv_list_del(&bfqq->active);
 	bd->active = bfqq;
@@ -945,11 +947,16 @@ static void bfq_count_expiry(struct bfq_data *bd, enum bfq_expire_why why)
 	}
 }
 
+static bool bfq_keeps_busy(const struct bfq_data *bd,
+			   const struct bfq_queue *bfqq,
+			   enum bfq_expire_why why);
+
 /*
  * End the service of the queue in service (bfq_bfqq_expire).  Its finish
  * time is set from what it was charged, then it goes back on its class's
- * schedule with a new budget if it still has requests, or leaves it (onto
- * the idle tree while its finish is ahead of V) if not.
+ * schedule with a new budget if it still has requests (or was preempted
+ * while the shares need it waited for: bfq_keeps_busy), or leaves it
+ * (onto the idle tree while its finish is ahead of V) if not.
  */
 static void bfq_expire(struct bfq_data *bd, uint64_t now_ns,
 		       enum bfq_expire_why why)
@@ -967,7 +974,7 @@ static void bfq_expire(struct bfq_data *bd, uint64_t now_ns,
 	bfqq->p.finish = bfqq->start + bfq_delta(bfqq->served, bfqq->weight);
 	bfq_budget_feedback(bd, bfqq, why);
 
-	if (bfqq->q.queued == 0) {
+	if (bfqq->q.queued == 0 && !bfq_keeps_busy(bd, bfqq, why)) {
 		/*
 		 * What is left of the budget is kept for a process that
 		 * comes back in time, unless the budget ran out.
@@ -984,7 +991,8 @@ static void bfq_expire(struct bfq_data *bd, uint64_t now_ns,
 	/* Still busy: next budget, at the weight it has now. */
 	bfqq->served = 0;
 	bfqq->budget = bfq_next_budget(bd, bfqq);
-	if (bfqq->budget < bfq_charge(bd, bfqq, bfqq->q.next_rq))
+	if (bfqq->q.next_rq != NULL &&
+	    bfqq->budget < bfq_charge(bd, bfqq, bfqq->q.next_rq))
 		bfqq->budget = bfq_charge(bd, bfqq, bfqq->q.next_rq);
 	st->wsum -= bfqq->weight;
 	bfq_update_raising(bd, bfqq, now_ns);
@@ -1022,6 +1030,23 @@ static bool bfq_asymmetric(const struct bfq_data *bd,
 			return true;
 	}
 	return false;
+}
+
+/*
+ * Does bfqq, empty and preempted, stay busy (__bfq_bfqq_expire)?  When
+ * only idling keeps the shares (idling_needed_for_service_guarantees), as
+ * the kernel does since 5.2: deactivated, it would come back as a new
+ * arrival and take the device back from the queue that preempted it,
+ * which would do the same at its own next request, and the two would
+ * alternate request by request whatever their weights.  Kept on the
+ * schedule, it is served when its timestamps say.
+ */
+static bool bfq_keeps_busy(const struct bfq_data *bd,
+			   const struct bfq_queue *bfqq,
+			   enum bfq_expire_why why)
+{
+	return why == BFQ_EXP_PREEMPTED && bfqq->per_process &&
+		(bfqq->p.wr_coeff > 1 || bfq_asymmetric(bd, bfqq));
 }
 
 /*
@@ -1092,13 +1117,20 @@ static struct bfq_queue *bfq_next_queue(struct bfq_data *bd, uint64_t now_ns)
 static struct bfq_queue *bfq_select_queue(struct elevator_queue *eq,
 					  struct bfq_data *bd, uint64_t now_ns)
 {
-	struct bfq_queue *bfqq = bd->active;
+	struct bfq_queue *bfqq;
 	bool timed_out;
 
-	if (bfqq != NULL) {
-		timed_out = bfqq->budget_timeout != 0 &&
-			now_ns >= bfqq->budget_timeout;
-		if (bfqq->q.queued == 0) {
+	/*
+	 * Round again when the queue put in service is empty (kept busy
+	 * when preempted): it is waited for, or expires and leaves.
+	 */
+	for (;;) {
+		bfqq = bd->active;
+		if (bfqq == NULL) {
+			/* Nothing to do. */
+		} else if (bfqq->q.queued == 0) {
+			timed_out = bfqq->budget_timeout != 0 &&
+				now_ns >= bfqq->budget_timeout;
 			if (bd->idling) {
 				if (now_ns < bd->idle_until) {
 					/* The timer may fire early: ask again. */
@@ -1115,16 +1147,19 @@ static struct bfq_queue *bfq_select_queue(struct elevator_queue *eq,
 			} else {
 				bfq_expire(bd, now_ns, BFQ_EXP_NO_MORE);
 			}
-		} else if (timed_out) {
+		} else if (bfqq->budget_timeout != 0 &&
+			   now_ns >= bfqq->budget_timeout) {
 			bfq_expire(bd, now_ns, BFQ_EXP_TIMEOUT);
 		} else {
 			return bfqq;
 		}
-	}
-	bfqq = bfq_next_queue(bd, now_ns);
-	if (bfqq != NULL)
+		bfqq = bfq_next_queue(bd, now_ns);
+		if (bfqq == NULL)
+			return NULL;
 		bfq_set_in_service(bd, bfqq, now_ns);
-	return bfqq;
+		if (bfqq->q.queued != 0)
+			return bfqq;
+	}
 }
 
 /*
@@ -1212,7 +1247,8 @@ static struct elv_request *bfq_dispatch_forced(struct bfq_data *bd,
 	int c;
 
 	bd->idling = false;
-	if (bfqq == NULL || bfqq->q.queued == 0) {
+	/* An empty queue picked (kept busy when preempted) leaves. */
+	while (bfqq == NULL || bfqq->q.queued == 0) {
 		bfq_expire(bd, now_ns, BFQ_EXP_NO_MORE);
 		for (c = 0, bfqq = NULL; c < PIDQ_NR_CLASSES && !bfqq; c++)
 			bfqq = bfq_wf2q_pick(bd, &bd->sched[c]);

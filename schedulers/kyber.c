@@ -24,28 +24,44 @@
  * limit_depth: the kernel's async_depth, which keeps room for synchronous
  * requests when writeback floods the queue.
  *
- * The depths adapt.  Completion latencies of reads and writes are counted
- * in small histograms whose buckets are quarters of the domain's target
- * (read_lat_nsec, write_lat_nsec).  Each window of at least KY_WINDOW_NS
- * (and KY_WINDOW_SAMPLES samples, or at most KY_WINDOW_MAX_NS) is judged:
- * if the p90 of some domain's device latency (dispatch to completion)
- * misses its target, the device is congested, and every domain is rescaled
- * by the ratio of its p99 total latency (from add_request, which is when
- * the request got its slot, to completion: the kernel starts the clock
- * after the tag is allocated, so a wait for a slot is not latency) to its
- * target: domains doing well are throttled, the one missing its target
- * gets more depth.  A write stream that makes reads slow thus loses depth,
- * and a read stream that makes writes miss theirs does likewise.  As in
- * the kernel, nothing else changes a depth: a throttled domain grows back
- * only when its own p99 misses its target, and "other", which has no
- * target, keeps its depth.
+ * The depths adapt, by the kernel's rules.  Completion latencies of reads
+ * and writes are counted per domain in two small histograms whose buckets
+ * are quarters of the domain's target (read_lat_nsec, write_lat_nsec):
+ * device latency (dispatch to completion) and total latency (from
+ * add_request, which is when the request got its slot, to completion: the
+ * kernel starts the clock after the tag is allocated, so a wait for a slot
+ * is not latency).  A completion arms a timer for 100 ms later.  When it
+ * fires, each domain's histograms are judged on their own: only once they
+ * hold 500 samples, or a second after the timer first found samples in
+ * them; until then they keep filling, and the domain counts as unknown.
+ * If the p90 device latency of some judged domain misses its target, the
+ * device is congested, and every domain is rescaled by the ratio of its
+ * p99 total latency to its target: domains doing well are throttled, one
+ * missing its target gets more depth.  A domain whose p99 is unknown at a
+ * congested run is scaled with the p99 judged at an earlier run without
+ * congestion, once.  Without congestion only a domain missing its own
+ * target is scaled (it grows): a throttled domain grows back only then,
+ * and "other", which has no target, keeps its depth.
+ *
+ * One consequence of the kernel's rules, kept: the two histograms of a
+ * domain share its timeout.  When it passes with fewer than 500 samples,
+ * the device latency is judged first, which clears the timeout; the total
+ * latency then starts it again and is not judged.  So a domain with fewer
+ * than 500 completions a second has its device latency judged every
+ * second or two, and its total latency only once 500 have gathered (a
+ * remembered p99 stands in at congestion).  Another: a writer that keeps more in flight than the
+ * device writes in write_lat_nsec misses its target however kyber limits
+ * it (its requests wait in the queue), so it gains depth rather than lose
+ * it, and kyber does not protect reads from it (see fuse-iosched(8)).
  *
  * Kyber never holds work back except by depth, and a domain at its depth
  * has requests in flight whose completion makes the host dispatch again.
- * Windows are judged lazily, at the first dispatch or completion after they
- * end: depths are only consulted by dispatch, so judging there is as good
- * as a timer.  Kyber therefore needs no wake-ups.  Every hook is O(1):
- * fixed-size histograms and no allocation; merges are the host's.
+ * The timer runs lazily, at the first dispatch or completion after it
+ * expires, before that event's own work and as if at its expiry: nothing
+ * changed meanwhile, and depths are only consulted by dispatch, so this
+ * is the kernel's timer exactly.  Kyber therefore needs no wake-ups.
+ * Every hook is O(1): fixed-size histograms and no allocation; merges are
+ * the host's.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -107,15 +123,15 @@ static const unsigned ky_batch_size[KY_NR_DOMAINS] = {
 #define KY_LAT_NSEC_MAX		10000000000LL
 
 /*
- * A window lasts at least 100 ms, as the kernel's timer; it is judged once
- * it holds KY_WINDOW_SAMPLES completions, or after a second with fewer.
- * The kernel waits for 500 samples; a FUSE device serves an order of
- * magnitude fewer requests than NVMe, so 100 keeps windows near 100 ms
- * under load while the p99 still rests on more than one sample.
+ * The kernel's timer: it is armed by a completion to fire 100 ms later
+ * (timer_reduce: a pending one keeps its earlier time).  When it fires,
+ * a domain's histogram is judged only once it holds KY_MIN_SAMPLES
+ * samples, or KY_SAMPLE_TIMEOUT_NS after the first look at it found some
+ * (the kernel's latency_timeout); until then it keeps filling.
  */
-#define KY_WINDOW_NS		100000000ULL
-#define KY_WINDOW_MAX_NS	1000000000ULL
-#define KY_WINDOW_SAMPLES	100
+#define KY_TIMER_NS		100000000ULL
+#define KY_SAMPLE_TIMEOUT_NS	1000000000ULL
+#define KY_MIN_SAMPLES		500
 
 /*
  * Histogram buckets are 1/4 of the target wide: buckets 0-3 are within the
@@ -159,21 +175,30 @@ struct kyber_data {
 	enum ky_domain cur_domain;
 	unsigned batching;
 
-	/* The current window. */
-	bool window_open;		/* a completion started one */
-	uint64_t window_start_ns;
-	unsigned window_samples;	/* measured completions in it */
+	/*
+	 * The kernel's timer, fired lazily (see the header): armed by a
+	 * measured completion, it fires at timer_ns.
+	 */
+	bool timer_armed;
+	uint64_t timer_ns;
+	/* Latency histograms, per domain and type, kept until judged. */
 	uint32_t buckets[KY_NR_MEASURED][KY_NR_LAT_TYPES][KY_NR_BUCKETS];
 	/*
-	 * The last p99 bucket seen per domain, -1 if none: a congested
-	 * window throttles a domain that had no completions in it with the
-	 * p99 of an earlier one, once (the kernel's rule).
+	 * Per domain: when its histograms may be judged with fewer than
+	 * KY_MIN_SAMPLES, 0 if not yet looked at with samples.  Shared by
+	 * the two types, as in the kernel.
+	 */
+	uint64_t timeout_ns[KY_NR_MEASURED];
+	/*
+	 * The last p99 bucket judged per domain, -1 if none: congestion
+	 * throttles a domain whose p99 could not be judged with the p99 of
+	 * an earlier timer run, once (the kernel's domain_p99).
 	 */
 	int last_p99[KY_NR_MEASURED];
 
 	/*
 	 * Counters (.control/stats), after the kernel's kyber tracepoints:
-	 * windows judged, and of those congested; depth changes of reads
+	 * timer runs ("windows"), and of those congested; depth changes of reads
 	 * and writes (kyber_adjust); dispatches that found a domain with
 	 * requests but no token (kyber_throttled).
 	 */
@@ -264,7 +289,7 @@ static void ky_dequeue(struct kyber_data *kd, struct elv_request *rq)
 }
 
 /* ------------------------------------------------------------------ */
-/* Latency windows and depth adjustment.                               */
+/* Latency histograms and depth adjustment.                            */
 
 static void ky_add_sample(struct kyber_data *kd, enum ky_domain d,
 			  enum ky_lat_type type, uint64_t lat_ns)
@@ -280,11 +305,17 @@ static void ky_add_sample(struct kyber_data *kd, enum ky_domain d,
 	kd->buckets[d][type][bucket]++;
 }
 
-/* The bucket holding the given percentile, or -1 without samples. */
-static int ky_percentile(const struct kyber_data *kd, enum ky_domain d,
-			 enum ky_lat_type type, unsigned percentile)
+/*
+ * The bucket holding the given percentile of domain d's histogram of the
+ * given type, as judged at now_ns, which then starts afresh; or -1 while
+ * it has no samples, or fewer than KY_MIN_SAMPLES and its timeout has
+ * not passed (the kernel's calculate_percentile).
+ */
+static int ky_percentile(struct kyber_data *kd, enum ky_domain d,
+			 enum ky_lat_type type, unsigned percentile,
+			 uint64_t now_ns)
 {
-	const uint32_t *b = kd->buckets[d][type];
+	uint32_t *b = kd->buckets[d][type];
 	uint64_t samples = 0, want;
 	int i;
 
@@ -292,12 +323,19 @@ static int ky_percentile(const struct kyber_data *kd, enum ky_domain d,
 		samples += b[i];
 	if (samples == 0)
 		return -1;
+	if (kd->timeout_ns[d] == 0)
+		kd->timeout_ns[d] = now_ns + KY_SAMPLE_TIMEOUT_NS;
+	if (samples < KY_MIN_SAMPLES && now_ns < kd->timeout_ns[d])
+		return -1;
+	kd->timeout_ns[d] = 0;
+
 	want = (samples * percentile + 99) / 100;
 	for (i = 0; i < KY_NR_BUCKETS - 1; i++) {
 		if (b[i] >= want)
 			break;
 		want -= b[i];
 	}
+	memset(b, 0, sizeof kd->buckets[d][type]);
 	return i;
 }
 
@@ -334,8 +372,8 @@ static void ky_scale(struct elevator_queue *eq, enum ky_domain d, int p99)
 		     KY_LAT_SHIFT);
 }
 
-/* Judge the window that has ended, then start afresh. */
-static void ky_judge_window(struct elevator_queue *eq)
+/* The kernel's kyber_timer_fn, run as if at now_ns. */
+static void ky_timer_fn(struct elevator_queue *eq, uint64_t now_ns)
 {
 	struct kyber_data *kd = ky_data(eq);
 	bool congested = false;
@@ -347,13 +385,18 @@ static void ky_judge_window(struct elevator_queue *eq)
 	 * not throttle everything.
 	 */
 	for (d = 0; d < KY_NR_MEASURED; d++) {
-		p90 = ky_percentile(kd, d, KY_LAT_IO, 90);
+		p90 = ky_percentile(kd, d, KY_LAT_IO, 90, now_ns);
 		if (p90 >= KY_GOOD_BUCKETS)
 			congested = true;
 	}
 
 	for (d = 0; d < KY_NR_MEASURED; d++) {
-		p99 = ky_percentile(kd, d, KY_LAT_TOTAL, 99);
+		p99 = ky_percentile(kd, d, KY_LAT_TOTAL, 99, now_ns);
+		/*
+		 * Domains reach enough samples at different runs: a p99
+		 * judged without congestion is kept for the next congested
+		 * run, which uses it once.
+		 */
 		if (congested) {
 			if (p99 < 0)
 				p99 = kd->last_p99[d];
@@ -373,25 +416,21 @@ static void ky_judge_window(struct elevator_queue *eq)
 	kd->windows++;
 	if (congested)
 		kd->congested++;
-	memset(kd->buckets, 0, sizeof kd->buckets);
-	kd->window_samples = 0;
-	kd->window_open = false;
 }
 
-/* Judge the window if it is over; called with every "now" we are given. */
-static void ky_check_window(struct elevator_queue *eq, uint64_t now_ns)
+/*
+ * Run the timer if it has expired.  Called with every "now" we are
+ * given, before anything else: nothing changed since it expired, so
+ * running it late with its own time is running it on time.
+ */
+static void ky_check_timer(struct elevator_queue *eq, uint64_t now_ns)
 {
 	struct kyber_data *kd = ky_data(eq);
-	uint64_t age;
 
-	if (!kd->window_open || now_ns < kd->window_start_ns)
+	if (!kd->timer_armed || now_ns < kd->timer_ns)
 		return;
-	age = now_ns - kd->window_start_ns;
-	if (age < KY_WINDOW_NS)
-		return;
-	if (kd->window_samples < KY_WINDOW_SAMPLES && age < KY_WINDOW_MAX_NS)
-		return;
-	ky_judge_window(eq);
+	kd->timer_armed = false;
+	ky_timer_fn(eq, kd->timer_ns);
 }
 
 /* ------------------------------------------------------------------ */
@@ -511,7 +550,7 @@ static struct elv_request *ky_dispatch(struct elevator_queue *eq,
 	struct elv_request *rq;
 	int i;
 
-	ky_check_window(eq, now_ns);
+	ky_check_timer(eq, now_ns);
 
 	if (kd->batching < ky_batch_size[kd->cur_domain]) {
 		rq = ky_dispatch_domain(kd, kd->cur_domain, now_ns, force);
@@ -535,18 +574,18 @@ static void ky_completed(struct elevator_queue *eq, struct elv_request *rq,
 	struct kyber_data *kd = ky_data(eq);
 	enum ky_domain d = ky_rq_domain(rq);
 
+	ky_check_timer(eq, now_ns);
 	kd->in_flight[d]--;
-	if (!kd->window_open) {
-		kd->window_open = true;
-		kd->window_start_ns = now_ns;
+	/* As in the kernel, "other" has no target and is not measured. */
+	if (d >= KY_NR_MEASURED)
+		return;
+	ky_add_sample(kd, d, KY_LAT_TOTAL, ky_since_start(rq, now_ns));
+	ky_add_sample(kd, d, KY_LAT_IO, now_ns > rq->elv_deadline_ns ?
+		      now_ns - rq->elv_deadline_ns : 0);
+	if (!kd->timer_armed) {
+		kd->timer_armed = true;
+		kd->timer_ns = now_ns + KY_TIMER_NS;
 	}
-	if (d < KY_NR_MEASURED) {
-		ky_add_sample(kd, d, KY_LAT_TOTAL, ky_since_start(rq, now_ns));
-		ky_add_sample(kd, d, KY_LAT_IO, now_ns > rq->elv_deadline_ns ?
-			      now_ns - rq->elv_deadline_ns : 0);
-		kd->window_samples++;
-	}
-	ky_check_window(eq, now_ns);
 }
 
 static bool ky_has_work(struct elevator_queue *eq)

@@ -142,7 +142,8 @@ void dio_perform(struct io *io)
 	void *buf;
 	ssize_t n;
 
-	if (posix_memalign(&buf, io->dio_align, end - start) != 0) {
+	buf = io_alloc_buf(io, end - start);
+	if (buf == NULL) {
 		dispatch_spread(io, 0, ENOMEM);
 		return;
 	}
@@ -159,7 +160,7 @@ void dio_perform(struct io *io)
 		n = dio_rmw(io, buf, start, end);
 		pthread_rwlock_unlock(&io->inode->dio_lock);
 	}
-	free(buf);
+	io_free_buf(io, buf);
 	if (n < 0)
 		dispatch_spread(io, 0, (int)-n);
 	else

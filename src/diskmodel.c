@@ -52,23 +52,40 @@
  *
  * The ssd model is what kyber is for: a device that serves several
  * requests at once, where reads are cheap and writes are absorbed by a
- * buffer until it fills.  It has ssd_channels channels, each serving one
- * io at a time; an io goes to the channel that frees first, so the device
- * behaves as one queue served in parallel, as an NVMe or NCQ device that
- * takes every command the host sends (here: one per dispatch worker, so
- * the device's depth is the threads setting).
+ * write cache until it fills.  It has ssd_channels channels, each serving
+ * one io at a time; an io goes to the channel that frees first, so the
+ * device behaves as one queue served in parallel, as an NVMe or NCQ device
+ * that takes every command the host sends (here: one per dispatch worker,
+ * so the device's depth is the threads setting).
  *
  *	read:	ssd_read_us + transfer
- *	write:	(wait for room in the buffer) + transfer
+ *	write:	(wait for room in the cache) + transfer
  *
  * with transfer at ssd_mb_per_s per channel.  Writes land in a write
- * buffer of ssd_buffer_mib that the flash drains at ssd_drain_mb_per_s
+ * cache of ssd_buffer_mib that the flash drains at ssd_drain_mb_per_s
  * whatever else happens (a fluid queue: the level falls linearly with
- * time).  While it has room a write costs its transfer only, far less
- * than a read; once full, a write holds its channel until enough has
- * drained, and a read that the device queued behind such writes waits
- * for them: read latency rises with the writes piled up in the device,
- * which is what a scheduler that limits writes in flight (kyber) avoids.
+ * time).  While it has room a write is acknowledged after its transfer,
+ * far sooner than it could be programmed, as real drives acknowledge
+ * writes from their cache; the channel it held is the flash work that
+ * makes a read queued behind it wait: read latency rises with the writes
+ * piled up in the device, which is what a scheduler that limits writes in
+ * flight (kyber) avoids.  Once the cache is full, a write holds its
+ * channel until enough has drained, and a sustained writer's writes take
+ * what it keeps in flight divided by the drain rate.
+ *
+ * The defaults are a current NVMe drive with TLC flash: 8 channels (the
+ * usual controller's), 80 us to read a page, 500 MB/s per channel (4 GB/s
+ * in all, PCIe 3.0 x4 to 4.0 speeds), a 32 GiB cache (drives of about
+ * 1 TB run tens of GiB of their flash as a fast SLC cache; a DRAM buffer
+ * of a few MiB would fill within milliseconds of a flood and stand for
+ * no real drive's write acknowledgement) and 1 GB/s to TLC once it is
+ * full (the sustained rate such drives fall to).  A 1 MiB writer at
+ * depth 16 then writes in about 4 ms, well within kyber's 10 ms target,
+ * for about 10 s before the cache is full; after that its writes take
+ * 17 ms, miss the target, and kyber, by the kernel's rule, gives them
+ * depth rather than take it (fuse-iosched(8), kyber).  With the earlier
+ * defaults (4 channels, 32 MiB, 300 MB/s) the cache filled 20 ms into a
+ * flood and such writes took 56 ms under every scheduler.
  *
  * Cost and wait are apart: diskmodel_book charges an io on a clock it is
  * given and returns when it would end, without sleeping, so a replay tool

@@ -503,8 +503,10 @@ struct io {
 /* Allocate an io of one part, with its buffer for a read. */
 struct io *io_new(enum elv_dir dir, uint64_t file, int fd,
 		  unsigned dio_align, uint64_t off, size_t len);
-/* A buffer of len bytes for io (aligned for a direct one), or NULL. */
+/* A buffer of len bytes for io (aligned for a direct one), or NULL;
+ * io_free_buf frees it (all parts of an io have the same alignment). */
 void *io_alloc_buf(const struct io *io, size_t len);
+void io_free_buf(const struct io *io, void *buf);
 void io_free(struct io *io);
 /* Fill pid, ioprio and sync from the FUSE request and open flags. */
 void io_set_origin(struct io *io, fuse_req_t req, int open_flags);
@@ -563,6 +565,9 @@ struct queue_params {
 	/* The scheduler asked to be called at at_ns (timer or test). */
 	void (*wakeup_at)(void *arg, uint64_t at_ns);
 	void *wakeup_arg;
+	/* An io emptied by a merge; NULL: free().  The replay's pool. */
+	void (*free_shell)(void *arg, struct io *io);
+	void *free_shell_arg;
 };
 #define NR_REQUESTS_MIN 1
 #define NR_REQUESTS_MAX 65536
@@ -575,7 +580,8 @@ void queue_submit(struct queue *q, struct io *io);
 /* What queue_submit_nowait did with an io. */
 enum queue_take {
 	QUEUE_ADDED,	/* queued: the queue owns io */
-	QUEUE_MERGED,	/* merged into a queued io: io's shell is freed */
+	QUEUE_MERGED,	/* merged into a queued io: io's shell is freed
+			 * (queue_params.free_shell) */
 	QUEUE_FULL,	/* its direction is full, or the queue frozen: io is
 			 * still the caller's, to submit again (again set) */
 };
@@ -745,10 +751,11 @@ struct replay_rq {
 	bool sync;
 	bool sync_write;	/* O_SYNC, O_DSYNC, O_DIRECT: the kernel's WS */
 };
-/* A dispatch of our own format, with the service time its C reported. */
+/* A dispatch of our own format, with the times its C reported. */
 struct replay_disp {
 	uint64_t d_ns;		/* dispatch time, from the trace's first */
 	uint64_t service_ns;	/* D to C, or UINT64_MAX if unknown */
+	uint64_t wait_ns;	/* Q to D (C's wait), or UINT64_MAX */
 	uint64_t sector;
 	uint32_t nr_sectors;
 	bool write;
@@ -770,6 +777,10 @@ int replay_parse(const char *path, const char *format,
 void replay_trace_free(struct replay_trace *t);
 
 /* replay_sim.c: one trace through one scheduler, in simulated time */
+enum replay_lag {
+	REPLAY_LAG_HEAD,
+	REPLAY_LAG_ARRIVAL,
+};
 enum replay_model {
 	REPLAY_MODEL_NONE,	/* transfer time only, one io at a time */
 	REPLAY_MODEL_HDD,
@@ -786,6 +797,20 @@ struct replay_opts {
 	unsigned threads;	/* ios in flight: the mount's workers */
 	/* Host time from service end to completion, reads and writes. */
 	uint64_t overhead_ns[2];
+	/*
+	 * Host time from "the device may take an io" to its start: when
+	 * the head frees with ios queued (lag_ns[REPLAY_LAG_HEAD]), when an
+	 * io arrives at an idle device (REPLAY_LAG_ARRIVAL).
+	 */
+	uint64_t lag_ns[2];
+	/*
+	 * The values behind those medians, as a trace of ours recorded them
+	 * request by request, used in turn (none: the median every time).
+	 */
+	struct replay_host_seq {
+		uint64_t *v;
+		size_t n;
+	} overhead_seq[2], lag_seq[2];
 	bool cost;		/* time the scheduler's hooks */
 	bool plot;		/* fill replay_result's buckets */
 	/* Tunables to set, "name=value", and how many. */
@@ -809,9 +834,10 @@ int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
 	       const struct replay_opts *o, struct replay_result *res,
 	       char *err, size_t size);
 void replay_result_free(struct replay_result *res);
-/* The mount's service time beyond the model's, per io of direction dir:
- * the median over a trace of ours; 0 for a trace without service times. */
-uint64_t replay_overhead(const struct replay_trace *t,
-			 const struct replay_opts *o, int dir);
+/* The mount's host times from a trace of ours (0 from other traces): the
+ * service time beyond the model's, per direction (overhead_ns), and the
+ * delay before the device starts an io it could start (lag_ns). */
+void replay_host_times(const struct replay_trace *t, struct replay_opts *o);
+void replay_host_times_free(struct replay_opts *o);
 
 #endif /* FUSE_IOSCHED_H */

@@ -266,9 +266,12 @@ static void queue_trace_merge(struct queue *q, char action,
 }
 
 /* Free the shell of an io whose parts now belong to another. */
-static void queue_free_shell(struct io *io)
+static void queue_free_shell(struct queue *q, struct io *io)
 {
-	free(io);
+	if (q->p.free_shell != NULL)
+		q->p.free_shell(q->p.free_shell_arg, io);
+	else
+		free(io);
 }
 
 /* Two queued ios, a then b, became adjacent: make them one. */
@@ -288,7 +291,7 @@ static void do_queue_merge_requests(struct queue *q, struct io *a,
 	q->nr_held[a->rq.dir]--;
 	q->stats.dir[a->rq.dir].queued--;
 	q->stats.dir[a->rq.dir].merges++;
-	queue_free_shell(b);
+	queue_free_shell(q, b);
 }
 
 /*
@@ -317,7 +320,7 @@ static bool do_queue_try_merge(struct queue *q, struct io *io)
 		ops->merged(q->eq, &found->rq, type);
 	queue_trace_merge(q, type == ELV_FRONT_MERGE ? 'F' : 'M', io);
 	q->stats.dir[found->rq.dir].merges++;
-	queue_free_shell(io);
+	queue_free_shell(q, io);
 	/* Only a scheduler that can forget one of two queued ios. */
 	if (ops->merged_requests == NULL)
 		return true;

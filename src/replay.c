@@ -228,9 +228,12 @@ static void replay_row(const struct replay_main *m, const char *trace,
 			printf(", \"%s\": %.3f", replay_columns[3 + i], v[i]);
 		printf(", \"%s\": %.4f", replay_columns[10], r->jain);
 		printf(", \"read_overhead_ms\": %.3f, "
-		       "\"write_overhead_ms\": %.3f",
+		       "\"write_overhead_ms\": %.3f, \"head_lag_ms\": %.3f, "
+		       "\"idle_lag_ms\": %.3f",
 		       (double)m->o.overhead_ns[0] / 1e6,
-		       (double)m->o.overhead_ns[1] / 1e6);
+		       (double)m->o.overhead_ns[1] / 1e6,
+		       (double)m->o.lag_ns[REPLAY_LAG_HEAD] / 1e6,
+		       (double)m->o.lag_ns[REPLAY_LAG_ARRIVAL] / 1e6);
 		if (m->o.cost)
 			printf(", \"%s\": %.0f", replay_columns[11],
 			       r->cost_ns);
@@ -262,10 +265,13 @@ static void replay_header(const struct replay_main *m, const char *path,
 	else if (m->o.closed_loop)
 		snprintf(loop, sizeof loop, "closed loop");
 	printf("# %s: %s, %zu requests, %u processes, %s, disk %s, host "
-	       "overhead %.3f ms read, %.3f ms write\n", path, t->format,
-	       t->nr, t->nr_procs, loop, models[m->o.model],
+	       "overhead %.3f ms read, %.3f ms write, lag %.3f ms head, "
+	       "%.3f ms idle\n", path,
+	       t->format, t->nr, t->nr_procs, loop, models[m->o.model],
 	       (double)m->o.overhead_ns[0] / 1e6,
-	       (double)m->o.overhead_ns[1] / 1e6);
+	       (double)m->o.overhead_ns[1] / 1e6,
+	       (double)m->o.lag_ns[REPLAY_LAG_HEAD] / 1e6,
+	       (double)m->o.lag_ns[REPLAY_LAG_ARRIVAL] / 1e6);
 	printf("%-13s %9s %8s %8s", replay_columns[0], replay_columns[1],
 	       replay_columns[2], replay_columns[3]);
 	for (i = 4; i <= 9; i++)
@@ -377,10 +383,8 @@ static int replay_trace_run(struct replay_main *m, const char *path,
 		fprintf(stderr, "fuse-iosched-replay: %s\n", err);
 		return -1;
 	}
-	if (strcmp(m->overhead, "auto") == 0) {
-		m->o.overhead_ns[0] = replay_overhead(&t, &m->o, 0);
-		m->o.overhead_ns[1] = replay_overhead(&t, &m->o, 1);
-	}
+	if (strcmp(m->overhead, "auto") == 0)
+		replay_host_times(&t, &m->o);
 	if (!m->json)
 		replay_header(m, path, &t);
 	for (i = 0; i < m->nr_types; i++) {
@@ -388,6 +392,7 @@ static int replay_trace_run(struct replay_main *m, const char *path,
 			       sizeof err) != 0) {
 			fprintf(stderr, "fuse-iosched-replay: %s: %s\n", path,
 				err);
+			replay_host_times_free(&m->o);
 			replay_trace_free(&t);
 			return -1;
 		}
@@ -398,11 +403,13 @@ static int replay_trace_run(struct replay_main *m, const char *path,
 			fprintf(stderr, "fuse-iosched-replay: --plot: %s\n",
 				strerror(errno));
 			replay_result_free(&r);
+			replay_host_times_free(&m->o);
 			replay_trace_free(&t);
 			return -1;
 		}
 		replay_result_free(&r);
 	}
+	replay_host_times_free(&m->o);
 	replay_trace_free(&t);
 	return 0;
 }

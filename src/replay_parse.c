@@ -43,6 +43,7 @@ struct replay_parser {
 	bool first;		/* no request yet: time origin unset */
 	uint64_t t0;
 	bool summary;		/* blkparse's closing summary: ignore */
+	bool ours, msr;		/* t->format, compared once */
 	uint64_t last_ns;	/* the latest event seen */
 	/* D events of ours waiting for their C, oldest first. */
 	size_t dpend[REPLAY_DISPATCHED_MAX];
@@ -214,6 +215,28 @@ static unsigned replay_fields(char *line, char **f, unsigned max)
 
 #define REPLAY_FIELDS 10
 
+/*
+ * The wait our C events report after the process name, "[comm] wait
+ * SECONDS service SECONDS", in ns; UINT64_MAX if rest has none.
+ */
+static uint64_t replay_c_wait(const char *rest)
+{
+	const char *w = strstr(rest, "] wait ");
+	char num[32];
+	size_t len;
+	uint64_t ns;
+
+	if (w == NULL)
+		return UINT64_MAX;
+	w += 7;
+	len = strcspn(w, " \t");
+	if (len == 0 || len >= sizeof num)
+		return UINT64_MAX;
+	memcpy(num, w, len);
+	num[len] = '\0';
+	return replay_seconds(num, &ns) ? ns : UINT64_MAX;
+}
+
 /* A D event of ours: a dispatch whose C will tell its service time. */
 static int replay_dispatched(struct replay_parser *p, bool write,
 			     uint64_t sector, uint32_t nr, uint64_t time_ns)
@@ -234,6 +257,7 @@ static int replay_dispatched(struct replay_parser *p, bool write,
 	*d = (struct replay_disp){
 		.d_ns = time_ns > p->t0 ? time_ns - p->t0 : 0,
 		.service_ns = UINT64_MAX,
+		.wait_ns = UINT64_MAX,
 		.sector = sector,
 		.nr_sectors = nr,
 		.write = write,
@@ -246,9 +270,13 @@ static int replay_dispatched(struct replay_parser *p, bool write,
 	return 0;
 }
 
-/* A C event: the service time of the dispatch it ends. */
+/*
+ * A C event: the service time of the dispatch it ends, and its wait from
+ * rest, the line after the count (NULL: none).
+ */
 static void replay_dispatch_done(struct replay_parser *p, bool write,
-				 uint64_t sector, uint32_t nr, uint64_t time_ns)
+				 uint64_t sector, uint32_t nr, uint64_t time_ns,
+				 const char *rest)
 {
 	uint64_t at = time_ns > p->t0 ? time_ns - p->t0 : 0;
 	size_t i;
@@ -259,6 +287,7 @@ static void replay_dispatch_done(struct replay_parser *p, bool write,
 		if (d->write == write && d->sector == sector &&
 		    d->nr_sectors == nr) {
 			d->service_ns = at > d->d_ns ? at - d->d_ns : 0;
+			d->wait_ns = rest ? replay_c_wait(rest) : UINT64_MAX;
 			memmove(p->dpend + i, p->dpend + i + 1,
 				(--p->nr_dpend - i) * sizeof *p->dpend);
 			return;
@@ -277,22 +306,24 @@ static void replay_dispatch_done(struct replay_parser *p, bool write,
  * closing summary are skipped.  Split by hand: sscanf was most of the
  * time of a replay.
  */
-static int replay_parse_blk(struct replay_parser *p, char *line, char *err,
-			    size_t size)
+static int replay_parse_blk(struct replay_parser *p, char *line, size_t len,
+			    char *err, size_t size)
 {
+	const char *end = line + len;
 	char *f[REPLAY_FIELDS], *rwbs;
 	uint64_t v, sector, nr, t_ns;
 	struct replay_rq *rq;
 	uint32_t proc;
 	unsigned n;
 	char action;
-	bool write;
+	bool write = false, has_d = false, has_r = false, has_s = false;
 	int64_t pid;
 
-	if (line[0] == '#' || strncmp(line, "lost ", 5) == 0)
+	/* First characters first: strncmp on every line costs. */
+	if (line[0] == '#' || (line[0] == 'l' && strncmp(line, "lost ", 5) == 0))
 		return 0;
-	if (p->summary || strncmp(line, "CPU", 3) == 0 ||
-	    strncmp(line, "Total", 5) == 0) {
+	if (p->summary || (line[0] == 'C' && strncmp(line, "CPU", 3) == 0) ||
+	    (line[0] == 'T' && strncmp(line, "Total", 5) == 0)) {
 		p->summary = true;
 		return 0;
 	}
@@ -309,28 +340,34 @@ static int replay_parse_blk(struct replay_parser *p, char *line, char *err,
 	if (n < 10 || strlen(f[6]) > 11 || !replay_u64(f[7], &sector) ||
 	    strcmp(f[8], "+") != 0 || !replay_u64(f[9], &nr))
 		return replay_error(p, err, size, "malformed Q or C event");
-	rwbs = f[6];
+	for (rwbs = f[6]; *rwbs != '\0'; rwbs++) {
+		has_d |= *rwbs == 'D';
+		has_r |= *rwbs == 'R';
+		write |= *rwbs == 'W';
+		has_s |= *rwbs == 'S';
+	}
 	/* Discards, flushes without data and the like: not ours to model. */
-	if (strchr(rwbs, 'D') != NULL || nr == 0 ||
-	    (strchr(rwbs, 'R') == NULL && strchr(rwbs, 'W') == NULL))
+	if (has_d || nr == 0 || (!has_r && !write))
 		return 0;
 	if (nr > UINT32_MAX)
 		nr = UINT32_MAX;
-	write = strchr(rwbs, 'W') != NULL;
 	if (t_ns > p->last_ns)
 		p->last_ns = t_ns;
 	if (p->first && action != 'Q')
 		return 0;
 	if (action == 'D') {
-		if (strcmp(p->t->format, "fuse-iosched") == 0 &&
-		    replay_dispatched(p, write, sector, (uint32_t)nr,
+		if (p->ours && replay_dispatched(p, write, sector, (uint32_t)nr,
 				      t_ns) != 0)
 			return replay_error(p, err, size, "out of memory");
 		return 0;
 	}
 	if (action == 'C') {
+		/* What follows the count: the fields split off end there. */
+		const char *rest = f[9] + strlen(f[9]);
+
 		replay_complete(p, write, sector, nr, t_ns);
-		replay_dispatch_done(p, write, sector, (uint32_t)nr, t_ns);
+		replay_dispatch_done(p, write, sector, (uint32_t)nr, t_ns,
+				     rest < end ? rest + 1 : NULL);
 		return 0;
 	}
 	if (replay_proc(p->t, pid, &proc) != 0 ||
@@ -346,9 +383,9 @@ static int replay_parse_blk(struct replay_parser *p, char *line, char *err,
 	 * for a process's write without S: writeback_cache sends the others
 	 * from the kernel, pid 0.
 	 */
-	rq->sync_write = write && strchr(rwbs, 'S') != NULL;
+	rq->sync_write = write && has_s;
 	rq->sync = !write || rq->sync_write ||
-		   (pid > 0 && strcmp(p->t->format, "fuse-iosched") == 0);
+		   (pid > 0 && p->ours);
 	rq->abs_ns = t_ns;
 	replay_pend(p, p->t->nr - 1);
 	return 0;
@@ -441,6 +478,12 @@ static const char *replay_detect(const char *line)
 	return NULL;
 }
 
+static void replay_set_format(struct replay_parser *p)
+{
+	p->ours = strcmp(p->t->format, "fuse-iosched") == 0;
+	p->msr = strcmp(p->t->format, "msr") == 0;
+}
+
 bool replay_format_valid(const char *name)
 {
 	return strcmp(name, "auto") == 0 || strcmp(name, "fuse-iosched") == 0 ||
@@ -515,6 +558,8 @@ int replay_parse(const char *path, const char *format,
 		return -1;
 	}
 	t->format = strcmp(format, "auto") == 0 ? NULL : format;
+	if (t->format != NULL)
+		replay_set_format(p);
 	while (ret == 0 && fgets(line, sizeof line, fp) != NULL) {
 		size_t len = strlen(line);
 
@@ -535,15 +580,15 @@ int replay_parse(const char *path, const char *format,
 						   "unknown trace format");
 				break;
 			}
+			replay_set_format(p);
 		}
 		/* MSR files may start with the column names. */
-		if (strcmp(t->format, "msr") == 0 &&
-		    strncmp(line, "Timestamp,", 10) == 0)
+		if (p->msr && strncmp(line, "Timestamp,", 10) == 0)
 			continue;
-		if (strcmp(t->format, "msr") == 0)
+		if (p->msr)
 			ret = replay_parse_msr(p, line, err, size);
 		else
-			ret = replay_parse_blk(p, line, err, size);
+			ret = replay_parse_blk(p, line, len, err, size);
 	}
 	if (ret == 0 && ferror(fp))
 		ret = replay_error(p, err, size, strerror(errno));

@@ -14,12 +14,14 @@
  * Nothing sleeps and no I/O is done, so a replay is fast and, with ties
  * broken by trace order, the same every time.
  *
- * The host overhead: on a mount an io completes some time after the model
+ * The host's times: on a mount an io completes some time after the model
  * has served it (the worker wakes, performs the syscall, replies to FUSE),
- * while the device already serves the next.  The replay completes each io
- * overhead_ns (per direction: a large write's syscall costs more than a
- * read's) after its service ends; replay_overhead() derives it from a
- * trace of ours, whose D and C events give the mount's service times.
+ * while the device already serves the next; and it starts some time after
+ * the device could have taken it (the worker wakes to dispatch it).  The
+ * replay starts each io a lag after its dispatch and completes it an
+ * overhead (per direction: a large write's syscall costs more than a
+ * read's) after its service ends, taking in turn the values a trace of
+ * ours recorded (replay_host_times: its D and C events give them).
  *
  * Open loop issues each request at its recorded time.  Closed loop issues
  * a process's next request when its previous one has completed, plus the
@@ -46,6 +48,16 @@ struct replay_part {
 	struct replay_part *free_next;	/* on replay_state.free_parts */
 };
 
+/*
+ * An io, or on replay_state.free_ios its place.  ios and parts are
+ * reused, not freed: the pools grow to the most held at once (queued, in
+ * flight), and a replay does no allocation per request after that.
+ */
+union replay_io {
+	struct io io;
+	union replay_io *free_next;
+};
+
 /* A closed-loop arrival: the heap's entries. */
 struct replay_arrival {
 	uint64_t at_ns;
@@ -59,9 +71,19 @@ struct replay_flight {
 	uint64_t free_ns, done_ns;
 };
 
-/* ios of one direction refused a slot, first in first out. */
+/*
+ * A request of one direction refused a slot: its trace index and when it
+ * arrived.  Its io goes back to the pool meanwhile (a backlog of open
+ * loop can be most of the trace) and is built again for each try.
+ */
+struct replay_wait {
+	size_t idx;
+	uint64_t issue_ns;
+};
+
+/* Requests of one direction refused a slot, first in first out. */
 struct replay_fifo {
-	struct io **v;
+	struct replay_wait *v;
 	size_t head, tail, cap;
 };
 
@@ -89,6 +111,9 @@ struct replay_state {
 
 	struct replay_flight *flight;	/* o->threads at most */
 	unsigned nr_flight;
+	uint64_t head_free_ns;	/* hdd, none: when the head is free */
+	/* The next of o's recorded host times to use, of each kind. */
+	size_t next_overhead[2], next_lag[2];
 
 	size_t cursor;		/* open loop: the next request */
 	struct replay_arrival *heap;	/* closed loop: by time, index */
@@ -96,7 +121,17 @@ struct replay_state {
 	size_t *next_of;	/* closed loop: a process's next request */
 	size_t *first_of;	/* time-based: a process's first request */
 	struct replay_fifo wait[2];	/* refused a slot, per direction */
+	/*
+	 * Bumped by every call that may change the queue or the scheduler
+	 * (a request taken, a dispatch asked, a completion, a wake-up).  A
+	 * refused request is tried again only once gen moved past
+	 * tried_gen[dir], when its last try failed: the same try would fail
+	 * again (merge and slot checks are pure), and in a backlog of open
+	 * loop most events are arrivals that change nothing.
+	 */
+	uint64_t gen, tried_gen[2];
 	struct replay_part *free_parts;	/* for reuse: malloc costs */
+	union replay_io *free_ios;
 	uint64_t parts_in, parts_done;
 
 	/* Results, as requests complete. */
@@ -377,7 +412,8 @@ static int replay_grow(void **v, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-static int replay_fifo_push(struct replay_fifo *f, struct io *io)
+static int replay_fifo_push(struct replay_fifo *f, size_t idx,
+			    uint64_t issue_ns)
 {
 	if (f->tail == f->cap && f->head > 0) {
 		memmove(f->v, f->v + f->head, (f->tail - f->head) * sizeof *f->v);
@@ -386,31 +422,60 @@ static int replay_fifo_push(struct replay_fifo *f, struct io *io)
 	}
 	if (replay_grow((void **)&f->v, &f->cap, f->tail + 1, sizeof *f->v))
 		return -ENOMEM;
-	f->v[f->tail++] = io;
+	f->v[f->tail++] = (struct replay_wait){ idx, issue_ns };
 	return 0;
 }
 
 /* ------------------------------------------------------------------ */
 /* Requests in and out of the queue.                                   */
 
-static struct io *replay_io(struct replay_state *s, size_t idx)
+/* io back to the pool: done, refused a slot, or emptied by a merge. */
+static void replay_io_put(struct replay_state *s, struct io *io)
+{
+	union replay_io *u = elv_container_of(io, union replay_io, io);
+
+	u->free_next = s->free_ios;
+	s->free_ios = u;
+}
+
+static void replay_free_shell(void *arg, struct io *io)
+{
+	replay_io_put(arg, io);
+}
+
+static void replay_part_put(struct replay_state *s, struct replay_part *rp)
+{
+	rp->free_next = s->free_parts;
+	s->free_parts = rp;
+}
+
+/* The io of request idx, issued at issue_ns, from the pools. */
+static struct io *replay_io(struct replay_state *s, size_t idx,
+			    uint64_t issue_ns)
 {
 	const struct replay_rq *r = &s->t->rq[idx];
-	struct io *io = calloc(1, sizeof *io);
+	union replay_io *u = s->free_ios;
 	struct replay_part *rp = s->free_parts;
+	struct io *io;
 
+	if (u != NULL)
+		s->free_ios = u->free_next;
+	else
+		u = malloc(sizeof *u);
 	if (rp != NULL)
 		s->free_parts = rp->free_next;
 	else
 		rp = malloc(sizeof *rp);
-	if (io == NULL || rp == NULL) {
-		free(io);
+	if (u == NULL || rp == NULL) {
+		free(u);
 		free(rp);
 		return NULL;
 	}
+	io = &u->io;
+	memset(io, 0, sizeof *io);
 	memset(&rp->part, 0, sizeof rp->part);
 	rp->idx = idx;
-	rp->issue_ns = s->now;
+	rp->issue_ns = issue_ns;
 	rp->part.len = (size_t)r->nr_sectors << IOSCHED_SECTOR_SHIFT;
 	io->parts = io->parts_tail = &rp->part;
 	io->nr_parts = 1;
@@ -429,74 +494,125 @@ static struct io *replay_io(struct replay_state *s, size_t idx)
 }
 
 /*
- * Ios refused a slot try again, oldest first in each direction, as the
- * mount's waiting submitters do when a completion frees one; then the
+ * Submit request idx, issued at issue_ns (again: refused before, and
+ * arrived then).  Refused a slot, its io and part go back to the pools
+ * and *full is set.
+ */
+static int replay_submit(struct replay_state *s, size_t idx,
+			 uint64_t issue_ns, bool again, bool *full)
+{
+	struct io *io = replay_io(s, idx, issue_ns);
+
+	if (io == NULL)
+		return -ENOMEM;
+	/* What the queue set when it first arrived. */
+	if (again)
+		io->rq.arrival_ns = issue_ns;
+	*full = queue_submit_nowait(s->q, io, again) == QUEUE_FULL;
+	if (*full) {
+		replay_part_put(s, elv_container_of(io->parts,
+						    struct replay_part, part));
+		replay_io_put(s, io);
+	} else {
+		s->parts_in++;
+		s->gen++;
+	}
+	return 0;
+}
+
+/*
+ * Requests refused a slot try again, oldest first in each direction, as
+ * the mount's waiting submitters do when a completion frees one; then the
  * arrivals due by now, each of which may merge, take a slot or wait.
  */
 static int replay_arrive(struct replay_state *s)
 {
 	struct replay_fifo *f;
-	struct io *io;
+	bool full = false;
 	uint64_t at;
 	size_t idx;
 	int d;
 
 	for (d = 0; d < 2; d++) {
 		f = &s->wait[d];
-		while (f->head < f->tail &&
-		       queue_submit_nowait(s->q, f->v[f->head], true) !=
-		       QUEUE_FULL) {
-			f->head++;
-			s->parts_in++;
+		while (f->head < f->tail && s->tried_gen[d] != s->gen) {
+			if (replay_submit(s, f->v[f->head].idx,
+					  f->v[f->head].issue_ns, true,
+					  &full) != 0)
+				return -ENOMEM;
+			if (full)
+				s->tried_gen[d] = s->gen;
+			else
+				f->head++;
 		}
 	}
 	while (replay_peek(s, &at, &idx) && at <= s->now) {
 		replay_pop(s);
 		if (at >= s->stop_ns)
 			continue;
-		io = replay_io(s, idx);
-		if (io == NULL)
+		if (replay_submit(s, idx, s->now, false, &full) != 0)
 			return -ENOMEM;
-		d = io->rq.dir;
-		if (queue_submit_nowait(s->q, io, false) != QUEUE_FULL)
-			s->parts_in++;
-		else if (replay_fifo_push(&s->wait[d], io) != 0)
+		d = s->t->rq[idx].write ? ELV_WRITE : ELV_READ;
+		if (full && replay_fifo_push(&s->wait[d], idx, s->now) != 0)
 			return -ENOMEM;
 	}
 	return 0;
 }
 
+/* The next host time of seq, in turn, or the median if it has none. */
+static uint64_t replay_seq_next(const struct replay_host_seq *seq,
+				size_t *next, uint64_t median)
+{
+	uint64_t x;
+
+	if (seq->n == 0)
+		return median;
+	x = seq->v[*next];
+	*next = *next + 1 == seq->n ? 0 : *next + 1;
+	return x;
+}
+
 /* Does the device's single head still serve an io (hdd, none)? */
 static bool replay_head_busy(const struct replay_state *s)
 {
-	unsigned i;
-
-	if (s->o->model == REPLAY_MODEL_SSD)
-		return false;
-	for (i = 0; i < s->nr_flight; i++)
-		if (s->flight[i].free_ns > s->now)
-			return true;
-	return false;
+	return s->o->model != REPLAY_MODEL_SSD && s->head_free_ns > s->now;
 }
 
 /* Free workers take what the elevator hands out, while the device can. */
 static void replay_dispatch(struct replay_state *s)
 {
 	struct replay_flight *f;
+	uint64_t start;
 	struct io *io;
+	int k, d;
 
 	while (s->nr_flight < s->o->threads && !replay_head_busy(s)) {
 		io = queue_try_next(s->q);
+		s->gen++;
 		if (io == NULL)
 			return;
 		f = &s->flight[s->nr_flight++];
 		f->io = io;
+		/* The mount's worker reaches the device late (lag_ns):
+		 * after the head freed, or after io arrived. */
+		k = io->rq.arrival_ns < s->head_free_ns &&
+		    s->o->model != REPLAY_MODEL_SSD ? REPLAY_LAG_HEAD :
+						     REPLAY_LAG_ARRIVAL;
+		start = s->now + replay_seq_next(&s->o->lag_seq[k],
+						 &s->next_lag[k],
+						 s->o->lag_ns[k]);
 		if (s->dm != NULL)
-			f->free_ns = diskmodel_book(s->dm, &io->rq, s->now);
+			f->free_ns = diskmodel_book(s->dm, &io->rq, start);
 		else
-			f->free_ns = s->now + io->rq.bytes * 1000 /
-					      s->o->mb_per_s;
-		f->done_ns = f->free_ns + s->o->overhead_ns[io->rq.dir];
+			f->free_ns = start + io->rq.bytes * 1000 /
+					     s->o->mb_per_s;
+		d = io->rq.dir;
+		f->done_ns = f->free_ns +
+			     replay_seq_next(&s->o->overhead_seq[d],
+					     &s->next_overhead[d],
+					     s->o->overhead_ns[d]);
+		if (f->free_ns > s->head_free_ns)
+			s->head_free_ns = f->free_ns;
 	}
 }
 
@@ -563,15 +679,15 @@ static int replay_complete(struct replay_state *s, struct io *io)
 		s->parts_done++;
 	}
 	queue_done(s->q, io);
+	s->gen++;
 	for (p = io->parts; p != NULL; p = next) {
 		struct replay_part *rp = elv_container_of(p,
 						struct replay_part, part);
 
 		next = p->next;
-		rp->free_next = s->free_parts;
-		s->free_parts = rp;
+		replay_part_put(s, rp);
 	}
-	free(io);
+	replay_io_put(s, io);
 	return err;
 }
 
@@ -648,6 +764,7 @@ static int replay_loop(struct replay_state *s)
 			s->kicked = true;
 			s->kicked_ns = s->now;
 			queue_kick(s->q);
+			s->gen++;
 		}
 		err = replay_arrive(s);
 		if (err != 0)
@@ -664,6 +781,7 @@ static int replay_loop(struct replay_state *s)
 			if (stopped)
 				return -EDEADLK;
 			queue_stop(s->q);
+			s->gen++;
 			stopped = true;
 			continue;
 		}
@@ -713,13 +831,6 @@ static int replay_tunables(struct replay_state *s,
 		}
 	}
 	return 0;
-}
-
-static int replay_cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /*
@@ -863,48 +974,144 @@ static struct diskmodel *replay_model_new(const struct replay_opts *o)
 	}
 }
 
+static int replay_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of seq's values, or 0; seq's order is kept. */
+static uint64_t replay_median(const struct replay_host_seq *seq)
+{
+	uint64_t *v, med;
+
+	if (seq->n == 0)
+		return 0;
+	v = malloc(seq->n * sizeof *v);
+	if (v == NULL)
+		return 0;
+	memcpy(v, seq->v, seq->n * sizeof *v);
+	qsort(v, seq->n, sizeof *v, replay_cmp_u64);
+	med = v[(seq->n - 1) / 2];
+	free(v);
+	return med;
+}
+
+/* Append a host time (a negative one counts as 0); seq has room. */
+static void replay_seq_add(struct replay_host_seq *seq, int64_t x)
+{
+	seq->v[seq->n++] = x > 0 ? (uint64_t)x : 0;
+}
+
+void replay_host_times_free(struct replay_opts *o)
+{
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		free(o->overhead_seq[d].v);
+		free(o->lag_seq[d].v);
+		o->overhead_seq[d] = (struct replay_host_seq){ NULL, 0 };
+		o->lag_seq[d] = (struct replay_host_seq){ NULL, 0 };
+	}
+}
+
 /*
- * The mount's service time (D to C, from a trace of ours) beyond the
- * model's: the model books the trace's dispatches in their recorded order
- * and at their recorded times, and the median of the differences is the
- * host's share.  0 when the trace has no service times.
+ * A kind of lag the trace has too few of (an idle disk under a scheduler
+ * that keeps requests queued: its first request, and a handful) says
+ * nothing about the host: it is 0, as for a trace without D events.  The
+ * other kind's values are no stand-in, its threads waking otherwise.
  */
-uint64_t replay_overhead(const struct replay_trace *t,
-			 const struct replay_opts *o, int dir)
+#define REPLAY_LAG_MIN 32
+
+static void replay_lag_few(struct replay_opts *o)
+{
+	int k;
+
+	for (k = 0; k < 2; k++)
+		if (o->lag_seq[k].n < REPLAY_LAG_MIN)
+			o->lag_seq[k].n = 0;
+}
+
+/*
+ * The mount's host times, from a trace of ours.  The model books the
+ * trace's dispatches in their recorded order and at their recorded times.
+ *
+ * The overhead: the mount's service time (D to C) less the model's, per
+ * direction.
+ *
+ * The lags: a mount's worker starts an io some time after the device
+ * could take it, and the device waits meanwhile.  Each dispatch could have
+ * come when its io had arrived (D less C's wait) and, on a single head,
+ * the io before had been served.  Two ways apart, as their threads wake
+ * differently: when the head freed with the io queued, the worker slept
+ * until then (clock_nanosleep: the timer's slack, then a CPU);
+ * when the io arrived at an idle device, a worker waiting in the queue is
+ * woken by the submitter.  The lag is how much later the dispatch came.
+ * An io a scheduler held back on purpose (anticipation) came at its own
+ * arrival or at the timer, rarely much later.
+ *
+ * The replay uses the values in the order recorded, in turn: the mount's
+ * are skewed (a busy machine delays some requests by milliseconds), and
+ * throughput follows their mean, latency percentiles their spread.  The
+ * medians are what the output shows.
+ */
+void replay_host_times(const struct replay_trace *t, struct replay_opts *o)
 {
 	struct diskmodel *dm = replay_model_new(o);
-	int64_t *diff, med;
-	size_t i, n = 0;
+	uint64_t free_ns = 0;
+	size_t i;
+	int d;
 
+	replay_host_times_free(o);
+	memset(o->overhead_ns, 0, sizeof o->overhead_ns);
+	memset(o->lag_ns, 0, sizeof o->lag_ns);
 	if (t->nr_disp == 0 || (dm == NULL && errno != 0))
-		goto none;
-	diff = malloc(t->nr_disp * sizeof *diff);
-	if (diff == NULL)
-		goto none;
+		goto out;
+	for (d = 0; d < 2; d++) {
+		o->overhead_seq[d].v = malloc(t->nr_disp * sizeof(uint64_t));
+		o->lag_seq[d].v = malloc(t->nr_disp * sizeof(uint64_t));
+		if (o->overhead_seq[d].v == NULL || o->lag_seq[d].v == NULL) {
+			replay_host_times_free(o);
+			goto out;
+		}
+	}
 	for (i = 0; i < t->nr_disp; i++) {
-		const struct replay_disp *d = &t->disp[i];
+		const struct replay_disp *p = &t->disp[i];
 		struct elv_request rq = {
-			.dir = d->write ? ELV_WRITE : ELV_READ,
-			.sector = d->sector,
-			.nr_sectors = d->nr_sectors,
-			.bytes = (uint64_t)d->nr_sectors << IOSCHED_SECTOR_SHIFT,
+			.dir = p->write ? ELV_WRITE : ELV_READ,
+			.sector = p->sector,
+			.nr_sectors = p->nr_sectors,
+			.bytes = (uint64_t)p->nr_sectors << IOSCHED_SECTOR_SHIFT,
 		};
-		uint64_t model = rq.bytes * 1000 / o->mb_per_s;
+		uint64_t end = p->d_ns + rq.bytes * 1000 / o->mb_per_s;
+		uint64_t ready;
+		int k = REPLAY_LAG_ARRIVAL;
 
 		if (dm != NULL)
-			model = diskmodel_book(dm, &rq, d->d_ns) - d->d_ns;
-		if (d->service_ns != UINT64_MAX && d->write == dir)
-			diff[n++] = (int64_t)d->service_ns - (int64_t)model;
+			end = diskmodel_book(dm, &rq, p->d_ns);
+		if (p->service_ns != UINT64_MAX)
+			replay_seq_add(&o->overhead_seq[p->write],
+				       (int64_t)p->service_ns -
+				       (int64_t)(end - p->d_ns));
+		if (p->wait_ns != UINT64_MAX) {
+			ready = p->d_ns > p->wait_ns ? p->d_ns - p->wait_ns : 0;
+			if (o->model != REPLAY_MODEL_SSD && free_ns > ready) {
+				ready = free_ns;
+				k = REPLAY_LAG_HEAD;
+			}
+			replay_seq_add(&o->lag_seq[k],
+				       (int64_t)p->d_ns - (int64_t)ready);
+		}
+		free_ns = end;
 	}
+	replay_lag_few(o);
+	for (d = 0; d < 2; d++) {
+		o->overhead_ns[d] = replay_median(&o->overhead_seq[d]);
+		o->lag_ns[d] = replay_median(&o->lag_seq[d]);
+	}
+out:
 	diskmodel_free(dm);
-	dm = NULL;
-	qsort(diff, n, sizeof *diff, replay_cmp_i64);
-	med = n > 0 ? diff[(n - 1) / 2] : 0;
-	free(diff);
-	return med > 0 ? (uint64_t)med : 0;
-none:
-	diskmodel_free(dm);
-	return 0;
 }
 
 int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
@@ -916,6 +1123,7 @@ int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
 		.o = o,
 		.stop_ns = UINT64_MAX,
 		.first_ns = UINT64_MAX,
+		.tried_gen = { UINT64_MAX, UINT64_MAX },
 	};
 	struct queue_params qp = {
 		.nr_requests = o->nr_requests,
@@ -923,6 +1131,8 @@ int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
 		.clock_arg = &s,
 		.wakeup_at = replay_wakeup,
 		.wakeup_arg = &s,
+		.free_shell = replay_free_shell,
+		.free_shell_arg = &s,
 	};
 	struct elevator_type timed;
 	double overhead = 0;
@@ -998,6 +1208,12 @@ out:
 
 		s.free_parts = rp->free_next;
 		free(rp);
+	}
+	while (s.free_ios != NULL) {
+		union replay_io *u = s.free_ios;
+
+		s.free_ios = u->free_next;
+		free(u);
 	}
 	return ret;
 }

@@ -25,19 +25,44 @@
 /* Writes from this size up may lend their data (io_submit_write). */
 #define IO_LEND_MIN (64 * 1024)
 
+/*
+ * A direct io's buffer comes from malloc, aligned by hand, not from
+ * posix_memalign: glibc before 2.38 does not reuse freed aligned chunks
+ * well when small allocations come between them (its bug 14581): each
+ * large direct write grew the heap by about its size, and the daemon kept
+ * hundreds of MB after a burst.  The start of the malloc'd block is kept
+ * in the pointer-sized slot just below the aligned buffer.
+ */
 void *io_alloc_buf(const struct io *io, size_t len)
 {
-	void *buf;
+	size_t align = io->dio_align;
+	uintptr_t at;
+	char *base;
 
 	/* malloc(0) may return NULL: every buffer has at least one byte. */
-	if (io->dio_align == 0)
+	if (align == 0)
 		return malloc(len ? len : 1);
 	/* Rounded up, so that the copy into a bounce buffer never reads
 	 * past the end of it. */
-	len = (len + io->dio_align - 1) & ~((size_t)io->dio_align - 1);
-	if (posix_memalign(&buf, io->dio_align, len ? len : io->dio_align))
+	len = (len + align - 1) & ~(align - 1);
+	/* The slot below the buffer must be aligned for a pointer too. */
+	if (align < sizeof(void *))
+		align = sizeof(void *);
+	base = malloc(sizeof(void *) + align - 1 + (len ? len : align));
+	if (base == NULL)
 		return NULL;
-	return buf;
+	at = ((uintptr_t)base + sizeof(void *) + align - 1) &
+	     ~(uintptr_t)(align - 1);
+	((void **)at)[-1] = base;
+	return (void *)at;
+}
+
+void io_free_buf(const struct io *io, void *buf)
+{
+	if (io->dio_align == 0 || buf == NULL)
+		free(buf);
+	else
+		free(((void **)buf)[-1]);
 }
 
 struct io *io_new(enum elv_dir dir, uint64_t file, int fd,
@@ -81,7 +106,7 @@ void io_free(struct io *io)
 	for (p = io->parts; p != NULL; p = next) {
 		next = p->next;
 		if (p->lender == NULL)
-			free(p->buf);
+			io_free_buf(io, p->buf);
 		free(p);
 	}
 	free(io);
@@ -208,7 +233,7 @@ static int io_copy_in(struct io *io, struct io_part *p,
 		return ENOMEM;
 	n = fuse_buf_copy(&dst, in, 0);
 	if (n < 0 || (size_t)n != p->len) {
-		free(dst.buf[0].mem);
+		io_free_buf(io, dst.buf[0].mem);
 		return n < 0 ? (int)-n : EIO;
 	}
 	p->buf = dst.buf[0].mem;

@@ -25,8 +25,8 @@ for opt in ssd_channels=0 ssd_channels=65 ssd_read_us=x ssd_buffer_mib=0 \
 done
 
 "$FUSE_IOSCHED" --print-config -o "$base" >"$T/out" || fail "--print-config"
-for kv in 'ssd_channels = 4' 'ssd_read_us = 80' 'ssd_mb_per_s = 500' \
-	'ssd_buffer_mib = 32' 'ssd_drain_mb_per_s = 300'; do
+for kv in 'ssd_channels = 8' 'ssd_read_us = 80' 'ssd_mb_per_s = 500' \
+	'ssd_buffer_mib = 32768' 'ssd_drain_mb_per_s = 1000'; do
 	grep -qxF "$kv" "$T/out" || fail "defaults lack '$kv': $(cat "$T/out")"
 done
 
@@ -48,7 +48,7 @@ unmount_fs
 # at least 7 MiB drained first, 734 ms.
 mount_fs -o "config=$T/empty.conf,disk_model=ssd,ssd_buffer_mib=1" \
 	-o ssd_drain_mb_per_s=10
-grep -qF 'disk model ssd: 4 channels, read 80 us' "$LOG" ||
+grep -qF 'disk model ssd: 8 channels, read 80 us' "$LOG" ||
 	fail "no ssd disk model line in the log"
 cmp "$BACKING/f" "$MNT/f" || fail "data read through the ssd model differs"
 

@@ -13,6 +13,17 @@ if [ "${SYSLOG_CAPTURE:-}" = yes ] && [ -z "${_SYSLOG_NS:-}" ] &&
 	[ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null 2>&1; then
 	_SYSLOG_NS=1 exec unshare -m --propagation private bash "$0" "$@"
 fi
+# A new mount namespace starts as a copy of every mount of the machine,
+# other tests' FUSE mounts included, and a copy keeps a mount's FUSE
+# connection open: when its test unmounts it, its daemon goes on waiting
+# in /dev/fuse until this namespace ends, and fails that test's check that
+# it exits.  So let go of the copies (private: the originals stay).
+if [ -n "${_SYSLOG_NS:-}" ]; then
+	awk '$3 == "fuse" || $3 == "fuseblk" || $3 ~ /^fuse\./ { print $2 }' \
+		/proc/self/mounts | while read -r _m; do
+		umount -l "$(printf '%b' "$_m")" 2>/dev/null || true
+	done
+fi
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
@@ -120,6 +131,13 @@ wait_daemon_exit() {
 			! command -v gdb >/dev/null 2>&1 ||
 				gdb -batch -p "$DAEMON_PID" \
 					-ex 'thread apply all bt' 2>&1 | tail -n 150
+			# A mount namespace that copied the mount keeps its
+			# connection open (see the top of this file).
+			grep -l " $MNT " /proc/[0-9]*/mountinfo 2>/dev/null |
+			while read -r _f; do
+				_p=${_f#/proc/}; _p=${_p%/mountinfo}
+				echo "still mounted for $_p: $(tr '\0' ' ' <"/proc/$_p/cmdline" 2>/dev/null)"
+			done | head -n 5
 			fail "daemon did not exit within 30 s of $1"
 		fi
 		sleep 0.05

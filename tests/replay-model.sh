@@ -66,6 +66,57 @@ assert_eq 1.437 "$(col noop 5 <"$T/auto")" "read p50 with the overhead"
 assert_eq 0.437 "$(col noop 5 <"$T/zero")" "read p50 with --overhead=0"
 replay -s noop --closed-loop "$D/two-readers.blkparse" | head -1 |
 	grep -q "host overhead 0.000 ms read" || fail "an overhead from blkparse"
+# The recorded values, in turn, not their median: every other read took
+# 2 ms more from D to C; the replay's reads alternate 1.437 and 3.437 ms.
+awk '$6 == "C" && $3 % 6 == 0 { $4 = sprintf("%.9f", $4 + 0.002); $15 = "0.003437000" } 1' \
+	"$T/one.trace" >"$T/alt.trace"
+replay -s noop --closed-loop "$T/alt.trace" >"$T/alt"
+cat "$T/alt"
+assert_eq 1.437 "$(col noop 5 <"$T/alt")" "read p50, every other read slower"
+assert_eq 3.437 "$(col noop 7 <"$T/alt")" "read max, every other read slower"
+
+# The lags: a mount's worker starts an io late, after the head freed with
+# it queued, or after it arrived at an idle disk.  The reader above with
+# each D 0.1 ms after its Q: 0.1 ms idle lag, and 1.537 ms of latency.
+awk '$6 == "Q" { print; next } $6 == "D" { $4 = sprintf("%.9f", $4 + 0.0001) }
+	$6 == "C" { $4 = sprintf("%.9f", $4 + 0.0001); $13 = "0.000100000" } 1' \
+	"$T/one.trace" >"$T/late.trace"
+replay -s noop --closed-loop "$T/late.trace" >"$T/late"
+cat "$T/late"
+head -1 "$T/late" | grep -q "host overhead 1.000 ms read, 0.000 ms write, lag 0.000 ms head, 0.100 ms idle" ||
+	fail "idle lag not derived: $(head -1 "$T/late")"
+assert_eq 1.537 "$(col noop 5 <"$T/late")" "read p50 with the idle lag"
+# Two readers' requests queued together; the second's D comes 0.2 ms
+# after the first's service (0.437 ms) ends: 0.2 ms head lag.
+awk 'BEGIN {
+	print "# fuse-iosched trace 1: dev cpu seq time pid action rwbs sector + count [comm]"
+	for (i = 0; i < 50; i++) {
+		t = i * 0.003; a = 256 * i; b = a + 128
+		printf "  0,0 0 %d %.9f 400 Q RS %d + 128 [a]\n", ++s, t, a
+		printf "  0,0 0 %d %.9f 500 Q RS %d + 128 [b]\n", ++s, t, b
+		printf "  0,0 0 %d %.9f 400 D RS %d + 128 [a]\n", ++s, t, a
+		printf "  0,0 0 %d %.9f 500 D RS %d + 128 [b]\n", ++s, t + 0.000637, b
+		printf "  0,0 0 %d %.9f 400 C RS %d + 128 [a] wait 0.000000000 service 0.000437000\n", ++s, t + 0.000437, a
+		printf "  0,0 0 %d %.9f 500 C RS %d + 128 [b] wait 0.000637000 service 0.000437000\n", ++s, t + 0.001074, b
+	}
+}' >"$T/head.trace"
+replay -s noop "$T/head.trace" | head -1 | grep -q "lag 0.200 ms head, 0.000 ms idle" ||
+	fail "head lag not derived: $(replay -s noop "$T/head.trace" | head -1)"
+# 40 requests queued at once, the first dispatched 1.5 ms late (as a
+# mount's first), each next 0.2 ms after the one before was served: one
+# idle case is no lag.
+awk 'BEGIN {
+	print "# fuse-iosched trace 1: dev cpu seq time pid action rwbs sector + count [comm]"
+	for (i = 0; i < 40; i++)
+		printf "  0,0 0 %d 0.000000000 %d Q RS %d + 128 [q]\n", ++s, 600 + i, 128 * i
+	for (i = 0; i < 40; i++) {
+		d = i ? 0.0015 + i * 0.000637 : 0.0015
+		printf "  0,0 0 %d %.9f %d D RS %d + 128 [q]\n", ++s, d, 600 + i, 128 * i
+		printf "  0,0 0 %d %.9f %d C RS %d + 128 [q] wait %.9f service 0.000437000\n", ++s, d + 0.000437, 600 + i, 128 * i, d
+	}
+}' >"$T/first.trace"
+replay -s noop "$T/first.trace" | head -1 | grep -q "lag 0.200 ms head, 0.000 ms idle" ||
+	fail "a lag from one case: $(replay -s noop "$T/first.trace" | head -1)"
 
 # Time-based: for 3 s, each reader starting over at its end, against the
 # trace's 80 requests in about 1 s.

@@ -10,11 +10,28 @@
 # writer, whose writes anticipatory batches with the reads, runs about as
 # fast under either: its order is printed, not checked, since the mount
 # itself swaps it from run to run (53 against 59 MiB/s, then 63 against
-# 56), and under ThreadSanitizer by more than 15 % either way.  How close
-# the figures come is measured by bench/replay.sh and printed here.  A
-# long antic_expire, on the mount and in the replay, keeps anticipation
-# working on a loaded machine, where a reader may wait for a CPU longer
-# than the default 6 ms.
+# 56), and under ThreadSanitizer by more than 15 % either way.
+# The seq3 trace replayed through the scheduler it was recorded under
+# must come within the issue's 15 % of the mount, in MiB/s and read p50:
+# the host's overheads and dispatch lags are the trace's own, request by
+# request, so the load of the moment is on both sides (within 4 % at load
+# 2-4, and mostly at load 10-15).  A p50 of about a millisecond may also
+# differ by P50_SLACK, a CPU's wake-up.  On a loaded machine (the load
+# average over twice the CPUs) the bound is 25 % and only for MiB/s:
+# there the mount's anticipation fails for some reads and not others,
+# which reads is not the replay's to know, and a p50 that falls between
+# hits (about 1 ms) and misses (several) jumps: at load 7-17 we saw
+# MiB/s from -8 to +12 %, and the p50 +15.6 % and -34.8 %.  The rw figures are printed only: at load 10-17
+# the replay of the rw trace through deadline came 11 % under the mount's
+# MiB/s and 26-34 % over its read p50, deadline's write batches coming
+# out otherwise (within 3 % at load 2-4).  Through the other scheduler
+# the figures are printed only: the host's times differ between a
+# deadline run and an anticipatory one (two threads wake at each
+# head-free under deadline, one under anticipatory), and a load spike
+# during one recording lands in one trace.  bench/replay.sh measures both
+# over several rounds.  A long antic_expire, on the mount and in the
+# replay, keeps anticipation working on a loaded machine, where a reader
+# may wait for a CPU longer than the default 6 ms.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 : "${FUSE_IOSCHED_REPLAY:=$top_builddir/src/fuse-iosched-replay}"
 require_root
@@ -32,7 +49,29 @@ trace_mib() {
 	awk '$6 == "Q" { b += $10 * 512; if (!f) f = $4 }
 		$6 == "C" { l = $4 } END { printf "%.2f", b / 1048576 / (l - f) }' "$1"
 }
+# The median read latency (Q to C) of a recorded trace, in ms; fio's
+# O_DIRECT psync requests do not merge, so each C has one Q.
+trace_p50() {
+	awk '$6 == "Q" && $7 ~ /^R/ { q[$8] = $4 }
+		$6 == "C" && $7 ~ /^R/ && ($8 in q) { printf "%.6f\n", ($4 - q[$8]) * 1000 }' "$1" |
+		sort -n | awk '{ v[NR] = $1 } END { printf "%.3f", v[int((NR + 1) / 2)] }'
+}
+# The issue's 15 % on a quiet machine (load average under twice the
+# CPUs, taken before the recordings), and the p50 checked too; on a
+# loaded one 25 %, and the p50 printed only.
+quiet=$(awk -v n="$(nproc)" '{ print $1 < 2 * n }' /proc/loadavg)
+if [ "$quiet" = 1 ]; then AGREE=0.15; else AGREE=0.25; fi
+echo "load $(cut -d' ' -f1 /proc/loadavg) on $(nproc) CPUs: agreement within $AGREE"
+# within A B [SLACK]: A within AGREE of B, or within SLACK of it.
+within() {
+	awk -v a="$1" -v b="$2" -v t=$AGREE -v s="${3:-0}" 'BEGIN {
+		d = a > b ? a - b : b - a
+		exit !(d <= b * t || d <= s) }'
+}
+# diff A B: A against B, in percent.
+diff_pc() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f%%", (a - b) / b * 100 }'; }
 ORDER_TIE=0.15
+P50_SLACK=0.25
 # order DEADLINE ANTICIPATORY: "deadline", "anticipatory" (the faster by
 # more than ORDER_TIE) or "tie".
 order() {
@@ -89,8 +128,16 @@ for wl in seq3 rw; do
 		as=$(mib_of anticipatory "$T/$wl-$s.out")
 		m=$(trace_mib "$T/$wl-$s.trace")
 		r=$(mib_of $s "$T/$wl-$s.out")
-		echo "$wl $s: mount $m MiB/s, replay $r MiB/s," \
-			"$(awk -v m="$m" -v r="$r" 'BEGIN { printf "%+.1f%%", (r - m) / m * 100 }')"
+		mp=$(trace_p50 "$T/$wl-$s.trace")
+		rp=$(awk -v s="$s" '$1 == s { print $5 }' "$T/$wl-$s.out")
+		echo "$wl $s: mount $m MiB/s, replay $r MiB/s, $(diff_pc "$r" "$m");" \
+			"read p50 mount $mp ms, replay $rp ms, $(diff_pc "$rp" "$mp")"
+		# A trace through its own scheduler: the host's times come
+		# from the trace, so the load of the moment is in both.
+		[ $wl = rw ] || within "$r" "$m" ||
+			fail "replay of the $wl $s trace: $r MiB/s, the mount's $m"
+		[ $wl = rw ] || [ "$quiet" = 0 ] || within "$rp" "$mp" $P50_SLACK ||
+			fail "replay of the $wl $s trace: read p50 $rp ms, the mount's $mp"
 		o=$(order "$dl" "$as")
 		echo "$wl $s: replay order $o, mount order $mount_order"
 		[ $wl = rw ] || [ "$o" = tie ] || [ "$mount_order" = tie ] ||

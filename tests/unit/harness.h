@@ -34,7 +34,7 @@ struct io *h_io(int id, enum elv_dir dir, uint64_t file, uint64_t offset,
 /* The id of the n-th part of io (0 first), or -1. */
 int h_part_id(const struct io *io, unsigned n);
 /* How many times the part of id was completed (ids below H_MAX_IDS). */
-#define H_MAX_IDS 4096
+#define H_MAX_IDS 16384
 unsigned h_completions(int id);
 /*
  * Check that parts 1..n were each completed exactly once and no other id

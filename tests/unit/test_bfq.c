@@ -13,7 +13,8 @@
  * non_blocking_wait_rq and the push-up of backshifted timestamps, time
  * charging, the async charge, peak rate and max_budget 0, a priority
  * change, merging, and a switch away with requests queued and in flight.
- * Each rule's one-line mutation is in tests/mutations.txt.
+ * On a fast device, a queue preempted while empty.  Each rule's one-line
+ * mutation is in tests/mutations.txt.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -1158,6 +1159,137 @@ static void test_seeky_idle(void)
 	queue_free(q);
 }
 
+/* ------------------------------------------------------------------ */
+/* A fast device: preemption of an empty queue.                        */
+
+/*
+ * The simulation above works in whole milliseconds.  Here a fast device
+ * (an SSD, or a loop device with direct I/O) serves 16 KiB requests in
+ * FAST_COST_US each, in the order dispatched, and a reader issues its
+ * next request FAST_THINK_US after its last completed (through FUSE, a
+ * round trip), except every FAST_PAUSE_EVERY-th time, when it pauses
+ * FAST_PAUSE_US (a worker or the reader descheduled: on a loaded host,
+ * a few times a second).
+ */
+struct fast_reader {
+	pid_t pid;
+	int ioprio;
+	uint64_t sector;
+	struct io *io;			/* in flight, or NULL */
+	bool queued;			/* issued, not yet dispatched */
+	uint64_t at;			/* completes, or issues, then */
+	unsigned served;
+	uint64_t sectors;
+};
+
+#define FAST_BYTES	16384
+#define FAST_COST_US	300
+#define FAST_THINK_US	50
+#define FAST_PAUSE_US	10000		/* beyond slice_idle's 8 ms */
+#define FAST_PAUSE_EVERY 500
+/* Long enough for budgets and pauses to average out, within H_MAX_IDS. */
+#define FAST_SECS	4
+
+static void fast_step(struct queue *q, struct fast_reader *r, int n,
+		      int *ids, uint64_t *busy_until)
+{
+	struct fast_reader *d;
+	struct io *io;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (r[i].io != NULL && r[i].at <= h_now) {
+			h_complete(q, r[i].io);
+			r[i].io = NULL;
+			r[i].served++;
+			r[i].sectors += FAST_BYTES >> 9;
+			r[i].at = h_now + (r[i].served % FAST_PAUSE_EVERY ?
+					   FAST_THINK_US : FAST_PAUSE_US) *
+				H_MS / 1000;
+		}
+		if (r[i].io == NULL && !r[i].queued && r[i].at <= h_now) {
+			r[i].sector += FAST_BYTES >> 9;
+			io = h_io(++*ids, ELV_READ, 100 + (uint64_t)i, 0,
+				  FAST_BYTES, r[i].sector);
+			io->rq.pid = r[i].pid;
+			io->rq.ioprio = r[i].ioprio;
+			r[i].queued = true;
+			queue_submit(q, io);
+		}
+	}
+	while ((io = queue_try_next(q)) != NULL) {
+		for (d = r; d->pid != io->rq.pid; d++)
+			;
+		d->queued = false;
+		d->io = io;
+		if (*busy_until < h_now)
+			*busy_until = h_now;
+		*busy_until += FAST_COST_US * H_MS / 1000;
+		d->at = *busy_until;
+	}
+}
+
+/*
+ * Level 0 against level 7 on the fast device.  When the level
+ * 0 reader comes back from a pause it takes the device from the level 7
+ * one, which is in service and empty (waited for).  Taken off the
+ * schedule, the level 7 queue would come back at its next request as
+ * one resuming its budget and take the device back, the level 0 one
+ * likewise at its own, and so on request by request: shares near 1:1
+ * and a preemption per request.  Kept busy (the kernel's
+ * __bfq_bfqq_expire), it waits for its turn: 8:1.
+ */
+static void test_preempted_empty(void)
+{
+	struct queue *q = bfq_queue();
+	struct fast_reader r[2] = {
+		{ .pid = 1001, .ioprio = BE(0) },
+		{ .pid = 1002, .ioprio = BE(7), .sector = 10000000 },
+	};
+	uint64_t next, busy_until = 0, end = FAST_SECS * 1000 * H_MS;
+	unsigned seen = h_wakeups;
+	int ids = 0, i;
+	double ratio;
+
+	h_set_tunable(q, "low_latency", 0);
+	while (h_now < end) {
+		fast_step(q, r, 2, &ids, &busy_until);
+		next = UINT64_MAX;
+		if (h_wakeups != seen)
+			next = h_wakeup_ns > h_now ? h_wakeup_ns : h_now;
+		for (i = 0; i < 2; i++)
+			if (!r[i].queued && r[i].at > h_now && r[i].at < next)
+				next = r[i].at;
+		/* Requests queued, none in flight, no wake-up: a hang. */
+		if (next == UINT64_MAX) {
+			fprintf(stderr, "  fast device: stalled\n");
+			h_failures++;
+			break;
+		}
+		h_now = next;
+		if (h_wakeups != seen && h_now >= h_wakeup_ns) {
+			seen = h_wakeups;
+			queue_kick(q);
+		}
+	}
+	ratio = r[1].sectors ? (double)r[0].sectors / (double)r[1].sectors : 0;
+	CHECK(ratio >= 6);
+	/* The pauses, not every request. */
+	CHECK(h_counter(q, "expired_preempted") <= 20 * FAST_SECS);
+	if (ratio < 6 || h_counter(q, "expired_preempted") > 20 * FAST_SECS)
+		fprintf(stderr, "  fast device: BE0 %" PRIu64 ", BE7 %" PRIu64
+			" sectors, %" PRIu64 " preemptions\n", r[0].sectors,
+			r[1].sectors, h_counter(q, "expired_preempted"));
+	queue_stop(q);
+	for (i = 0; i < 2; i++)
+		if (r[i].io != NULL)
+			h_complete(q, r[i].io);
+	while (h_next_id(q) > 0)
+		;
+	CHECK_DONE(ids);
+	queue_free(q);
+}
+
 int main(void)
 {
 	/* A lost request would hang the drain: fail instead. */
@@ -1194,5 +1326,6 @@ int main(void)
 	pq_test_switch(bfq);
 	pq_test_back_seek_penalty(bfq);
 	pq_test_fifo_expiry(bfq);
+	test_preempted_empty();
 	return h_exit("test_bfq");
 }

@@ -187,59 +187,103 @@ static void test_force(void)
 /* Latency feedback.                                                   */
 
 /*
- * One stretch of traffic: ROUNDS rounds of ROUND_IOS reads and as many
- * writes submitted together, dispatched at once, reads completed after
- * read_lat and writes after write_lat.  ROUNDS * max(lat) stays below the
- * 100 ms window and the samples above kyber's 100, so the window holds
- * exactly this stretch; the clock then moves past the window's end, and
- * the next dispatch (a probe) judges it.
+ * The kernel judges a domain's histograms once they hold 500 samples (or
+ * a second after the timer first found samples in them).  The helpers
+ * below count, per direction, the samples left since the last judgement
+ * (the probes' own completions), so that a stretch brings both domains to
+ * 500 in its last round and not before, and the timer run that judges
+ * them is the probe's first dispatch after the stretch.
  */
-#define ROUNDS		6
-#define ROUND_IOS	10
+#define MIN_SAMPLES	500
+#define STRETCH_ROUNDS	20
+#define TIMER_NS	(100 * H_MS)
 
 static int next_id;
+static unsigned pending[2];	/* per enum elv_dir */
 
+/*
+ * Check that every request so far completed once, and start the ids
+ * again (they are bounded); only with nothing queued or in flight.
+ */
+static void recycle_ids(void)
+{
+	if (next_id < H_MAX_IDS / 2)
+		return;
+	CHECK_DONE(next_id - 1);
+	next_id = 1;
+}
+
+/*
+ * Submit n requests of dir and dispatch them: kyber must let them all go.
+ * held[] gets them.
+ */
+static unsigned start_n(struct queue *q, enum elv_dir dir, unsigned n,
+			struct io **held)
+{
+	unsigned i, got;
+
+	for (i = 0; i < n; i++) {
+		if (dir == ELV_READ)
+			rd(q, next_id++);
+		else
+			wr(q, next_id++);
+	}
+	got = dispatch_all(q, held, n);
+	CHECK_EQ(got, n);
+	if (got != n)
+		exit(h_exit("test_kyber"));
+	return got;
+}
+
+/*
+ * One stretch of traffic: reads taking read_lat and writes write_lat
+ * (device and total latency alike), in rounds whose reads and writes all
+ * complete at one instant, so that no timer run falls between them.  At
+ * the end the clock stands where the timer has expired: the next dispatch
+ * runs it, and it judges both domains.  A round holds at most 25 of each
+ * (500 / 20), so depths down to 32 suffice; 20 rounds of at most 15 ms
+ * stay well inside the second.
+ */
 static void stretch(struct queue *q, uint64_t read_lat, uint64_t write_lat)
 {
-	struct io *held[2 * ROUND_IOS];
-	uint64_t start = h_now, first, second;
-	unsigned n, i, r;
-	enum elv_dir early;
+	static struct io *held[2 * MAX_HELD];
+	uint64_t lat[2] = { [ELV_READ] = read_lat, [ELV_WRITE] = write_lat };
+	unsigned need[2], n, i, r, d, first;
 
-	for (r = 0; r < ROUNDS; r++) {
-		for (i = 0; i < ROUND_IOS; i++) {
-			rd(q, next_id++);
-			wr(q, next_id++);
-		}
-		n = dispatch_all(q, held, 2 * ROUND_IOS);
-		CHECK_EQ(n, 2 * ROUND_IOS);
-		early = read_lat <= write_lat ? ELV_READ : ELV_WRITE;
-		first = early == ELV_READ ? read_lat : write_lat;
-		second = early == ELV_READ ? write_lat : read_lat;
-		h_now += first;
-		for (i = 0; i < n; i++) {
-			if (held[i]->rq.dir == early) {
-				h_complete(q, held[i]);
-				held[i] = NULL;
-			}
-		}
-		h_now += second - first;
-		for (i = 0; i < n; i++)
-			if (held[i] != NULL)
-				h_complete(q, held[i]);
+	recycle_ids();
+	for (d = 0; d < 2; d++) {
+		CHECK(pending[d] < MIN_SAMPLES - STRETCH_ROUNDS);
+		need[d] = MIN_SAMPLES - pending[d];
 	}
-	h_now = start + 250 * H_MS;
+	/* The slower direction is dispatched first. */
+	first = read_lat >= write_lat ? ELV_READ : ELV_WRITE;
+	for (r = 0; r < STRETCH_ROUNDS; r++) {
+		n = 0;
+		for (i = 0; i < 2; i++) {
+			d = i == 0 ? first : !first;
+			if (i == 1)
+				h_now += lat[first] - lat[d];
+			n += start_n(q, d, need[d] * (r + 1) / STRETCH_ROUNDS -
+				     need[d] * r / STRETCH_ROUNDS, held + n);
+		}
+		h_now += lat[!first];
+		complete_all(q, held, n);
+	}
+	h_now += TIMER_NS;
+	pending[ELV_READ] = pending[ELV_WRITE] = 0;
 }
 
 /*
  * How many requests of one domain kyber lets into flight now: the depth.
- * They complete at once, so they add only fast samples.
+ * They complete at once (with all those queued), adding samples of no
+ * latency, which a stretch counts.
  */
 static unsigned probe_n(struct queue *q, enum elv_dir dir, unsigned nr)
 {
 	static struct io *held[MAX_HELD];
 	unsigned n, i;
 
+	recycle_ids();
 	for (i = 0; i < nr; i++) {
 		if (dir == ELV_READ)
 			rd(q, next_id++);
@@ -251,6 +295,7 @@ static unsigned probe_n(struct queue *q, enum elv_dir dir, unsigned nr)
 	/* The rest go too, so that the queue is empty for what follows. */
 	while (h_next_id(q) >= 0)
 		;
+	pending[dir] += nr;
 	return n;
 }
 
@@ -259,20 +304,26 @@ static unsigned probe(struct queue *q, enum elv_dir dir)
 	return probe_n(q, dir, READ_DEPTH + 8);
 }
 
+static struct queue *ky_latency_queue(void)
+{
+	next_id = 1;
+	pending[ELV_READ] = pending[ELV_WRITE] = 0;
+	return ky_queue();
+}
+
 /*
  * Reads taking 5 ms against their 2 ms target: the device is congested.
  * Writes meet theirs at 5 ms (p99 in the second quarter of 10 ms), so the
- * write depth is scaled by 2/4 per window; reads keep their full depth.
+ * write depth is scaled by 2/4 per stretch; reads keep their full depth.
  * Once reads are fast again nothing changes (the kernel has no regrowth):
  * writes grow only when they miss their own target, by its p99 (15 ms
  * against 10 ms: bucket 5, so 6/4), which throttles the fast reads too.
  */
 static void test_read_latency_throttles_writes(void)
 {
-	struct queue *q = ky_queue();
-	unsigned depth, prev, windows;
+	struct queue *q = ky_latency_queue();
+	unsigned stretches;
 
-	next_id = 1;
 	stretch(q, 5 * H_MS, 5 * H_MS);
 	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH / 2);
 	stretch(q, 5 * H_MS, 5 * H_MS);
@@ -280,7 +331,7 @@ static void test_read_latency_throttles_writes(void)
 	CHECK_EQ(probe(q, ELV_READ), READ_DEPTH);
 
 	/* Reads at 400 us: no congestion, and no regrowth either. */
-	for (windows = 0; windows < 3; windows++) {
+	for (stretches = 0; stretches < 3; stretches++) {
 		stretch(q, 400 * H_US, 400 * H_US);
 		CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH / 4);
 	}
@@ -291,7 +342,8 @@ static void test_read_latency_throttles_writes(void)
 	CHECK_EQ(h_counter(q, "write_adjust"), 3);
 	CHECK_EQ(h_counter(q, "read_adjust"), 1);
 	CHECK_EQ(h_counter(q, "congested"), 3);
-	CHECK_EQ(h_counter(q, "windows"), 6);
+	/* Timer runs: the six that judged, and those that found too few. */
+	CHECK_EQ(h_counter(q, "windows"), 9);
 	CHECK(h_counter(q, "write_throttled") > 0);
 	CHECK(h_counter(q, "read_throttled") > 0);
 	while (h_next_id(q) >= 0)
@@ -309,15 +361,14 @@ static void test_read_latency_throttles_writes(void)
  */
 static void test_write_latency_throttles_reads(void)
 {
-	struct queue *q = ky_queue();
-	unsigned windows;
+	struct queue *q = ky_latency_queue();
+	unsigned stretches;
 
-	next_id = 1;
 	stretch(q, 400 * H_US, 15 * H_MS);
 	CHECK_EQ(probe(q, ELV_READ), READ_DEPTH / 4);
 	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH);
 
-	for (windows = 0; windows < 3; windows++) {
+	for (stretches = 0; stretches < 3; stretches++) {
 		stretch(q, 400 * H_US, 400 * H_US);
 		CHECK_EQ(probe(q, ELV_READ), READ_DEPTH / 4);
 	}
@@ -336,9 +387,8 @@ static void target_case(const char *name, int64_t high, int64_t low,
 			uint64_t rd_ns, uint64_t wr_ns, enum elv_dir dir,
 			unsigned full, unsigned low_depth)
 {
-	struct queue *q = ky_queue();
+	struct queue *q = ky_latency_queue();
 
-	next_id = 1;
 	h_set_tunable(q, name, high);
 	stretch(q, rd_ns, wr_ns);
 	CHECK_EQ(probe(q, dir), full);
@@ -360,33 +410,81 @@ static void test_target_tunable(void)
 }
 
 /*
- * Few requests: a window with fewer than 100 samples is judged only after
- * a second, and then on what it has.  The first probe stays below 100
- * samples in all, so that it does not complete the window itself.
+ * n requests of dir taking lat each, in rounds of at most 100 that
+ * complete at one instant.
  */
-static void test_sparse_window(void)
+static void feed(struct queue *q, enum elv_dir dir, unsigned n, uint64_t lat)
 {
-	static struct io *held[8];
-	struct queue *q = ky_queue();
-	unsigned n, i;
-	int id = 1;
+	static struct io *held[100];
+	unsigned k;
 
-	for (i = 0; i < 5; i++) {
-		rd(q, id++);
-		wr(q, id++);
-		n = dispatch_all(q, held, 8);
-		CHECK_EQ(n, 2);
-		h_now += 5 * H_MS;
-		complete_all(q, held, n);
-		h_now += 150 * H_MS;	/* > 100 ms, but few samples */
+	recycle_ids();
+	while (n > 0) {
+		k = start_n(q, dir, n < 100 ? n : 100, held);
+		h_now += lat;
+		complete_all(q, held, k);
+		n -= k;
 	}
-	/* The window started at 5 ms; 895 ms later it is still open. */
-	next_id = id;
-	h_now = 900 * H_MS;
-	CHECK_EQ(probe_n(q, ELV_WRITE, WRITE_DEPTH + 8), WRITE_DEPTH);
-	/* A second after its start it is judged: the reads were slow. */
-	h_now = 1005 * H_MS;
-	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH / 2);
+}
+
+/*
+ * A domain with fewer than 500 samples is not judged until a second after
+ * the timer first found them.  100 reads at 5 ms (slow), and 500 writes
+ * at 1 ms, judged at the first timer run (101 ms) without congestion.
+ * The reads count from there: the runs at 201 and 1100 ms leave them be,
+ * and the write depth with them; the run at 1200 ms judges them, finds
+ * the device congested and throttles the writes, whose p99 it does not
+ * know this time (264 probe samples since) but remembers from 1100 ms.
+ */
+static void test_few_samples_wait(void)
+{
+	struct queue *q = ky_latency_queue();
+
+	feed(q, ELV_WRITE, 500, 1 * H_MS);
+	feed(q, ELV_READ, 100, 5 * H_MS);
+	h_now = 101 * H_MS;
+	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH);
+	h_now = 1000 * H_MS;
+	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH);
+	h_now = 1100 * H_MS;
+	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH);
+	CHECK_EQ(h_counter(q, "congested"), 0);
+	h_now = 1200 * H_MS;
+	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH / 4);
+	CHECK_EQ(h_counter(q, "congested"), 1);
+	CHECK_DONE(next_id - 1);
+	queue_free(q);
+}
+
+/*
+ * Each domain is judged on its own samples, which another domain's
+ * judgement leaves alone; and a p99 remembered from a run without
+ * congestion is used once.  300 writes at 15 ms (missing their 10 ms) and
+ * 500 reads at 400 us: the run at 115 ms judges the reads only (good, no
+ * congestion: the read depth stays, their p99 is remembered).  200 more
+ * writes make 500: the run at 215 ms judges them, congested, and
+ * throttles the reads, unknown then, with their remembered p99 (first
+ * quarter: to 1/4).  500 more slow writes: congested again at 315 ms, but
+ * the reads' p99 was used up, and they are left alone (the probes keep
+ * them below 500 samples: 264 + 72).
+ */
+static void test_domains_judged_apart(void)
+{
+	struct queue *q = ky_latency_queue();
+
+	feed(q, ELV_WRITE, 300, 15 * H_MS);
+	feed(q, ELV_READ, 500, 400 * H_US);
+	h_now = 115 * H_MS;
+	CHECK_EQ(probe(q, ELV_READ), READ_DEPTH);
+	CHECK_EQ(h_counter(q, "congested"), 0);
+	feed(q, ELV_WRITE, 200, 15 * H_MS);
+	h_now = 215 * H_MS;
+	CHECK_EQ(probe_n(q, ELV_READ, READ_DEPTH / 4 + 8), READ_DEPTH / 4);
+	CHECK_EQ(h_counter(q, "congested"), 1);
+	feed(q, ELV_WRITE, 500, 15 * H_MS);
+	h_now = 315 * H_MS;
+	CHECK_EQ(probe_n(q, ELV_READ, READ_DEPTH / 4 + 8), READ_DEPTH / 4);
+	CHECK_EQ(h_counter(q, "congested"), 2);
 	CHECK_DONE(next_id - 1);
 	queue_free(q);
 }
@@ -480,11 +578,23 @@ static void test_async_depth(void)
  * asynchronous writes wait; these then complete as soon as they are
  * added.  Against a 100 ms target the writes' p99 is the 40 ms of the
  * synchronous ones (the second quarter), so congestion halves the write
- * depth.  Counting the wait,
- * the p99 would be 200 ms and the depth would grow instead.  Fewer than
- * 100 samples in all: the window is judged after a second.
+ * depth.  Counting the wait, the p99 would be 200 ms and the depth would
+ * grow instead.  500 writes done at once then give the write domain the
+ * samples it needs to be judged (its p99 stays that of the 31 before):
+ * at the timer run after them (315 ms) without congestion, since the 20
+ * reads wait for their second; the run at 2100 ms judges the reads,
+ * congested, and scales the writes by the p99 remembered from 315 ms.
  */
 #define SLOT_WAITERS	8
+
+/* Requests of dir that came to the queue, waiting for a slot or not. */
+static uint64_t arrived(struct queue *q, enum elv_dir dir)
+{
+	struct stats st;
+
+	queue_get_stats(q, &st);
+	return st.dir[dir].requests;
+}
 
 static void test_slot_wait_not_latency(void)
 {
@@ -511,6 +621,11 @@ static void test_slot_wait_not_latency(void)
 	}
 	for (i = 0; i < SLOT_WAITERS; i++)
 		w[i] = h_submit_start(q, awr_io(id++));
+	/* Their wait starts now, not whenever their threads get to run. */
+	for (tries = 0; tries < 5000 && arrived(q, ELV_WRITE) < 3 +
+	     SLOT_WAITERS; tries++)
+		usleep(1000);
+	CHECK_EQ(arrived(q, ELV_WRITE), 3 + SLOT_WAITERS);
 	for (i = 0; i < 20; i++) {
 		swr(q, id++);
 		sync[tail++] = queue_try_next(q);
@@ -539,7 +654,10 @@ static void test_slot_wait_not_latency(void)
 
 	CHECK_EQ(queue_set_nr_requests(q, 1024), 0);
 	next_id = 1;
+	feed(q, ELV_WRITE, MIN_SAMPLES, 0);
 	h_now = 2000 * H_MS;
+	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH);
+	h_now = 2100 * H_MS;
 	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH / 2);
 	CHECK_DONE(next_id - 1);
 	queue_free(q);
@@ -666,7 +784,8 @@ int main(void)
 	test_read_latency_throttles_writes();
 	test_write_latency_throttles_reads();
 	test_target_tunable();
-	test_sparse_window();
+	test_few_samples_wait();
+	test_domains_judged_apart();
 	test_async_depth();
 	test_slot_wait_not_latency();
 	test_merges();
