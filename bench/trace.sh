@@ -28,7 +28,7 @@ run() { # JOB TRACED ROUND
 	fi
 	case $1 in
 	randread) rw=randread ;;
-	seqwrite) rw=write ;;
+	seqwrite) rw="write" ;;
 	esac
 	fio --name="$1" --filename="$M/f" --rw=$rw --bs=4k --direct=1 \
 		--ioengine=psync --size="$SIZE" --runtime="$RUNTIME" \
