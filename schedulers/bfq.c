@@ -1010,8 +1010,10 @@ static bool bfq_others_busy(const struct bfq_data *bd)
 }
 
 /*
- * Do the busy queues other than bfqq differ from it in class or weight
- * (bfq_asymmetric_scenario)?  Then only idling keeps the shares.
+ * Do the busy queues other than bfqq differ from it in class, or is one
+ * of them lighter (bfq_asymmetric_scenario)?  Then only idling keeps the
+ * shares.  The lightest queue is not waited for on these grounds: the
+ * device it does not use goes to heavier queues, which is their due.
  */
 static bool bfq_asymmetric(const struct bfq_data *bd,
 			   const struct bfq_queue *bfqq)
@@ -1026,7 +1028,7 @@ static bool bfq_asymmetric(const struct bfq_data *bd,
 			return true;
 	elv_list_for_each(pos, &st->active) {
 		other = elv_list_entry(pos, struct bfq_queue, active);
-		if (other->weight != bfqq->weight)
+		if (other->weight < bfqq->weight)
 			return true;
 	}
 	return false;

@@ -870,19 +870,47 @@ static uint64_t idled_after_thinking(int a_prio, int b_prio,
 /*
  * Idling for service guarantees (idling_needed_for_service_guarantees):
  * a process that thinks too long to be worth waiting for is still waited
- * for when the busy queues' weights differ (without it, a process with
- * one request at a time would get the device turn about, whatever its
- * weight), and when it is raised (then at least 20 ms).  Equal weights,
+ * for when a busy queue is lighter than its own or of another class
+ * (without it, a process with one request at a time would get the device
+ * turn about, whatever its weight), and when it is raised (then at least 20 ms).  Equal weights,
  * not raised: the other process goes at once.
  */
 static void test_idle_for_guarantees(void)
 {
 	CHECK_EQ(idled_after_thinking(BE(4), BE(4), 0), 0);
 	CHECK_EQ(idled_after_thinking(BE(0), BE(7), 0), 8);
+	/* The lightest queue is not (the kernel's smallest_weight). */
+	CHECK_EQ(idled_after_thinking(BE(7), BE(0), 0), 0);
 	CHECK_EQ(idled_after_thinking(BE(4), IDLE, 0), 8);
 	/* Alone: waited for only when raised (soft real-time here). */
 	CHECK_EQ(idled_after_thinking(BE(4), 0, 0), 0);
 	CHECK_EQ(idled_after_thinking(BE(4), 0, 1), 20);
+}
+
+/*
+ * The lightest queue is not waited for to keep the shares (the kernel's
+ * smallest_weight in bfq_asymmetric_scenario): 1001 (weight 10) thinks
+ * 12 ms, longer than slice_idle, while 1002 (weight 80) always has a
+ * read queued.  When 1001's read completes the device goes to 1002 at
+ * once; waiting 8 ms for 1001 each time would only take from 1002.
+ */
+static void test_lightest_not_idled(void)
+{
+	struct queue *q = bfq_queue();
+	struct proc procs[2] = {
+		{ .pid = 1001, .ioprio = BE(7), .dir = ELV_READ, .depth = 1,
+		  .think_ms = 12 },
+		{ .pid = 1002, .ioprio = BE(0), .dir = ELV_READ, .depth = 1,
+		  .sector = 1000000 },
+	};
+
+	h_set_tunable(q, "low_latency", 0);
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, 2000 * H_MS);
+	CHECK(procs[0].served >= 20);
+	/* A few while 1001's think time is learnt; one per read if waited. */
+	CHECK(h_counter(q, "idle_timeouts") <= 10);
+	sim_end(q);
 }
 
 /*
@@ -1301,6 +1329,7 @@ int main(void)
 	}
 	test_weights();
 	test_weights_thinking();
+	test_lightest_not_idled();
 	test_equal();
 	test_class_order();
 	test_weight_raising();
