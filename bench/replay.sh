@@ -12,9 +12,10 @@
 # (--time-based, as fio ran) through deadline and anticipatory.  The mount's own figures come from its trace (issue to
 # completion of each request, bytes over the time from the first issue to
 # the last completion: the definitions the replay uses).  The table gives,
-# per workload and scheduler, the median over the rounds of the mount's
-# and the replay's MiB/s and read latency p50, and their difference; and
-# whether both order the schedulers the same way.  Traces, fio and replay
+# for each workload, each scheduler's trace replayed through each
+# scheduler, the median over the rounds of the replay's MiB/s and read
+# latency p50 beside the mount's under the scheduler replayed, and their
+# difference; and whether both order the schedulers the same way.  Traces, fio and replay
 # output and the table in RESULTS_DIR; figures of one run in
 # bench/RESULTS.md.
 BENCH=replay
@@ -117,15 +118,21 @@ for wl in ("seq3", "rw"):
         rows[wl, s] = (statistics.median(x[0] for x in m),
                        statistics.median(x[1] for x in m), rep)
 
-print("workload scheduler   mount_MiB/s replay_MiB/s   diff   "
+# Each trace through each scheduler, against the mount under that
+# scheduler: a trace through its own is the simulation's accuracy; through
+# the other, the issue's question (would the other have done as well?).
+print("workload trace of     through      mount_MiB/s replay_MiB/s   diff   "
       "mount_p50_ms replay_p50_ms   diff")
-for (wl, s), (mib, p50, rep) in rows.items():
-    rm, rp = rep[s]
-    print("%-8s %-12s %10.2f %12.2f %+6.1f%% %13.3f %13.3f %+6.1f%%" %
-          (wl, s, mib, rm, (rm - mib) / mib * 100, p50, rp,
-           (rp - p50) / p50 * 100 if p50 else 0))
+for (wl, s), (_, _, rep) in rows.items():
+    for t in scheds:
+        mib, p50 = rows[wl, t][0], rows[wl, t][1]
+        rm, rp = rep[t]
+        print("%-8s %-12s %-12s %10.2f %12.2f %+6.1f%% %13.3f %13.3f %+6.1f%%" %
+              (wl, s, t, mib, rm, (rm - mib) / mib * 100, p50, rp,
+               (rp - p50) / p50 * 100 if p50 else 0))
 print()
-print("each round (the load changes from round to round on a shared machine):")
+print("each round, each trace through its own scheduler (the load changes from")
+print("round to round on a shared machine):")
 for (wl, s) in rows:
     for r in range(1, rounds + 1):
         mib, p50 = mount_figures("%s/%s-%s-%d.trace" % (out, wl, s, r))
