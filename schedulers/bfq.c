@@ -1111,6 +1111,12 @@ static struct bfq_queue *bfq_next_queue(struct bfq_data *bd, uint64_t now_ns)
 	return NULL;
 }
 
+/* Has bfqq's budget timeout (armed at its first dispatch) passed at t? */
+static bool bfq_timed_out(const struct bfq_queue *bfqq, uint64_t t)
+{
+	return bfqq->budget_timeout != 0 && t >= bfqq->budget_timeout;
+}
+
 /*
  * The queue to dispatch from, or NULL to wait (for a completion, or for
  * the wake-up asked for).  The queue in service keeps the device while it
@@ -1120,7 +1126,6 @@ static struct bfq_queue *bfq_select_queue(struct elevator_queue *eq,
 					  struct bfq_data *bd, uint64_t now_ns)
 {
 	struct bfq_queue *bfqq;
-	bool timed_out;
 
 	/*
 	 * Round again when the queue put in service is empty (kept busy
@@ -1131,8 +1136,6 @@ static struct bfq_queue *bfq_select_queue(struct elevator_queue *eq,
 		if (bfqq == NULL) {
 			/* Nothing to do. */
 		} else if (bfqq->q.queued == 0) {
-			timed_out = bfqq->budget_timeout != 0 &&
-				now_ns >= bfqq->budget_timeout;
 			if (bd->idling) {
 				if (now_ns < bd->idle_until) {
 					/* The timer may fire early: ask again. */
@@ -1140,7 +1143,7 @@ static struct bfq_queue *bfq_select_queue(struct elevator_queue *eq,
 					return NULL;
 				}
 				bd->idle_timeouts++;
-				bfq_expire(bd, now_ns, timed_out ?
+				bfq_expire(bd, now_ns, bfq_timed_out(bfqq, now_ns) ?
 					   BFQ_EXP_TIMEOUT : BFQ_EXP_TOO_IDLE);
 			} else if (bfqq->dispatched != 0 &&
 				   bfq_may_idle(bd, bfqq)) {
@@ -1149,8 +1152,7 @@ static struct bfq_queue *bfq_select_queue(struct elevator_queue *eq,
 			} else {
 				bfq_expire(bd, now_ns, BFQ_EXP_NO_MORE);
 			}
-		} else if (bfqq->budget_timeout != 0 &&
-			   now_ns >= bfqq->budget_timeout) {
+		} else if (bfq_timed_out(bfqq, now_ns)) {
 			bfq_expire(bd, now_ns, BFQ_EXP_TIMEOUT);
 		} else {
 			return bfqq;
@@ -1184,8 +1186,7 @@ static void bfq_expire_stale(struct bfq_data *bd, uint64_t now_ns)
 		 */
 		end = bd->idle_until;
 		bd->idle_timeouts++;
-		bfq_expire(bd, end, bfqq->budget_timeout != 0 &&
-			   end >= bfqq->budget_timeout ?
+		bfq_expire(bd, end, bfq_timed_out(bfqq, end) ?
 			   BFQ_EXP_TIMEOUT : BFQ_EXP_TOO_IDLE);
 	} else if (!bd->idling && bfqq->dispatched == 0)
 		bfq_expire(bd, now_ns, BFQ_EXP_NO_MORE);
@@ -1490,8 +1491,7 @@ static void bfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 		bfq_put_queue(bd, bfqq);
 		return;
 	}
-	timed_out = bfqq->budget_timeout != 0 &&
-		    now_ns >= bfqq->budget_timeout;
+	timed_out = bfq_timed_out(bfqq, now_ns);
 	if (bfqq->q.queued == 0 && bfq_may_idle(bd, bfqq)) {
 		if (bfqq->dispatched != 0)
 			return;
