@@ -470,9 +470,15 @@ static struct elv_request *dl_dispatch(struct elevator_queue *eq,
 		return rq;
 	for (c = DL_RT; c < DL_NR_CLASSES; c++) {
 		cd = &dd->cls[c];
-		/* Held back a moment ago: its wake-up is armed. */
-		if (!force && dl_class_queued(cd) && now_ns < cd->rerun_ns)
+		/*
+		 * Held back a moment ago.  Ask for the wake-up again: the
+		 * host keeps only the earliest, and one that was due may
+		 * have displaced ours and fired since.
+		 */
+		if (!force && dl_class_queued(cd) && now_ns < cd->rerun_ns) {
+			elv_wakeup_at(eq, cd->rerun_ns);
 			return NULL;
+		}
 		rq = dl_class_dispatch(dd, cd, now_ns, UINT64_MAX);
 		if (rq != NULL)
 			return rq;

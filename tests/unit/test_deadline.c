@@ -365,6 +365,14 @@ static void test_prio_idle_waits_in_flight(void)
 	h_now = 1 * H_MS;
 	h_complete(q, be);
 	CHECK(queue_try_next(q) == NULL);
+	/*
+	 * The host's timer fired for an earlier wake-up, which had kept
+	 * deadline's from being armed: deadline asks again.
+	 */
+	queue_kick(q);
+	CHECK(queue_try_next(q) == NULL);
+	CHECK_EQ(h_wakeups, 2);
+	CHECK_EQ(h_wakeup_ns, 3 * H_MS);
 	/* The best-effort process sends its next one: it goes first. */
 	rd_class(q, 3, 108, ELV_IOPRIO_CLASS_BE);
 	CHECK_STR(h_order(q, 1), "3");
