@@ -306,13 +306,34 @@ static void test_never_idles(void)
 	queue_free(q);
 }
 
-/* A read like rd's, of I/O priority class cls (level 4 where it has one). */
-static void rd_class(struct queue *q, int id, uint64_t sector, int cls)
+/* Submit io with I/O priority class cls (level 4 where it has one). */
+static void submit_class(struct queue *q, struct io *io, int cls)
 {
-	struct io *io = h_io(id, ELV_READ, 100 + id, 0, 4096, sector);
-
 	io->rq.ioprio = IOSCHED_IOPRIO(cls, cls == ELV_IOPRIO_CLASS_IDLE ? 0 : 4);
 	queue_submit(q, io);
+}
+
+/* A read like rd's, of I/O priority class cls. */
+static void rd_class(struct queue *q, int id, uint64_t sector, int cls)
+{
+	submit_class(q, h_io(id, ELV_READ, 100 + id, 0, 4096, sector), cls);
+}
+
+/*
+ * Best-effort read 1 (sector 100) dispatched, idle read 2 (sector 10)
+ * queued; returns read 1, in flight.
+ */
+static struct io *be_in_flight(struct queue *q)
+{
+	struct io *be;
+
+	rd_class(q, 1, 100, ELV_IOPRIO_CLASS_BE);
+	be = queue_try_next(q);
+	CHECK(be != NULL && h_part_id(be, 0) == 1);
+	if (be == NULL)
+		exit(h_exit("test_deadline"));
+	rd_class(q, 2, 10, ELV_IOPRIO_CLASS_IDLE);
+	return be;
 }
 
 /* Classes in order: real-time, best-effort (none among them), idle. */
@@ -351,14 +372,8 @@ static void test_prio_idle_waits_queued(void)
 static void test_prio_idle_waits_in_flight(void)
 {
 	struct queue *q = dl_queue();
-	struct io *be;
+	struct io *be = be_in_flight(q);
 
-	rd_class(q, 1, 100, ELV_IOPRIO_CLASS_BE);
-	be = queue_try_next(q);
-	CHECK(be != NULL && h_part_id(be, 0) == 1);
-	if (be == NULL)
-		exit(h_exit("test_deadline"));
-	rd_class(q, 2, 10, ELV_IOPRIO_CLASS_IDLE);
 	CHECK(queue_try_next(q) == NULL);
 	CHECK_EQ(h_wakeups, 1);
 	CHECK_EQ(h_wakeup_ns, 3 * H_MS);
@@ -393,12 +408,7 @@ static void prio_aging(int64_t expire_ms)
 
 	if (expire_ms != 10000)
 		h_set_tunable(q, "prio_aging_expire", expire_ms);
-	rd_class(q, 1, 100, ELV_IOPRIO_CLASS_BE);
-	be = queue_try_next(q);
-	CHECK(be != NULL);
-	if (be == NULL)
-		exit(h_exit("test_deadline"));
-	rd_class(q, 2, 10, ELV_IOPRIO_CLASS_IDLE);
+	be = be_in_flight(q);
 	h_now = (uint64_t)expire_ms * H_MS - 1;
 	CHECK(queue_try_next(q) == NULL);
 	rd_class(q, 3, 108, ELV_IOPRIO_CLASS_BE);
@@ -420,10 +430,7 @@ static void test_prio_aging(void)
 /* A read of class cls of 4 KiB at offset of file 7, sector offset / 512. */
 static void rd_file(struct queue *q, int id, uint64_t offset, int cls)
 {
-	struct io *io = h_io(id, ELV_READ, 7, offset, 4096, offset / 512);
-
-	io->rq.ioprio = IOSCHED_IOPRIO(cls, 0);
-	queue_submit(q, io);
+	submit_class(q, h_io(id, ELV_READ, 7, offset, 4096, offset / 512), cls);
 }
 
 /*
@@ -448,14 +455,8 @@ static void test_prio_merges(void)
 static void test_prio_drain(void)
 {
 	struct queue *q = dl_queue();
-	struct io *held[1];
+	struct io *held[1] = { be_in_flight(q) };
 
-	rd_class(q, 1, 100, ELV_IOPRIO_CLASS_BE);
-	held[0] = queue_try_next(q);
-	CHECK(held[0] != NULL);
-	if (held[0] == NULL)
-		exit(h_exit("test_deadline"));
-	rd_class(q, 2, 10, ELV_IOPRIO_CLASS_IDLE);
 	CHECK(queue_try_next(q) == NULL);
 	CHECK_EQ(h_switch_held(q, elv_noop(), held, 1, 1), 1);
 	CHECK_DONE(2);
