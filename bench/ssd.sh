@@ -201,7 +201,7 @@ for c in configs:
     m = meds[c]
     rows.append([c] + m[:3] +
                 [m[2] / idle if m[2] is not None and idle else None, m[3],
-                 m[4] if c != "idle" else None] +
+                 m[4] if c != "idle" else 0.0] +
                 [None if x is None else int(x) for x in m[5:]])
 table(["config", "p50 ms", "p99 ms", "p99 >2s ms", "x idle", "write MiB/s",
        "write p50 ms", "windows", "congested", "w adjust"], rows)
