@@ -118,6 +118,8 @@ void dispatch_perform(struct io *io)
 	struct inode *inode = io->inode;
 	bool lock;
 
+	/* The backing disk's scheduler sees the request's class, as loop's. */
+	ioprio_pass(io->rq.ioprio);
 	if (io->dio_unaligned) {
 		dio_perform(io);
 		return;
@@ -178,8 +180,10 @@ void dispatch_submit(struct dispatch *d, struct io *io)
 		return;
 	}
 	io = queue_submit_dispatch(d->q, io);
-	if (io != NULL)
+	if (io != NULL) {
 		dispatch_one(d, io, 0);
+		ioprio_pass_end();
+	}
 }
 
 bool dispatch_submit_lent(struct dispatch *d, struct io *io)
@@ -188,8 +192,10 @@ bool dispatch_submit_lent(struct dispatch *d, struct io *io)
 
 	if (d->dm != NULL || !queue_submit_idle(d->q, io, &next))
 		return false;
-	if (next != NULL)
+	if (next != NULL) {
 		dispatch_one(d, next, 0);
+		ioprio_pass_end();
+	}
 	return true;
 }
 

@@ -555,6 +555,13 @@ void trace_stop(void);
 
 /* ioprio.c: the I/O priority of a process, as ionice(1) sets it */
 int ioprio_of_pid(pid_t pid);
+/*
+ * Give the calling thread the I/O priority prio (IOSCHED_IOPRIO) for its
+ * backing syscalls; ioprio_pass_end() gives it back its own.  No system
+ * call when it has that priority already.
+ */
+void ioprio_pass(int prio);
+void ioprio_pass_end(void);
 
 /* queue.c: the request queue */
 typedef uint64_t (*queue_clock_fn)(void *arg);

@@ -16,11 +16,20 @@
  * each answer for IOPRIO_CACHE_TTL_NS; an `ionice -p` on a running process
  * is therefore seen within that time, which is good enough for a
  * priority.  A recycled pid may inherit a stale entry for as long, too.
+ *
+ * ioprio_pass() hands a request's priority on to the backing file, as the
+ * kernel's loop driver does (since 6.15): it sets the calling thread's own
+ * I/O priority, which the kernel puts on the thread's direct I/O (the
+ * kiocb's ki_ioprio, from get_current_ioprio()) and on the reads it sends
+ * the disk for a page-cache miss (bio_set_ioprio()).  Writeback is done by
+ * the kernel's flusher threads and carries none, in the kernel too.
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +39,9 @@
 #define IOPRIO_WHO_PROCESS 1
 
 #define IOPRIO_DEFAULT IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_BE, 4)
+
+/* Not a valid priority: a thread that has not passed one on yet. */
+#define IOPRIO_UNKNOWN (-1)
 
 #define IOPRIO_CACHE_SIZE 64		/* slots; a power of two */
 #define IOPRIO_CACHE_TTL_NS 100000000ULL	/* 100 ms */
@@ -118,4 +130,72 @@ int ioprio_of_pid(pid_t pid)
 	slot->stamp_ns = now;
 	pthread_mutex_unlock(&ioprio_lock);
 	return prio;
+}
+
+/*
+ * The calling thread's I/O priority as ioprio_pass() last set it, and as
+ * it was before the first time; so that a stream of requests of one class
+ * costs no system call.
+ */
+static __thread int ioprio_thread = IOPRIO_UNKNOWN;
+static __thread int ioprio_own = IOPRIO_UNKNOWN;
+
+/* Set once, then only read (atomics): the real-time class was refused. */
+static bool ioprio_rt_denied;
+/* Set once (atomic): another ioprio_set(2) failure was logged. */
+static bool ioprio_failed;
+
+static int ioprio_set_thread(int prio)
+{
+	/* IOPRIO_WHO_PROCESS with who 0 is the calling thread (task). */
+	return (int)syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, prio);
+}
+
+void ioprio_pass(int prio)
+{
+	bool rt;
+
+	if (prio == ioprio_thread)
+		return;
+	if (ioprio_own == IOPRIO_UNKNOWN) {
+		ioprio_own = (int)syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0);
+		if (ioprio_own < 0)
+			ioprio_own = IOPRIO_DEFAULT;
+	}
+	/*
+	 * Without CAP_SYS_ADMIN or CAP_SYS_NICE the kernel refuses the
+	 * real-time class; the best-effort class at the same level is the
+	 * nearest we may have.  Asked once, logged once.
+	 */
+	if (IOSCHED_IOPRIO_CLASS(prio) == ELV_IOPRIO_CLASS_RT &&
+	    __atomic_load_n(&ioprio_rt_denied, __ATOMIC_RELAXED))
+		prio = IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_BE,
+				      IOSCHED_IOPRIO_LEVEL(prio));
+	if (prio == ioprio_thread)
+		return;
+	if (ioprio_set_thread(prio) == 0) {
+		ioprio_thread = prio;
+		return;
+	}
+	rt = IOSCHED_IOPRIO_CLASS(prio) == ELV_IOPRIO_CLASS_RT;
+	if (errno == EPERM && rt) {
+		if (!__atomic_exchange_n(&ioprio_rt_denied, true,
+					 __ATOMIC_RELAXED))
+			log_info("the real-time I/O class is not permitted: "
+				 "its requests reach the backing file as "
+				 "best-effort");
+		ioprio_pass(IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_BE,
+					   IOSCHED_IOPRIO_LEVEL(prio)));
+		return;
+	}
+	if (!__atomic_exchange_n(&ioprio_failed, true, __ATOMIC_RELAXED))
+		log_warn("cannot pass an I/O priority to the backing file: "
+			 "ioprio_set: %s", strerror(errno));
+	ioprio_thread = prio;	/* asking again would fail again */
+}
+
+void ioprio_pass_end(void)
+{
+	if (ioprio_own != IOPRIO_UNKNOWN)
+		ioprio_pass(ioprio_own);
 }

@@ -3,6 +3,9 @@
  * ioprio.c: the priority set with ioprio_set(2) is what we read, a process
  * without one gets the best-effort level its nice value implies, pid 0 and
  * vanished processes get the default, and answers are cached briefly.
+ * ioprio_pass() gives the calling thread a priority, ioprio_pass_end()
+ * its own back, and the real-time class, when refused, becomes
+ * best-effort at the same level.
  *
  * Each case uses a fresh child process (so that the cache, keyed by pid,
  * never answers for an earlier case) that waits on a pipe until told to
@@ -90,6 +93,46 @@ static void child_stop(struct child *c)
 	waitpid(c->pid, NULL, 0);
 }
 
+static int thread_prio(void)
+{
+	return (int)syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0);
+}
+
+static void test_pass(void)
+{
+	int own = thread_prio();
+	pid_t pid;
+	int st;
+
+	ioprio_pass(IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_IDLE, 0));
+	CHECK_PRIO(thread_prio(), ELV_IOPRIO_CLASS_IDLE, 0);
+	ioprio_pass(IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_BE, 7));
+	CHECK_PRIO(thread_prio(), ELV_IOPRIO_CLASS_BE, 7);
+	ioprio_pass_end();
+	CHECK_PRIO(thread_prio(), IOSCHED_IOPRIO_CLASS(own),
+		   IOSCHED_IOPRIO_LEVEL(own));
+
+	/* Unprivileged (root only can become nobody): RT falls back. */
+	if (geteuid() != 0)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		if (setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(77);
+		ioprio_pass(IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_RT, 2));
+		CHECK_PRIO(thread_prio(), ELV_IOPRIO_CLASS_BE, 2);
+		ioprio_pass(IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_RT, 2));
+		CHECK_PRIO(thread_prio(), ELV_IOPRIO_CLASS_BE, 2);
+		_exit(failures != 0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+	    (WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 77)) {
+		fprintf(stderr, "%s:%d: unprivileged real-time pass failed\n",
+			__FILE__, __LINE__);
+		failures++;
+	}
+}
+
 int main(void)
 {
 	struct child c;
@@ -138,6 +181,8 @@ int main(void)
 	usleep(150 * 1000);
 	if (kill(gone, 0) == -1 && errno == ESRCH)
 		CHECK_PRIO(ioprio_of_pid(gone), ELV_IOPRIO_CLASS_BE, 4);
+
+	test_pass();
 
 	if (failures != 0) {
 		fprintf(stderr, "test_ioprio: %d failures\n", failures);
