@@ -161,6 +161,7 @@ void ioprio_pass(int prio)
 		ioprio_own = (int)syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0);
 		if (ioprio_own < 0)
 			ioprio_own = IOPRIO_DEFAULT;
+		ioprio_thread = ioprio_own;
 	}
 	/*
 	 * Without CAP_SYS_ADMIN or CAP_SYS_NICE the kernel refuses the
