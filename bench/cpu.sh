@@ -109,7 +109,9 @@ run() {
 JOBS="seqwrite-buffered create-4k sqlite-tx"
 [ -z "${CPU_JOBS:-}" ] || JOBS=$CPU_JOBS
 {
-	describe_machine
+	# Fixed jobs, not timed runs.
+	describe_machine | grep -v '^runs:'
+	echo "runs:      fixed jobs, $ROUNDS rounds alternating, median reported"
 	echo "tool:      $TOOL"
 	for b in $BUILDS; do
 		echo "$b:$(printf '%*s' $((10 - ${#b})) '')$("${BIN[$b]}" --version | head -n 1) (${BIN[$b]})"
