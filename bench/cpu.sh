@@ -11,8 +11,8 @@
 # taken over its whole life, all threads, and divided by the I/Os the job
 # did: with CPU_TOOL=perf (the default) its CPU time (perf stat's
 # task-clock, user and system, in microseconds per I/O), which load can
-# still move (caches, the other hyperthread), and its system calls and
-# context switches, which it cannot; with
+# still move (caches, the other hyperthread), and its system calls,
+# context switches and page faults, which it cannot; with
 # CPU_TOOL=callgrind the instructions it executed in user space
 # (valgrind's Ir, thousands per I/O), which is exact and the same from
 # run to run whatever else runs.  A run that only mounts and unmounts is
@@ -22,7 +22,8 @@
 # build's cost over the base's.
 #
 # The jobs, as bench/overhead.sh's of the same names: seqwrite-buffered
-# (SIZE, default 256m, in 1 MiB writes, then fsync), create-4k (1000
+# (SIZE, default 256m, in 1 MiB writes, then fsync), seqwrite-direct (the
+# same with O_DIRECT, no fsync; run only when named), create-4k (1000
 # files created, written with 4 KiB and closed, then removed), sqlite-tx
 # (300 SQLite transactions of one INSERT, synchronous=FULL).  CPU_JOBS
 # picks some of them.
@@ -65,6 +66,13 @@ job_seqwrite-buffered() {
 	rm -f "$1/bench.dat"
 	echo $(( $(numfmt --from=iec "${SIZE^^}") / 1048576 ))
 }
+job_seqwrite-direct() {
+	fio --name=w --directory="$1" --filename=bench.dat --size="$SIZE" \
+		--rw=write --bs=1m --ioengine=psync --direct=1 \
+		--output=/dev/null || die "fio failed"
+	rm -f "$1/bench.dat"
+	echo $(( $(numfmt --from=iec "${SIZE^^}") / 1048576 ))
+}
 job_create-4k() {
 	fio --name=c --directory="$1" --nrfiles=$NFILES --filesize=4k \
 		--openfiles=1 --file_service_type=sequential \
@@ -83,7 +91,7 @@ job_sqlite-tx() {
 run() {
 	wrap=$W/wrap-$2
 	case $TOOL in
-	perf)	printf '#!/bin/sh\nexec perf stat -x, -e task-clock,raw_syscalls:sys_enter,context-switches -o %s -- %s "$@"\n' \
+	perf)	printf '#!/bin/sh\nexec perf stat -x, -e task-clock,raw_syscalls:sys_enter,context-switches,page-faults -o %s -- %s "$@"\n' \
 			"$3.raw" "${BIN[$2]}" ;;
 	callgrind) printf '#!/bin/sh\nexec valgrind -q --tool=callgrind --callgrind-out-file=%s -- %s "$@"\n' \
 			"$3.raw" "${BIN[$2]}" ;;
@@ -98,7 +106,8 @@ run() {
 	# task-clock in ms, system calls, context switches.
 	perf)	awk -F, -v ios="$ios" '{ v[$3] = $1 }
 			END { print v["task-clock"] * 1000, ios,
-				v["raw_syscalls:sys_enter"], v["context-switches"] }' \
+				v["raw_syscalls:sys_enter"], v["context-switches"],
+				v["page-faults"] }' \
 			"$3.raw" >"$3.cost" ;;
 	# callgrind's totals in instructions.
 	callgrind) awk -v ios="$ios" '$1 == "totals:" { print $2 / 1000, ios }' \
@@ -133,7 +142,7 @@ results, rounds, tool, builds, jobs = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 
 def cost(job, b, r, i):
     """Figure i of a run: the cost (0), the I/Os (1), with perf the
-    system calls (2) and the context switches (3)."""
+    system calls (2), the context switches (3) and the page faults (4)."""
     with open(os.path.join(results, "%s-%s-r%d.cost" % (job, b, r))) as f:
         return float(f.read().split()[i])
 
@@ -156,8 +165,9 @@ if tool == "perf":
     table(0, "us/IO")
     table(2, "calls/IO")
     table(3, "cswch/IO")
-    print("the daemon's CPU time (perf task-clock), system calls and context"
-          " switches over its life, all threads,")
+    table(4, "faults/IO")
+    print("the daemon's CPU time (perf task-clock), system calls, context"
+          " switches and page faults over its life, all threads,")
 else:
     table(0, "kIr/IO")
     print("user-space instructions (callgrind Ir) over the daemon's life,"
