@@ -49,30 +49,20 @@ BUILDS="${CPU_BASE:+base }this"
 declare -A BIN=([this]=$FUSE_IOSCHED [base]=${CPU_BASE:-})
 NFILES=1000
 NTX=300
-{
-	echo "PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL;"
-	echo "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT);"
-	for _ in $(seq $NTX); do
-		echo "BEGIN; INSERT INTO t (v) VALUES (hex(randomblob(100))); COMMIT;"
-	done
-} >"$W/sqlite.sql"
+sqlite_script "$W/sqlite.sql" $NTX
 
 # Each job works in DIR and prints the number of I/Os it did.
 job_idle() { echo 1; }
-job_seqwrite-buffered() {
+# seqwrite DIR FIO_OPTION: SIZE in 1 MiB writes.
+seqwrite() {
 	fio --name=w --directory="$1" --filename=bench.dat --size="$SIZE" \
-		--rw=write --bs=1m --ioengine=psync --end_fsync=1 \
+		--rw=write --bs=1m --ioengine=psync "$2" \
 		--output=/dev/null || die "fio failed"
 	rm -f "$1/bench.dat"
 	echo $(( $(numfmt --from=iec "${SIZE^^}") / 1048576 ))
 }
-job_seqwrite-direct() {
-	fio --name=w --directory="$1" --filename=bench.dat --size="$SIZE" \
-		--rw=write --bs=1m --ioengine=psync --direct=1 \
-		--output=/dev/null || die "fio failed"
-	rm -f "$1/bench.dat"
-	echo $(( $(numfmt --from=iec "${SIZE^^}") / 1048576 ))
-}
+job_seqwrite-buffered() { seqwrite "$1" --end_fsync=1; }
+job_seqwrite-direct() { seqwrite "$1" --direct=1; }
 job_create-4k() {
 	fio --name=c --directory="$1" --nrfiles=$NFILES --filesize=4k \
 		--openfiles=1 --file_service_type=sequential \

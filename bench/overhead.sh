@@ -171,13 +171,7 @@ fi
 layout "$B/bench.dat" "$SIZE"
 # The tree to untar, about 1200 small files; the SQLite transactions.
 tar -cf "$W/tree.tar" -C /usr/include linux x86_64-linux-gnu
-{
-	echo "PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL;"
-	echo "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT);"
-	for _ in $(seq $NTX); do
-		echo "BEGIN; INSERT INTO t (v) VALUES (hex(randomblob(100))); COMMIT;"
-	done
-} >"$W/sqlite.sql"
+sqlite_script "$W/sqlite.sql" $NTX
 
 {
 	describe_machine
