@@ -75,7 +75,9 @@
  * pick.  The kernel keeps augmented red-black trees; here the number of
  * processes with I/O pending at once is small (tens at most), a pick
  * happens once per budget, not per request, and a list keeps the code
- * short.
+ * short.  What is asked per request, whether a lighter queue waits (for
+ * an async request's charge), is answered from a small table of the
+ * waiting queues' weights, kept as queues join and leave the list.
  *
  * Per-process queues are allocated on a process's first request and freed
  * once they hold nothing, have nothing in flight, are not in service and
@@ -88,6 +90,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fuse-iosched/elevator.h"
 #include "pidq.h"
@@ -168,6 +171,13 @@
 /* Virtual time: service << BFQ_SERVICE_SHIFT / weight. */
 #define BFQ_SERVICE_SHIFT	20
 
+/*
+ * Distinct weights a class can hold: a level's weight times one of the
+ * three raising coefficients (1, BFQ_WR_COEFF, and the soft real-time
+ * one).
+ */
+#define BFQ_NR_WEIGHTS		(PIDQ_LEVELS * 3)
+
 #define BFQ_NS_PER_S		1000000000ULL
 #define BFQ_NS_PER_US		1000ULL
 
@@ -247,6 +257,12 @@ struct bfq_queue {
 	struct bfq_proc p;
 };
 
+/* How many queues of a class's active list have one weight. */
+struct bfq_weight_count {
+	unsigned weight;
+	unsigned count;			/* never 0 in a class's table */
+};
+
 /* One class: its busy queues, its idle tree and its virtual clock. */
 struct bfq_sched {
 	struct elv_list active;		/* busy queues not in service */
@@ -254,6 +270,14 @@ struct bfq_sched {
 	uint64_t vtime;
 	uint64_t wsum;			/* weights of busy and idle-tree */
 	unsigned busy;			/* its busy queues, in service too */
+	/*
+	 * The weights of the active list's queues, lightest first, each
+	 * with its number of queues (the kernel's weights tree): whether a
+	 * lighter queue waits is one comparison (bfq_asymmetric), asked at
+	 * every async request's charge.
+	 */
+	struct bfq_weight_count weights[BFQ_NR_WEIGHTS];
+	unsigned nr_weights;
 };
 
 struct bfq_data {
@@ -605,6 +629,45 @@ static void bfq_set_soft_rt_next(const struct bfq_data *bd,
 /* ------------------------------------------------------------------ */
 /* B-WF2Q+: queues entering and leaving their class's schedule.        */
 
+/*
+ * Busy bfqq, out of service, joins its class's active list, and its
+ * weight the class's table.  Its weight must not change until
+ * bfq_active_del: raising starts and ends while a queue is off the list
+ * (bfq_activate, bfq_expire, bfq_set_prio), and bfqq->weight follows only
+ * then.
+ */
+static void bfq_active_add(struct bfq_sched *st, struct bfq_queue *bfqq)
+{
+	struct bfq_weight_count *w = st->weights;
+	unsigned i = 0, n = st->nr_weights;
+
+	while (i < n && w[i].weight < bfqq->weight)
+		i++;
+	if (i == n || w[i].weight != bfqq->weight) {
+		memmove(&w[i + 1], &w[i], (n - i) * sizeof *w);
+		w[i].weight = bfqq->weight;
+		w[i].count = 0;
+		st->nr_weights++;
+	}
+	w[i].count++;
+	elv_list_add_tail(&bfqq->active, &st->active);
+}
+
+/* bfqq leaves its class's active list (put in service, or idle). */
+static void bfq_active_del(struct bfq_sched *st, struct bfq_queue *bfqq)
+{
+	struct bfq_weight_count *w = st->weights;
+	unsigned i = 0, n = st->nr_weights;
+
+	while (w[i].weight != bfqq->weight)
+		i++;
+	if (--w[i].count == 0) {
+		memmove(&w[i], &w[i + 1], (n - i - 1) * sizeof *w);
+		st->nr_weights--;
+	}
+	elv_list_del(&bfqq->active);
+}
+
 /* Take bfqq off its class's idle tree; its weight leaves the sum. */
 static void bfq_idle_extract(struct bfq_data *bd, struct bfq_queue *bfqq)
 {
@@ -676,7 +739,7 @@ static void bfq_schedule(struct bfq_data *bd, struct bfq_queue *bfqq,
 	bfqq->p.cls = bfqq->cls;
 	st->wsum += bfqq->weight;
 	st->busy++;
-	elv_list_add_tail(&bfqq->active, &st->active);
+	bfq_active_add(st, bfqq);
 }
 
 /*
@@ -756,7 +819,7 @@ static void bfq_set_prio(struct bfq_data *bd, struct bfq_queue *bfqq,
 	if (bfqq->idle_tree)
 		bfq_idle_extract(bd, bfqq);
 	if (bfqq->busy) {
-		elv_list_del(&bfqq->active);
+		bfq_active_del(&bd->sched[bfqq->cls], bfqq);
 		bfq_unschedule(bd, bfqq, false);
 	}
 	bfqq->cls = cls;
@@ -811,7 +874,7 @@ static void bfq_set_in_service(struct bfq_data *bd, struct bfq_queue *bfqq,
 	uint64_t need = bfqq->q.next_rq != NULL ?
 		bfq_charge(bd, bfqq, bfqq->q.next_rq) : 0;
 
-	elv_list_del(&bfqq->active);
+	bfq_active_del(&bd->sched[bfqq->cls], bfqq);
 	bd->active = bfqq;
 	bd->idling = false;
 	bfqq->served = 0;
@@ -1000,7 +1063,7 @@ static void bfq_expire(struct bfq_data *bd, uint64_t now_ns,
 	st->wsum += bfqq->weight;
 	bfqq->start = bfqq->p.finish;
 	bfqq->p.finish = bfqq->start + bfq_delta(bfqq->budget, bfqq->weight);
-	elv_list_add_tail(&bfqq->active, &st->active);
+	bfq_active_add(st, bfqq);
 }
 
 /* Are queues of the other classes than the idle one busy? */
@@ -1011,27 +1074,22 @@ static bool bfq_others_busy(const struct bfq_data *bd)
 
 /*
  * Do the busy queues other than bfqq differ from it in class, or is one
- * of them lighter (bfq_asymmetric_scenario)?  Then only idling keeps the
- * shares.  The lightest queue is not waited for on these grounds: the
- * device it does not use goes to heavier queues, which is their due.
+ * of them (waiting on the active list) lighter (bfq_asymmetric_-
+ * scenario)?  Then only idling keeps the shares.  The lightest queue is
+ * not waited for on these grounds: the device it does not use goes to
+ * heavier queues, which is their due.  The lightest weight waiting is
+ * the first of the class's table.
  */
 static bool bfq_asymmetric(const struct bfq_data *bd,
 			   const struct bfq_queue *bfqq)
 {
 	const struct bfq_sched *st = &bd->sched[bfqq->cls];
-	const struct bfq_queue *other;
-	const struct elv_list *pos;
 	int c;
 
 	for (c = 0; c < PIDQ_NR_CLASSES; c++)
 		if (c != (int)bfqq->cls && bd->sched[c].busy != 0)
 			return true;
-	elv_list_for_each(pos, &st->active) {
-		other = elv_list_entry(pos, struct bfq_queue, active);
-		if (other->weight < bfqq->weight)
-			return true;
-	}
-	return false;
+	return st->nr_weights != 0 && st->weights[0].weight < bfqq->weight;
 }
 
 /*
@@ -1200,7 +1258,7 @@ static void bfq_remove_rq(struct bfq_data *bd, struct bfq_queue *bfqq,
 		return;
 	/* The queue in service stays busy until it expires. */
 	if (bfqq != bd->active) {
-		elv_list_del(&bfqq->active);
+		bfq_active_del(&bd->sched[bfqq->cls], bfqq);
 		bfq_deactivate(bd, bfqq, bd->now);
 	}
 }

@@ -8,8 +8,9 @@
  * order and the idle class's bound, weight raising of a starting reader
  * (its coefficient, duration, end after 120000 sectors, renewal after 2 s
  * idle; unaffected by strict_guarantees), soft real-time raising and its
- * rate, idling and its end, idling for unequal weights and raised queues,
- * force, the budget timeout, TOO_IDLE budget feedback, the idle tree,
+ * rate, idling and its end, idling for unequal weights and raised queues
+ * (and the waiting queues' weights left clean by a visitor), force,
+ * the budget timeout, TOO_IDLE budget feedback, the idle tree,
  * non_blocking_wait_rq and the push-up of backshifted timestamps, time
  * charging, the async charge, peak rate and max_budget 0, a priority
  * change, merging, and a switch away with requests queued and in flight.
@@ -827,31 +828,44 @@ static void test_too_idle_budget(void)
  * worth waiting for on throughput grounds (idle_window off), has its read
  * in flight when 1002 (b_prio; none if 0) sends one.  When the read
  * completes, is 1001 waited for?  Returns how long (ms), or 0 when it is
- * not (1002's read goes at once).
+ * not (1002's read goes at once).  Before all this, when visitor_prio is
+ * not 0, process 1003 reads once and is done: what it leaves behind must
+ * not count.
  */
-static uint64_t idled_after_thinking(int a_prio, int b_prio,
-				     int64_t low_latency)
+static uint64_t idled_after(int visitor_prio, int a_prio, int b_prio,
+			    int64_t low_latency)
 {
 	struct queue *q = bfq_queue();
 	struct io *io;
 	uint64_t ms = 0;
+	char want[16] = "";
 	unsigned w;
-	int i;
+	int i, id = 0;
 
 	h_set_tunable(q, "low_latency", low_latency);
+	if (visitor_prio != 0) {
+		h_now = H_MS;
+		pq_rd(q, ++id, 1003, visitor_prio, 500000);
+		CHECK_EQ(h_next_id(q), id);
+		/* Its wait, if any, is over before 1001 starts. */
+		h_now = 20 * H_MS;
+		queue_kick(q);
+	}
 	for (i = 1; i <= 5; i++) {
 		h_now = (uint64_t)i * 30 * H_MS;
-		pq_rd(q, i, 1001, a_prio, (uint64_t)i * 8);
-		CHECK_EQ(h_next_id(q), i);
+		pq_rd(q, ++id, 1001, a_prio, (uint64_t)i * 8);
+		CHECK_EQ(h_next_id(q), id);
 		/* The timer of any wait went off before the next read. */
 		queue_kick(q);
 	}
 	h_now = 200 * H_MS;
-	pq_rd(q, 6, 1001, a_prio, 48);
+	pq_rd(q, ++id, 1001, a_prio, 48);
 	io = queue_try_next(q);
-	CHECK(io != NULL && h_part_id(io, 0) == 6);
-	if (b_prio != 0)
-		pq_rd(q, 7, 1002, b_prio, 900000);
+	CHECK(io != NULL && h_part_id(io, 0) == id);
+	if (b_prio != 0) {
+		pq_rd(q, ++id, 1002, b_prio, 900000);
+		snprintf(want, sizeof want, "%d", id);
+	}
 	h_now += H_MS;
 	w = h_wakeups;
 	if (io != NULL)
@@ -859,12 +873,18 @@ static uint64_t idled_after_thinking(int a_prio, int b_prio,
 	if (strcmp(h_order(q, 0), "") == 0 && h_wakeups != w) {
 		ms = (h_wakeup_ns - h_now) / H_MS;
 		fire(q);
-		CHECK_STR(h_order(q, 0), b_prio != 0 ? "7" : "");
+		CHECK_STR(h_order(q, 0), want);
 	}
 	queue_stop(q);
-	CHECK_DONE(b_prio != 0 ? 7 : 6);
+	CHECK_DONE(id);
 	queue_free(q);
 	return ms;
+}
+
+static uint64_t idled_after_thinking(int a_prio, int b_prio,
+				     int64_t low_latency)
+{
+	return idled_after(0, a_prio, b_prio, low_latency);
 }
 
 /*
@@ -885,6 +905,12 @@ static void test_idle_for_guarantees(void)
 	/* Alone: waited for only when raised (soft real-time here). */
 	CHECK_EQ(idled_after_thinking(BE(4), 0, 0), 0);
 	CHECK_EQ(idled_after_thinking(BE(4), 0, 1), 20);
+	/*
+	 * A lighter process that has come and gone leaves nothing behind
+	 * in the weights of the waiting queues (bfq_active_del).
+	 */
+	CHECK_EQ(idled_after(BE(7), BE(0), BE(0), 0), 0);
+	CHECK_EQ(idled_after(BE(7), BE(0), BE(7), 0), 8);
 }
 
 /*
