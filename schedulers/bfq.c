@@ -61,11 +61,11 @@
  *
  * Idling: when the queue in service runs dry, the device is kept for it
  * if its process usually comes back within slice_idle, if it is raised
- * (then at least BFQ_WR_MIN_IDLE_SLICE_MS), or if the busy queues differ
- * in weight or class (without idling, a process with one request at a time
- * would get the device turn about whatever its weight): dispatch returns
- * NULL and asks for a wake-up at the end of the wait.  With force
- * (draining) nobody is waited for.
+ * (then at least BFQ_WR_MIN_IDLE_SLICE_MS), if it is the only busy queue,
+ * or if the busy queues differ in weight or class (without idling, a
+ * process with one request at a time would get the device turn about
+ * whatever its weight): dispatch returns NULL and asks for a wake-up at
+ * the end of the wait.  With force (draining) nobody is waited for.
  *
  * strict_guarantees 1 trades throughput for predictability: one request
  * in the device at a time, every queue that runs dry is waited for (async
@@ -1072,6 +1072,17 @@ static bool bfq_others_busy(const struct bfq_data *bd)
 	return bd->sched[PIDQ_RT].busy + bd->sched[PIDQ_BE].busy != 0;
 }
 
+/* Busy queues of all classes, the one in service too. */
+static unsigned bfq_tot_busy(const struct bfq_data *bd)
+{
+	unsigned n = 0;
+	int c;
+
+	for (c = 0; c < PIDQ_NR_CLASSES; c++)
+		n += bd->sched[c].busy;
+	return n;
+}
+
 /*
  * Do the busy queues other than bfqq differ from it in class, or is one
  * of them (waiting on the active list) lighter (bfq_asymmetric_-
@@ -1093,28 +1104,44 @@ static bool bfq_asymmetric(const struct bfq_data *bd,
 }
 
 /*
+ * Does only idling for bfqq keep the shares (idling_needed_for_service_-
+ * guarantees)?  When it is raised, or the busy queues differ in weight or
+ * class, and also when it is the only busy queue (the kernel's since
+ * 5.12): let go, it would leave the device to whichever queue comes next,
+ * a lighter one perhaps, for a whole budget; the wait costs no one
+ * anything meanwhile.  Whatever its think time: a process whose round
+ * trip through FUSE is longer than slice_idle on a loaded host would
+ * otherwise take turns with a lighter one request by request.
+ */
+static bool bfq_idling_for_guarantees(const struct bfq_data *bd,
+				      const struct bfq_queue *bfqq)
+{
+	return bfqq->p.wr_coeff > 1 || bfq_asymmetric(bd, bfqq) ||
+		bfq_tot_busy(bd) == 1;
+}
+
+/*
  * Does bfqq, empty and preempted, stay busy (__bfq_bfqq_expire)?  When
- * only idling keeps the shares (idling_needed_for_service_guarantees), as
- * the kernel does since 5.2: deactivated, it would come back as a new
- * arrival and take the device back from the queue that preempted it,
- * which would do the same at its own next request, and the two would
- * alternate request by request whatever their weights.  Kept on the
- * schedule, it is served when its timestamps say.
+ * only idling keeps the shares, as the kernel does since 5.2:
+ * deactivated, it would come back as a new arrival and take the device
+ * back from the queue that preempted it, which would do the same at its
+ * own next request, and the two would alternate request by request
+ * whatever their weights.  Kept on the schedule, it is served when its
+ * timestamps say.
  */
 static bool bfq_keeps_busy(const struct bfq_data *bd,
 			   const struct bfq_queue *bfqq,
 			   enum bfq_expire_why why)
 {
 	return why == BFQ_EXP_PREEMPTED && bfqq->per_process &&
-		(bfqq->p.wr_coeff > 1 || bfq_asymmetric(bd, bfqq));
+		bfq_idling_for_guarantees(bd, bfqq);
 }
 
 /*
  * Is bfqq, run dry, worth waiting for (bfq_better_to_idle)?  Always with
  * strict_guarantees; never for async or idle-class queues.  Otherwise
  * when its process comes back within slice_idle (throughput), or when
- * not waiting would break the shares (idling_needed_for_service_-
- * guarantees): it is raised, or the busy queues' weights differ.
+ * not waiting would break the shares (bfq_idling_for_guarantees).
  */
 static bool bfq_may_idle(const struct bfq_data *bd,
 			 const struct bfq_queue *bfqq)
@@ -1124,8 +1151,8 @@ static bool bfq_may_idle(const struct bfq_data *bd,
 	if (bd->slice_idle_us <= 0 || bfqq->cls == PIDQ_IDLE ||
 	    !bfqq->per_process)
 		return false;
-	return bfqq->p.ttime.idle_window || bfqq->p.wr_coeff > 1 ||
-		bfq_asymmetric(bd, bfqq);
+	return bfqq->p.ttime.idle_window ||
+		bfq_idling_for_guarantees(bd, bfqq);
 }
 
 /*

@@ -830,14 +830,15 @@ static void test_too_idle_budget(void)
  * completes, is 1001 waited for?  Returns how long (ms), or 0 when it is
  * not (1002's read goes at once).  Before all this, when visitor_prio is
  * not 0, process 1003 reads once and is done: what it leaves behind must
- * not count.
+ * not count; with b_alike, 1002 reads as 1001 does, 30 ms after it (and
+ * 1001 every 60 ms).
  */
 static uint64_t idled_after(int visitor_prio, int a_prio, int b_prio,
-			    int64_t low_latency)
+			    int64_t low_latency, bool b_alike)
 {
 	struct queue *q = bfq_queue();
 	struct io *io;
-	uint64_t ms = 0;
+	uint64_t ms = 0, period = b_alike ? 60 : 30;
 	char want[16] = "";
 	unsigned w;
 	int i, id = 0;
@@ -852,13 +853,19 @@ static uint64_t idled_after(int visitor_prio, int a_prio, int b_prio,
 		queue_kick(q);
 	}
 	for (i = 1; i <= 5; i++) {
-		h_now = (uint64_t)i * 30 * H_MS;
+		h_now = (uint64_t)i * period * H_MS;
 		pq_rd(q, ++id, 1001, a_prio, (uint64_t)i * 8);
 		CHECK_EQ(h_next_id(q), id);
 		/* The timer of any wait went off before the next read. */
 		queue_kick(q);
+		if (!b_alike)
+			continue;
+		h_now += 30 * H_MS;
+		pq_rd(q, ++id, 1002, b_prio, 900000 + (uint64_t)i * 8);
+		CHECK_EQ(h_next_id(q), id);
+		queue_kick(q);
 	}
-	h_now = 200 * H_MS;
+	h_now = (6 * period + 20) * H_MS;
 	pq_rd(q, ++id, 1001, a_prio, 48);
 	io = queue_try_next(q);
 	CHECK(io != NULL && h_part_id(io, 0) == id);
@@ -884,7 +891,7 @@ static uint64_t idled_after(int visitor_prio, int a_prio, int b_prio,
 static uint64_t idled_after_thinking(int a_prio, int b_prio,
 				     int64_t low_latency)
 {
-	return idled_after(0, a_prio, b_prio, low_latency);
+	return idled_after(0, a_prio, b_prio, low_latency, false);
 }
 
 /*
@@ -892,8 +899,9 @@ static uint64_t idled_after_thinking(int a_prio, int b_prio,
  * a process that thinks too long to be worth waiting for is still waited
  * for when a busy queue is lighter than its own or of another class
  * (without it, a process with one request at a time would get the device
- * turn about, whatever its weight), and when it is raised (then at least 20 ms).  Equal weights,
- * not raised: the other process goes at once.
+ * turn about, whatever its weight), when it is raised (then at least
+ * 20 ms), and when it is alone (the kernel's tot_busy_queues == 1, since
+ * 5.12).  Equal weights, not raised: the other process goes at once.
  */
 static void test_idle_for_guarantees(void)
 {
@@ -902,15 +910,20 @@ static void test_idle_for_guarantees(void)
 	/* The lightest queue is not (the kernel's smallest_weight). */
 	CHECK_EQ(idled_after_thinking(BE(7), BE(0), 0), 0);
 	CHECK_EQ(idled_after_thinking(BE(4), IDLE, 0), 8);
-	/* Alone: waited for only when raised (soft real-time here). */
-	CHECK_EQ(idled_after_thinking(BE(4), 0, 0), 0);
+	/* Alone: waited for, raised (soft real-time here) or not. */
+	CHECK_EQ(idled_after_thinking(BE(4), 0, 0), 8);
 	CHECK_EQ(idled_after_thinking(BE(4), 0, 1), 20);
 	/*
 	 * A lighter process that has come and gone leaves nothing behind
 	 * in the weights of the waiting queues (bfq_active_del).
 	 */
-	CHECK_EQ(idled_after(BE(7), BE(0), BE(0), 0), 0);
-	CHECK_EQ(idled_after(BE(7), BE(0), BE(7), 0), 8);
+	CHECK_EQ(idled_after(BE(7), BE(0), BE(0), 0, false), 0);
+	CHECK_EQ(idled_after(BE(7), BE(0), BE(7), 0, false), 8);
+	/*
+	 * Raised, beside a queue raised alike (equal weights, neither
+	 * alone): waited for because it is raised.
+	 */
+	CHECK_EQ(idled_after(0, BE(4), BE(4), 1, true), 20);
 }
 
 /*
