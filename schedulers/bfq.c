@@ -266,7 +266,7 @@ struct bfq_weight_count {
 /* One class: its busy queues, its idle tree and its virtual clock. */
 struct bfq_sched {
 	struct elv_list active;		/* busy queues not in service */
-	struct elv_list idle;		/* idle, finish ahead of vtime */
+	struct elv_list idle;		/* idle, finish ahead of vtime, by finish */
 	uint64_t vtime;
 	uint64_t wsum;			/* weights of busy and idle-tree */
 	unsigned busy;			/* its busy queues, in service too */
@@ -679,20 +679,32 @@ static void bfq_idle_extract(struct bfq_data *bd, struct bfq_queue *bfqq)
 /*
  * V has moved: the idle queues whose finish it has passed no longer count
  * in the weight sum (the kernel's bfq_forget_idle), and may be freed.
+ * The idle tree is in order of finish: they are at its head.  Asked at
+ * every dispatch, this looks at one queue when none is due.
  */
 static void bfq_forget_idle(struct bfq_data *bd, struct bfq_sched *st)
 {
-	struct elv_list *pos = st->idle.next, *next;
 	struct bfq_queue *bfqq;
 
-	for (; pos != &st->idle; pos = next) {
-		next = pos->next;
-		bfqq = elv_list_entry(pos, struct bfq_queue, active);
+	while (st->idle.next != &st->idle) {
+		bfqq = elv_list_entry(st->idle.next, struct bfq_queue, active);
 		if (bfq_gt(bfqq->p.finish, st->vtime))
-			continue;
+			break;
 		bfq_idle_extract(bd, bfqq);
 		bfq_put_queue(bd, bfqq);
 	}
+}
+
+/* bfqq goes onto its class's idle tree, in order of finish. */
+static void bfq_idle_insert(struct bfq_sched *st, struct bfq_queue *bfqq)
+{
+	struct elv_list *pos = st->idle.next;
+
+	while (pos != &st->idle && !bfq_gt(elv_list_entry(pos,
+	       struct bfq_queue, active)->p.finish, bfqq->p.finish))
+		pos = pos->next;
+	elv_list_add_tail(&bfqq->active, pos);
+	bfqq->idle_tree = true;
 }
 
 /* Service handed out in class st: V advances by it over the weights. */
@@ -753,8 +765,7 @@ static void bfq_unschedule(struct bfq_data *bd, struct bfq_queue *bfqq,
 
 	st->busy--;
 	if (into_idle && bfq_gt(bfqq->p.finish, st->vtime)) {
-		bfqq->idle_tree = true;
-		elv_list_add_tail(&bfqq->active, &st->idle);
+		bfq_idle_insert(st, bfqq);
 	} else {
 		st->wsum -= bfqq->weight;
 	}

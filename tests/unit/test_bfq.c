@@ -10,7 +10,7 @@
  * idle; unaffected by strict_guarantees), soft real-time raising and its
  * rate, idling and its end, idling for unequal weights and raised queues
  * (and the waiting queues' weights left clean by a visitor), force,
- * the budget timeout, TOO_IDLE budget feedback, the idle tree,
+ * the budget timeout, TOO_IDLE budget feedback, the idle tree (and its order),
  * non_blocking_wait_rq and the push-up of backshifted timestamps, time
  * charging, the async charge, peak rate and max_budget 0, a priority
  * change, merging, and a switch away with requests queued and in flight.
@@ -952,6 +952,62 @@ static void test_lightest_not_idled(void)
 	sim_end(q);
 }
 
+/* A read of pid at ioprio, of sectors sectors. */
+static void rd_sectors(struct queue *q, int id, pid_t pid, int ioprio,
+		       uint64_t sectors, uint64_t sector)
+{
+	struct io *io = h_io(id, ELV_READ, 100000 + (uint64_t)id, 0,
+			     sectors << 9, sector);
+
+	io->rq.pid = pid;
+	io->rq.ioprio = ioprio;
+	queue_submit(q, io);
+}
+
+/*
+ * The idle tree leaves in order of finish, not of arrival.  Budgets of 8
+ * sectors (each covering at least its first request); 1003 and 1004
+ * (weight 10) are greedy.  1001 (weight 80) reads 48 sectors first: V
+ * reaches 48/100, its finish 48/80 = 0.6.  1002 (weight 80) comes during
+ * the wait for 1001 and reads 4: V 0.422, its finish 0.45.  Both go idle,
+ * 1001 first, 1002 with the earlier finish.  The first 8 sectors of 1003
+ * take V past 0.45: 1002 leaves the weight sum (180 to 100), so the next
+ * 8 of 1004 take V to 0.627, past 1001's finish, which leaves it too.
+ * 1001, back now, starts at V and takes the device from the greedy ones
+ * at once, before 1005, new.  Had 1002 stayed in the sum behind 1001, V
+ * would be at 0.591, 1001 would start at its finish and wait for 1005.
+ */
+static void test_idle_tree_order(void)
+{
+	struct queue *q = bfq_queue();
+	int i;
+
+	h_set_tunable(q, "low_latency", 0);
+	h_set_tunable(q, "max_budget", 8);
+	rd_sectors(q, 1, 1001, BE(0), 48, 0);
+	for (i = 2; i <= 21; i++)
+		pq_rd(q, i, 1003, BE(7), 1000000 + (uint64_t)i * 8);
+	for (i = 22; i <= 41; i++)
+		pq_rd(q, i, 1004, BE(7), 2000000 + (uint64_t)i * 8);
+	CHECK_STR(h_order(q, 1), "1");
+	h_now = H_MS;
+	rd_sectors(q, 42, 1002, BE(0), 4, 3000000);
+	CHECK_STR(h_order(q, 0), "");
+	fire(q);
+	CHECK_STR(h_order(q, 1), "42");
+	fire(q);
+	CHECK_STR(h_order(q, 2), "2 22");
+	h_now = 40 * H_MS;
+	pq_rd(q, 43, 1005, BE(7), 4000000);
+	pq_rd(q, 44, 1001, BE(0), 48);
+	CHECK_STR(h_order(q, 1), "44");
+	queue_stop(q);
+	while (h_next_id(q) > 0)
+		;
+	CHECK_DONE(44);
+	queue_free(q);
+}
+
 /*
  * The idle tree.  1001 (weight 80) reads 800 sectors while 1002 (weight
  * 10) waits: V advances by 800 / 90, 1001's finish by 800 / 80, and 1001
@@ -1386,6 +1442,7 @@ int main(void)
 	test_too_idle_budget();
 	test_idle_for_guarantees();
 	test_idle_tree();
+	test_idle_tree_order();
 	test_charge_time();
 	test_peak_rate();
 	test_strict_guarantees();
