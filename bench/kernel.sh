@@ -30,6 +30,14 @@
 # O_DIRECT too; the files are still evicted before each run, in case an
 # earlier run read them through a cache.
 #
+# The disk below counts: since Linux 6.15 the loop driver passes each
+# request's I/O priority on to its I/O on the image file, which meets the
+# scheduler of the disk holding it (mq-deadline, say), so on kernel:S an
+# idle-class reader is held back there too, whatever S is; fuse:S's I/O
+# carries the daemon's priority.  With -d on a tmpfs the image is in
+# memory, no scheduler is below the loop device, and kernel:S shows S
+# alone (no cache either: the tmpfs pages are the image itself).
+#
 # A kernel without bfq skips the kernel:bfq rows; bench/kernel-vm.sh runs
 # this script on Debian's kernel under qemu instead.
 #

@@ -6,7 +6,9 @@
 #	bench/priorities.sh [-t SECONDS] [-r ROUNDS] [-d DIR] RESULTS_DIR
 #
 # On a mount with -o disk_model=hdd, under cfq, cfq with slice_idle 40 ms,
-# and bfq:
+# bfq and deadline (which, as the kernel's mq-deadline, keeps the classes
+# apart but ignores the levels: its ratio should be about 1, and its -c3
+# reader should get a few per cent while the other reads):
 #
 #  1. Two sequential readers (16 KiB psync O_DIRECT, own file each) started
 #     together as separate processes at ionice -c2 -n0 and -c2 -n7.  The
@@ -48,7 +50,8 @@ export BS SIZE
 # NAME|SCHEDULER|TUNABLE=VALUE ... (set after the switch)
 CONFIGS='cfq|cfq|
 cfq-idle40|cfq|slice_idle=40
-bfq|bfq|'
+bfq|bfq|
+deadline|deadline|'
 
 mount_fs hdd "disk_model=hdd"
 layout "$B/f1.dat" $SIZE
@@ -111,7 +114,8 @@ summarize "$ROUNDS" "$CONFIGS" "$RUNTIME" <<'PY' | tee "$RESULTS/summary.txt"
 rounds, runtime = int(sys.argv[1]), int(sys.argv[3])
 configs = [l.split("|") for l in sys.argv[2].splitlines()]
 half = runtime / 2.0
-kernel = {"cfq": "4.5 (slices 180:40)", "bfq": "8.8 (weights 80:10)"}
+kernel = {"cfq": "4.5 (slices 180:40)", "bfq": "8.8 (weights 80:10)",
+          "deadline": "1 (mq-deadline: no levels)"}
 shown = ["set_active", "expired_slice_used", "expired_idle_timer",
          "expired_empty", "expired_rq_limit", "preempt", "arm_idle",
          "idle_hit"]

@@ -6,10 +6,19 @@
  *
  * Solid-state and virtual disks hide seek costs, so on them sorting by
  * sector and anticipation buy nothing measurable.  With the model, a
- * dispatch worker sleeps for what the io would cost on a rotating disk
- * before it performs the syscall, so every scheduler sees the same slow
- * device below it, and sees the cost as service time (the completion
- * comes later), which is what sorting and anticipation are designed for.
+ * dispatch worker completes an io only once its modelled service time
+ * has passed, so every scheduler sees the same slow device below it, and
+ * sees the cost as service time (the completion comes later), which is
+ * what sorting and anticipation are designed for.
+ *
+ * The worker performs the syscall at dispatch and then sleeps until the
+ * slot's end: the io completes when the model is done with it or when
+ * the syscall is, whichever is later.  The syscall moves the data whose
+ * transfer the model charges, as a device's DMA happens within its
+ * service time; sleeping first and copying after would charge the
+ * transfer twice, and make a large write's service time the model's plus
+ * the host's copy (1 MiB into the page cache takes a millisecond or more
+ * on a loaded machine), which kyber would count as device latency.
  *
  * An io costs
  *
@@ -45,8 +54,8 @@
  * One head: the model serves one io at a time, in the order the elevator
  * hands them out.  A worker takes the head (dm->lock), waits until the
  * io being served before has ended, asks the queue for the next io, books
- * the head for it and lets go; then it sleeps until its slot ends and
- * performs the I/O.  The elevator therefore chooses each io at the moment
+ * the head for it and lets go; then it performs the I/O and sleeps
+ * until its slot ends.  The elevator therefore chooses each io at the moment
  * the head frees, as for a disk without command queueing, with every
  * request that arrived meanwhile to choose from.
  *
@@ -89,7 +98,7 @@
  *
  * Cost and wait are apart: diskmodel_book charges an io on a clock it is
  * given and returns when it would end, without sleeping, so a replay tool
- * can run the model on virtual time; only diskmodel_next sleeps.
+ * can run the model on virtual time; only diskmodel_wait sleeps.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -325,7 +334,7 @@ uint64_t diskmodel_book(struct diskmodel *dm, const struct elv_request *rq,
 }
 
 /* Sleep until at_ns on clock_now_ns()'s clock (CLOCK_MONOTONIC). */
-static void diskmodel_sleep_until(uint64_t at_ns)
+void diskmodel_wait(uint64_t at_ns)
 {
 	struct timespec ts = {
 		.tv_sec = (time_t)(at_ns / 1000000000u),
@@ -337,10 +346,10 @@ static void diskmodel_sleep_until(uint64_t at_ns)
 		;
 }
 
-struct io *diskmodel_next(struct diskmodel *dm, struct queue *q)
+struct io *diskmodel_next(struct diskmodel *dm, struct queue *q,
+			  uint64_t *end_ns)
 {
 	struct io *io;
-	uint64_t end = 0;
 
 	pthread_mutex_lock(&dm->lock);
 	/*
@@ -349,12 +358,10 @@ struct io *diskmodel_next(struct diskmodel *dm, struct queue *q)
 	 * channels hold, as a device with a deep command queue does.
 	 */
 	if (dm->kind == DISKMODEL_HDD)
-		diskmodel_sleep_until(dm->busy_until_ns);
+		diskmodel_wait(dm->busy_until_ns);
 	io = queue_next(q);
 	if (io != NULL)
-		end = do_diskmodel_book(dm, &io->rq, clock_now_ns());
+		*end_ns = do_diskmodel_book(dm, &io->rq, clock_now_ns());
 	pthread_mutex_unlock(&dm->lock);
-	if (io != NULL)
-		diskmodel_sleep_until(end);
 	return io;
 }

@@ -3,7 +3,7 @@
  * The dispatch workers: each takes what the elevator dispatches, performs
  * it with one vectored syscall on the backing fd, tells the queue, and
  * answers FUSE.  Workers hold no lock while doing I/O.  With a disk model
- * (diskmodel.c), each io is first charged its service time on the model.
+ * (diskmodel.c), each io also waits out its service time on the model.
  * Without one, the thread that submits an io performs what the elevator
  * dispatches right then (dispatch_submit); workers do the rest.
  */
@@ -136,16 +136,20 @@ void dispatch_perform(struct io *io)
 		pthread_rwlock_unlock(&inode->dio_lock);
 }
 
-/* The next io to perform, after its service time on the disk model. */
-static struct io *dispatch_next(struct dispatch *d)
+/* The next io to perform; with a disk model, booked on it until *end_ns. */
+static struct io *dispatch_next(struct dispatch *d, uint64_t *end_ns)
 {
+	*end_ns = 0;
 	if (d->dm != NULL)
-		return diskmodel_next(d->dm, d->q);
+		return diskmodel_next(d->dm, d->q, end_ns);
 	return queue_next(d->q);
 }
 
-/* Perform io, which the elevator dispatched, and complete it. */
-static void dispatch_one(struct dispatch *d, struct io *io)
+/*
+ * Perform io, which the elevator dispatched, and complete it, not before
+ * end_ns: a disk model's service overlaps the syscall (diskmodel.c).
+ */
+static void dispatch_one(struct dispatch *d, struct io *io, uint64_t end_ns)
 {
 	log_debug("dispatch %c off=%llu bytes=%llu sector=%llu",
 		  io->rq.dir == ELV_READ ? 'R' : 'W',
@@ -153,6 +157,8 @@ static void dispatch_one(struct dispatch *d, struct io *io)
 		  (unsigned long long)io->rq.bytes,
 		  (unsigned long long)io->rq.sector);
 	dispatch_perform(io);
+	if (end_ns != 0)
+		diskmodel_wait(end_ns);
 	queue_done(d->q, io);
 	io->end(io);
 }
@@ -173,7 +179,7 @@ void dispatch_submit(struct dispatch *d, struct io *io)
 	}
 	io = queue_submit_dispatch(d->q, io);
 	if (io != NULL)
-		dispatch_one(d, io);
+		dispatch_one(d, io, 0);
 }
 
 bool dispatch_submit_lent(struct dispatch *d, struct io *io)
@@ -183,7 +189,7 @@ bool dispatch_submit_lent(struct dispatch *d, struct io *io)
 	if (d->dm != NULL || !queue_submit_idle(d->q, io, &next))
 		return false;
 	if (next != NULL)
-		dispatch_one(d, next);
+		dispatch_one(d, next, 0);
 	return true;
 }
 
@@ -191,9 +197,10 @@ static void *dispatch_worker(void *arg)
 {
 	struct dispatch *d = arg;
 	struct io *io;
+	uint64_t end_ns;
 
-	while ((io = dispatch_next(d)) != NULL)
-		dispatch_one(d, io);
+	while ((io = dispatch_next(d, &end_ns)) != NULL)
+		dispatch_one(d, io, end_ns);
 	return NULL;
 }
 

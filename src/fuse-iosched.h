@@ -713,9 +713,12 @@ uint64_t diskmodel_ssd_cost_ns(const struct diskmodel *dm,
  * clock, virtual or not. */
 uint64_t diskmodel_book(struct diskmodel *dm, const struct elv_request *rq,
 			uint64_t now_ns);
-/* For workers: queue_next (hdd: once the head is free), book, then sleep
- * through the io's service time; NULL once the queue is stopped. */
-struct io *diskmodel_next(struct diskmodel *dm, struct queue *q);
+/* For workers: queue_next (hdd: once the head is free) and book it; its
+ * slot's end in *end_ns.  NULL once the queue is stopped. */
+struct io *diskmodel_next(struct diskmodel *dm, struct queue *q,
+			  uint64_t *end_ns);
+/* Sleep until end_ns on clock_now_ns()'s clock, if it is still ahead. */
+void diskmodel_wait(uint64_t end_ns);
 
 /* dispatch.c: the worker pool that performs I/O */
 /* dm: NULL, or a disk model the pool takes over (and frees). */

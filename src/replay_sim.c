@@ -15,7 +15,8 @@
  * broken by trace order, the same every time.
  *
  * The host's times: on a mount an io completes some time after the model
- * has served it (the worker wakes, performs the syscall, replies to FUSE),
+ * has served it (the worker wakes and replies to FUSE, or its syscall,
+ * performed from dispatch on, outlasts the model's service),
  * while the device already serves the next; and it starts some time after
  * the device could have taken it (the worker wakes to dispatch it).  The
  * replay starts each io a lag after its dispatch and completes it an

@@ -274,3 +274,65 @@ reload_fs() {
 		sleep 0.05
 	done
 }
+
+# The idle-class tests (cfq-ionice.sh, deadline-ionice.sh): two dd
+# readers of 64 KiB O_DIRECT reads on the mount, whose progress is read
+# from their file positions (/proc/PID/fdinfo/0: dd reads if= as fd 0),
+# so nothing interrupts them.  MIB is 1 MiB in bytes.
+MIB=1048576
+
+# dd_pos PID: bytes the dd of PID has read; empty (not an error) once it
+# is gone.
+dd_pos() {
+	sed -n 's/^pos:[[:space:]]*//p' "/proc/$1/fdinfo/0" 2>/dev/null || :
+}
+
+# dd_wait_pos PID BYTES: wait (up to 10 s) until the dd of PID has read
+# BYTES; its position, or empty if it is gone.
+dd_wait_pos() {
+	i=0
+	while p=$(dd_pos "$1") && [ -n "$p" ] && [ "$p" -lt "$2" ] &&
+	      [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	dd_pos "$1"
+}
+
+# idle_class_start: a best-effort (-c2 -n4) reader of MNT/be (BE_PID)
+# and, once it owns the disk (1 MiB read, at BE0), an idle-class one of
+# MNT/idle (IDLE_PID); both files of 4 GiB, which neither can finish
+# (the hdd model charges for the size read, sparse or not).  Both are
+# killed at exit.
+idle_class_start() {
+	for f in be idle; do
+		truncate -s 4G "$BACKING/$f" || fail "cannot make $f"
+	done
+	ionice -c2 -n4 dd if="$MNT/be" of=/dev/null bs=64k iflag=direct \
+		status=none &
+	BE_PID=$!
+	cleanup_push "kill $BE_PID 2>/dev/null; wait $BE_PID 2>/dev/null"
+	BE0=$(dd_wait_pos "$BE_PID" "$MIB")
+	[ -n "$BE0" ] || fail "the best-effort reader is gone"
+	[ "$BE0" -ge "$MIB" ] || fail "the best-effort reader is stuck at $BE0"
+	ionice -c3 dd if="$MNT/idle" of=/dev/null bs=64k iflag=direct \
+		status=none &
+	IDLE_PID=$!
+	cleanup_push "kill $IDLE_PID 2>/dev/null; wait $IDLE_PID 2>/dev/null"
+}
+
+# idle_class_stop IDLE: stop the best-effort reader; the idle-class one,
+# at IDLE bytes, must then read 4 MiB more within 10 s.
+idle_class_stop() {
+	kill "$BE_PID"
+	# Killed: its status is not 0, and says nothing; the position does.
+	wait "$BE_PID" 2>/dev/null || :
+	[ -z "$(dd_pos "$BE_PID")" ] || fail "the best-effort reader did not stop"
+	after=$(dd_wait_pos "$IDLE_PID" $(($1 + 4 * MIB)))
+	echo "after best-effort stopped: idle at ${after:-?}"
+	[ -n "$after" ] || fail "the idle-class reader is gone"
+	[ "$after" -ge $(($1 + 4 * MIB)) ] ||
+		fail "the idle-class reader read only $((after - $1)) bytes in 10 s after the best-effort one stopped"
+	kill "$IDLE_PID"
+	wait "$IDLE_PID" 2>/dev/null || :
+}

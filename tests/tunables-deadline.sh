@@ -14,14 +14,14 @@ write_ctl() { # FILE DATA
 }
 
 mount_fs -o scheduler=deadline
-assert_eq "fifo_batch front_merges read_expire write_expire writes_starved" \
+assert_eq "fifo_batch front_merges prio_aging_expire read_expire write_expire writes_starved" \
 	"$(ls "$I" | tr '\n' ' ' | sed 's/ $//')" "ls .control/iosched"
-[ "$(ls -la "$I" | grep -c '^-rw-r--r--')" -eq 5 ] ||
+[ "$(ls -la "$I" | grep -c '^-rw-r--r--')" -eq 6 ] ||
 	fail "ls -la .control/iosched: $(ls -la "$I")"
 
 # The kernel's defaults, in the kernel's units (ms for times).
 set -- read_expire 500 write_expire 5000 writes_starved 2 front_merges 1 \
-	fifo_batch 16
+	fifo_batch 16 prio_aging_expire 10000
 while [ $# -gt 0 ]; do
 	assert_eq "$2" "$(cat "$I/$1")" "default of $1"
 	shift 2
@@ -38,6 +38,10 @@ done
 for v in 0 3600000 7000; do
 	echo $v >"$I/write_expire" || fail "echo $v >write_expire"
 	assert_eq $v "$(cat "$I/write_expire")" "write_expire after $v"
+done
+for v in 0 3600000 2000; do
+	echo $v >"$I/prio_aging_expire" || fail "echo $v >prio_aging_expire"
+	assert_eq $v "$(cat "$I/prio_aging_expire")" "prio_aging_expire after $v"
 done
 for v in 0 1000 4; do
 	echo $v >"$I/writes_starved" || fail "echo $v >writes_starved"
@@ -91,6 +95,7 @@ check_bad() { # TUNABLE BAD...
 # shellcheck disable=SC2086 # split the list on purpose
 check_bad read_expire $bad_common 3600001 9223372036854775808
 check_bad write_expire $bad_common 3600001
+check_bad prio_aging_expire $bad_common 3600001
 check_bad writes_starved $bad_common 1001
 check_bad front_merges $bad_common 2 10
 check_bad fifo_batch $bad_common 0 1025

@@ -10,7 +10,7 @@ require_root
 C=$MNT/.control
 I=$C/iosched
 listing() { ls -A "$I" | tr '\n' ' ' | sed 's/ $//'; }
-DL="fifo_batch front_merges read_expire write_expire writes_starved"
+DL="fifo_batch front_merges prio_aging_expire read_expire write_expire writes_starved"
 
 mount_fs -o scheduler=deadline
 assert_eq "$DL" "$(listing)" "iosched under deadline"

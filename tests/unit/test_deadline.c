@@ -4,7 +4,10 @@
  * within a batch, read and write expiry, direction changes after
  * writes_starved read batches, the fifo_batch bound, and merging (front
  * merges and their tunable, a gap filled between two queued requests
- * keeping the earlier deadline).
+ * keeping the earlier deadline), and the I/O priority classes (real-time
+ * first, idle only while no best-effort request is queued or in flight,
+ * a held-back class looked at again on a wake-up, prio aging, a drain
+ * serving every class).
  */
 #include <errno.h>
 
@@ -15,6 +18,8 @@ static const struct elevator_type *deadline;
 static struct queue *dl_queue(void)
 {
 	h_now = 0;
+	h_wakeups = 0;
+	h_wakeup_ns = 0;
 	return h_queue(deadline, 256);
 }
 
@@ -301,6 +306,180 @@ static void test_never_idles(void)
 	queue_free(q);
 }
 
+/* Submit io with I/O priority class cls (level 4 where it has one). */
+static void submit_class(struct queue *q, struct io *io, int cls)
+{
+	io->rq.ioprio = IOSCHED_IOPRIO(cls, cls == ELV_IOPRIO_CLASS_IDLE ? 0 : 4);
+	queue_submit(q, io);
+}
+
+/* A read like rd's, of I/O priority class cls. */
+static void rd_class(struct queue *q, int id, uint64_t sector, int cls)
+{
+	submit_class(q, h_io(id, ELV_READ, 100 + id, 0, 4096, sector), cls);
+}
+
+/*
+ * Check that q dispatches nothing now; an io it dispatches all the same
+ * is completed, so that a failed check cannot leave a drain waiting.
+ */
+static void none_next(struct queue *q, int line)
+{
+	struct io *io = queue_try_next(q);
+
+	if (io != NULL) {
+		fprintf(stderr, "%s:%d: dispatched %d, expected nothing\n",
+			__FILE__, line, h_part_id(io, 0));
+		h_failures++;
+		h_complete(q, io);
+	}
+}
+#define NONE_NEXT(q) none_next((q), __LINE__)
+
+/*
+ * Best-effort read 1 (sector 100) dispatched, idle read 2 (sector 10)
+ * queued; returns read 1, in flight.
+ */
+static struct io *be_in_flight(struct queue *q)
+{
+	struct io *be;
+
+	rd_class(q, 1, 100, ELV_IOPRIO_CLASS_BE);
+	be = queue_try_next(q);
+	CHECK(be != NULL && h_part_id(be, 0) == 1);
+	if (be == NULL)
+		exit(h_exit("test_deadline"));
+	rd_class(q, 2, 10, ELV_IOPRIO_CLASS_IDLE);
+	return be;
+}
+
+/* Classes in order: real-time, best-effort (none among them), idle. */
+static void test_prio_classes_order(void)
+{
+	struct queue *q = dl_queue();
+
+	rd_class(q, 1, 10, ELV_IOPRIO_CLASS_IDLE);
+	rd_class(q, 2, 100, ELV_IOPRIO_CLASS_BE);
+	rd_class(q, 3, 200, ELV_IOPRIO_CLASS_NONE);
+	rd_class(q, 4, 300, ELV_IOPRIO_CLASS_RT);
+	CHECK_STR(h_order(q, 0), "4 2 3 1");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/* An idle request waits while a best-effort one is queued, older or not. */
+static void test_prio_idle_waits_queued(void)
+{
+	struct queue *q = dl_queue();
+
+	rd_class(q, 1, 10, ELV_IOPRIO_CLASS_IDLE);
+	h_now = 1 * H_MS;
+	rd_class(q, 2, 100, ELV_IOPRIO_CLASS_BE);
+	rd_class(q, 3, 200, ELV_IOPRIO_CLASS_BE);
+	CHECK_STR(h_order(q, 0), "2 3 1");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/*
+ * An idle request waits while a best-effort one is in flight; when that
+ * completes, not at once (its process is about to send the next) but on
+ * the wake-up DL_PRIO_RERUN_MS after it was held back.
+ */
+static void test_prio_idle_waits_in_flight(void)
+{
+	struct queue *q = dl_queue();
+	struct io *be = be_in_flight(q);
+
+	NONE_NEXT(q);
+	CHECK_EQ(h_wakeups, 1);
+	CHECK_EQ(h_wakeup_ns, 3 * H_MS);
+	h_now = 1 * H_MS;
+	h_complete(q, be);
+	NONE_NEXT(q);
+	/*
+	 * The host's timer fired for an earlier wake-up, which had kept
+	 * deadline's from being armed: deadline asks again.
+	 */
+	queue_kick(q);
+	NONE_NEXT(q);
+	CHECK_EQ(h_wakeups, 2);
+	CHECK_EQ(h_wakeup_ns, 3 * H_MS);
+	/* The best-effort process sends its next one: it goes first. */
+	rd_class(q, 3, 108, ELV_IOPRIO_CLASS_BE);
+	CHECK_STR(h_order(q, 1), "3");
+	h_now = 3 * H_MS;
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/*
+ * prio_aging_expire: an idle request that waited that long goes out even
+ * while best-effort requests are in flight and queued.
+ */
+static void prio_aging(int64_t expire_ms)
+{
+	struct queue *q = dl_queue();
+	struct io *be;
+
+	if (expire_ms != 10000)
+		h_set_tunable(q, "prio_aging_expire", expire_ms);
+	be = be_in_flight(q);
+	h_now = (uint64_t)expire_ms * H_MS - 1;
+	NONE_NEXT(q);
+	rd_class(q, 3, 108, ELV_IOPRIO_CLASS_BE);
+	CHECK_STR(h_order(q, 1), "3");
+	h_now = (uint64_t)expire_ms * H_MS;
+	rd_class(q, 4, 116, ELV_IOPRIO_CLASS_BE);
+	CHECK_STR(h_order(q, 0), "2 4");
+	h_complete(q, be);
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+static void test_prio_aging(void)
+{
+	prio_aging(10000);
+	prio_aging(50);
+}
+
+/* A read of class cls of 4 KiB at offset of file 7, sector offset / 512. */
+static void rd_file(struct queue *q, int id, uint64_t offset, int cls)
+{
+	submit_class(q, h_io(id, ELV_READ, 7, offset, 4096, offset / 512), cls);
+}
+
+/*
+ * Merged away, a request no longer holds its class back: after a gap
+ * filled between two best-effort requests, the idle one follows at once.
+ * Requests of two classes never merge.
+ */
+static void test_prio_merges(void)
+{
+	struct queue *q = dl_queue();
+
+	rd_file(q, 1, 0, ELV_IOPRIO_CLASS_BE);
+	rd_file(q, 2, 8192, ELV_IOPRIO_CLASS_BE);
+	rd_file(q, 3, 4096, ELV_IOPRIO_CLASS_BE);
+	rd_file(q, 4, 12288, ELV_IOPRIO_CLASS_IDLE);
+	CHECK_STR(h_order(q, 0), "1+3+2 4");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
+/* A drain serves an idle request while a best-effort one is in flight. */
+static void test_prio_drain(void)
+{
+	struct queue *q = dl_queue();
+	struct io *held[1] = { be_in_flight(q) };
+
+	NONE_NEXT(q);
+	CHECK_EQ(h_switch_held(q, elv_noop(), held, 1, 1), 1);
+	CHECK_DONE(2);
+	queue_free(q);
+}
+
 int main(void)
 {
 	deadline = h_load("MODULE_DIR", "schedulers/.libs", "deadline");
@@ -322,5 +501,11 @@ int main(void)
 	test_front_merge_resorts();
 	test_merged_requests_deadline();
 	test_never_idles();
+	test_prio_classes_order();
+	test_prio_idle_waits_queued();
+	test_prio_idle_waits_in_flight();
+	test_prio_aging();
+	test_prio_merges();
+	test_prio_drain();
 	return h_exit("test_deadline");
 }

@@ -329,16 +329,19 @@ struct worker {
 	pthread_t thread;
 	struct diskmodel *dm;
 	struct queue *q;
-	uint64_t done_ns;	/* when diskmodel_next returned an io */
+	uint64_t done_ns;	/* when its last io's service ended */
 	int got;		/* ios it got */
 };
 
+/* As a dispatch worker does: take an io, wait out its service, complete. */
 static void *worker_run(void *arg)
 {
 	struct worker *w = arg;
 	struct io *io;
+	uint64_t end_ns;
 
-	while ((io = diskmodel_next(w->dm, w->q)) != NULL) {
+	while ((io = diskmodel_next(w->dm, w->q, &end_ns)) != NULL) {
+		diskmodel_wait(end_ns);
 		w->done_ns = clock_now_ns();
 		w->got++;
 		h_complete(w->q, io);
@@ -349,8 +352,8 @@ static void *worker_run(void *arg)
 /*
  * For real: two workers, two ios of 1 MiB, the first contiguous with the
  * head (10.49 ms at 100 MB/s) and the second far away (another 10.49 ms,
- * a full stroke of 8.94 ms and 4.17 ms of rotation): the last io is
- * handed out no earlier than the sum, as the head serves one at a time.
+ * a full stroke of 8.94 ms and 4.17 ms of rotation): the last io ends
+ * no earlier than the sum, as the head serves one at a time.
  * Then stopping the queue ends both workers.
  */
 static void test_next(void)
