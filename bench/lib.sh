@@ -139,6 +139,18 @@ layout() {
 		die "cannot lay out $1"
 }
 
+# sqlite_script FILE N: SQL for sqlite3 that commits N small transactions
+# (one INSERT each), each to the device (synchronous=FULL).
+sqlite_script() {
+	{
+		echo "PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL;"
+		echo "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT);"
+		for _ in $(seq "$2"); do
+			echo "BEGIN; INSERT INTO t (v) VALUES (hex(randomblob(100))); COMMIT;"
+		done
+	} >"$1"
+}
+
 # spread DIR N SIZE GAP: N files DIR/f1..fN of SIZE random bytes, each
 # followed on the disk by a preallocated spacer of GAP (in DIR.gap), so
 # that reading them one after the other costs a short seek each, as the

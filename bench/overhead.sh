@@ -57,7 +57,8 @@
 # this script, else fuse-iosched on PATH), MODULE_DIR (scheduler modules;
 # default ../schedulers/.libs next to this script when it exists),
 # OVERHEAD_JOBS (run only these jobs, by name, space-separated),
-# OVERHEAD_BASE (another fuse-iosched binary, run as the target base).
+# OVERHEAD_BASE (another fuse-iosched binary, run as the target base; a
+# third table then gives noop/base, noop/ptll and base/ptll round by round).
 #
 # With the defaults the whole run takes about 20 minutes: 9 jobs x 5
 # targets x 3 rounds, each at most 8 s, plus setup.  RESULTS_DIR receives
@@ -170,13 +171,7 @@ fi
 layout "$B/bench.dat" "$SIZE"
 # The tree to untar, about 1200 small files; the SQLite transactions.
 tar -cf "$W/tree.tar" -C /usr/include linux x86_64-linux-gnu
-{
-	echo "PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL;"
-	echo "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT);"
-	for _ in $(seq $NTX); do
-		echo "BEGIN; INSERT INTO t (v) VALUES (hex(randomblob(100))); COMMIT;"
-	done
-} >"$W/sqlite.sql"
+sqlite_script "$W/sqlite.sql" $NTX
 
 {
 	describe_machine
@@ -325,4 +320,27 @@ print()
 print("served by: what could serve the row on every target.  device: O_DIRECT")
 print("reaches the disk (fuse-iosched: backing_io=auto); cold: evicted first;")
 print("page caches: the backing page cache and, through FUSE, the mount's.")
+
+if "base" in targets:
+    # The two builds ran one after the other in each round: the ratio of
+    # each round's pair sheds the drift between rounds that the medians
+    # above keep.
+    def paired(job, a, b):
+        rs = sorted(x[0] / y[0] for x, y in zip(runs[job, a], runs[job, b])
+                    if x is not None and y is not None and y[0])
+        return rs
+    print()
+    print("noop against base, and each against ptll, round by round")
+    row("job", "", ["noop/base", "min", "max", "noop/ptll", "base/ptll"])
+    for job, _, _, _ in jobs:
+        cells = []
+        for a, b in (("noop", "base"), ("noop", "ptll"), ("base", "ptll")):
+            rs = paired(job, a, b)
+            cells.append("%.2f" % statistics.median(rs) if rs else "err")
+            if b == "base":
+                cells += ["%.2f" % rs[0], "%.2f" % rs[-1]] if rs else ["err"] * 2
+        row(job, "", cells)
+    print()
+    print("median (min, max) over the rounds of the ratio of the two runs"
+          " of each round")
 PY

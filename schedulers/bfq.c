@@ -61,11 +61,11 @@
  *
  * Idling: when the queue in service runs dry, the device is kept for it
  * if its process usually comes back within slice_idle, if it is raised
- * (then at least BFQ_WR_MIN_IDLE_SLICE_MS), or if the busy queues differ
- * in weight or class (without idling, a process with one request at a time
- * would get the device turn about whatever its weight): dispatch returns
- * NULL and asks for a wake-up at the end of the wait.  With force
- * (draining) nobody is waited for.
+ * (then at least BFQ_WR_MIN_IDLE_SLICE_MS), if it is the only busy queue,
+ * or if the busy queues differ in weight or class (without idling, a
+ * process with one request at a time would get the device turn about
+ * whatever its weight): dispatch returns NULL and asks for a wake-up at
+ * the end of the wait.  With force (draining) nobody is waited for.
  *
  * strict_guarantees 1 trades throughput for predictability: one request
  * in the device at a time, every queue that runs dry is waited for (async
@@ -75,7 +75,9 @@
  * pick.  The kernel keeps augmented red-black trees; here the number of
  * processes with I/O pending at once is small (tens at most), a pick
  * happens once per budget, not per request, and a list keeps the code
- * short.
+ * short.  What is asked per request, whether a lighter queue waits (for
+ * an async request's charge), is answered from a small table of the
+ * waiting queues' weights, kept as queues join and leave the list.
  *
  * Per-process queues are allocated on a process's first request and freed
  * once they hold nothing, have nothing in flight, are not in service and
@@ -88,6 +90,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fuse-iosched/elevator.h"
 #include "pidq.h"
@@ -168,6 +171,13 @@
 /* Virtual time: service << BFQ_SERVICE_SHIFT / weight. */
 #define BFQ_SERVICE_SHIFT	20
 
+/*
+ * Distinct weights a class can hold: a level's weight times one of the
+ * three raising coefficients (1, BFQ_WR_COEFF, and the soft real-time
+ * one).
+ */
+#define BFQ_NR_WEIGHTS		(PIDQ_LEVELS * 3)
+
 #define BFQ_NS_PER_S		1000000000ULL
 #define BFQ_NS_PER_US		1000ULL
 
@@ -247,13 +257,27 @@ struct bfq_queue {
 	struct bfq_proc p;
 };
 
+/* How many queues of a class's active list have one weight. */
+struct bfq_weight_count {
+	unsigned weight;
+	unsigned count;			/* never 0 in a class's table */
+};
+
 /* One class: its busy queues, its idle tree and its virtual clock. */
 struct bfq_sched {
 	struct elv_list active;		/* busy queues not in service */
-	struct elv_list idle;		/* idle, finish ahead of vtime */
+	struct elv_list idle;		/* idle, finish ahead of vtime, by finish */
 	uint64_t vtime;
 	uint64_t wsum;			/* weights of busy and idle-tree */
 	unsigned busy;			/* its busy queues, in service too */
+	/*
+	 * The weights of the active list's queues, lightest first, each
+	 * with its number of queues (the kernel's weights tree): whether a
+	 * lighter queue waits is one comparison (bfq_asymmetric), asked at
+	 * every async request's charge.
+	 */
+	struct bfq_weight_count weights[BFQ_NR_WEIGHTS];
+	unsigned nr_weights;
 };
 
 struct bfq_data {
@@ -605,6 +629,45 @@ static void bfq_set_soft_rt_next(const struct bfq_data *bd,
 /* ------------------------------------------------------------------ */
 /* B-WF2Q+: queues entering and leaving their class's schedule.        */
 
+/*
+ * Busy bfqq, out of service, joins its class's active list, and its
+ * weight the class's table.  Its weight must not change until
+ * bfq_active_del: raising starts and ends while a queue is off the list
+ * (bfq_activate, bfq_expire, bfq_set_prio), and bfqq->weight follows only
+ * then.
+ */
+static void bfq_active_add(struct bfq_sched *st, struct bfq_queue *bfqq)
+{
+	struct bfq_weight_count *w = st->weights;
+	unsigned i = 0, n = st->nr_weights;
+
+	while (i < n && w[i].weight < bfqq->weight)
+		i++;
+	if (i == n || w[i].weight != bfqq->weight) {
+		memmove(&w[i + 1], &w[i], (n - i) * sizeof *w);
+		w[i].weight = bfqq->weight;
+		w[i].count = 0;
+		st->nr_weights++;
+	}
+	w[i].count++;
+	elv_list_add_tail(&bfqq->active, &st->active);
+}
+
+/* bfqq leaves its class's active list (put in service, or idle). */
+static void bfq_active_del(struct bfq_sched *st, struct bfq_queue *bfqq)
+{
+	struct bfq_weight_count *w = st->weights;
+	unsigned i = 0, n = st->nr_weights;
+
+	while (w[i].weight != bfqq->weight)
+		i++;
+	if (--w[i].count == 0) {
+		memmove(&w[i], &w[i + 1], (n - i - 1) * sizeof *w);
+		st->nr_weights--;
+	}
+	elv_list_del(&bfqq->active);
+}
+
 /* Take bfqq off its class's idle tree; its weight leaves the sum. */
 static void bfq_idle_extract(struct bfq_data *bd, struct bfq_queue *bfqq)
 {
@@ -616,20 +679,32 @@ static void bfq_idle_extract(struct bfq_data *bd, struct bfq_queue *bfqq)
 /*
  * V has moved: the idle queues whose finish it has passed no longer count
  * in the weight sum (the kernel's bfq_forget_idle), and may be freed.
+ * The idle tree is in order of finish: they are at its head.  Asked at
+ * every dispatch, this looks at one queue when none is due.
  */
 static void bfq_forget_idle(struct bfq_data *bd, struct bfq_sched *st)
 {
-	struct elv_list *pos = st->idle.next, *next;
 	struct bfq_queue *bfqq;
 
-	for (; pos != &st->idle; pos = next) {
-		next = pos->next;
-		bfqq = elv_list_entry(pos, struct bfq_queue, active);
+	while (st->idle.next != &st->idle) {
+		bfqq = elv_list_entry(st->idle.next, struct bfq_queue, active);
 		if (bfq_gt(bfqq->p.finish, st->vtime))
-			continue;
+			break;
 		bfq_idle_extract(bd, bfqq);
 		bfq_put_queue(bd, bfqq);
 	}
+}
+
+/* bfqq goes onto its class's idle tree, in order of finish. */
+static void bfq_idle_insert(struct bfq_sched *st, struct bfq_queue *bfqq)
+{
+	struct elv_list *pos = st->idle.next;
+
+	while (pos != &st->idle && !bfq_gt(elv_list_entry(pos,
+	       struct bfq_queue, active)->p.finish, bfqq->p.finish))
+		pos = pos->next;
+	elv_list_add_tail(&bfqq->active, pos);
+	bfqq->idle_tree = true;
 }
 
 /* Service handed out in class st: V advances by it over the weights. */
@@ -676,7 +751,7 @@ static void bfq_schedule(struct bfq_data *bd, struct bfq_queue *bfqq,
 	bfqq->p.cls = bfqq->cls;
 	st->wsum += bfqq->weight;
 	st->busy++;
-	elv_list_add_tail(&bfqq->active, &st->active);
+	bfq_active_add(st, bfqq);
 }
 
 /*
@@ -690,8 +765,7 @@ static void bfq_unschedule(struct bfq_data *bd, struct bfq_queue *bfqq,
 
 	st->busy--;
 	if (into_idle && bfq_gt(bfqq->p.finish, st->vtime)) {
-		bfqq->idle_tree = true;
-		elv_list_add_tail(&bfqq->active, &st->idle);
+		bfq_idle_insert(st, bfqq);
 	} else {
 		st->wsum -= bfqq->weight;
 	}
@@ -756,7 +830,7 @@ static void bfq_set_prio(struct bfq_data *bd, struct bfq_queue *bfqq,
 	if (bfqq->idle_tree)
 		bfq_idle_extract(bd, bfqq);
 	if (bfqq->busy) {
-		elv_list_del(&bfqq->active);
+		bfq_active_del(&bd->sched[bfqq->cls], bfqq);
 		bfq_unschedule(bd, bfqq, false);
 	}
 	bfqq->cls = cls;
@@ -811,7 +885,7 @@ static void bfq_set_in_service(struct bfq_data *bd, struct bfq_queue *bfqq,
 	uint64_t need = bfqq->q.next_rq != NULL ?
 		bfq_charge(bd, bfqq, bfqq->q.next_rq) : 0;
 
-	elv_list_del(&bfqq->active);
+	bfq_active_del(&bd->sched[bfqq->cls], bfqq);
 	bd->active = bfqq;
 	bd->idling = false;
 	bfqq->served = 0;
@@ -1000,7 +1074,7 @@ static void bfq_expire(struct bfq_data *bd, uint64_t now_ns,
 	st->wsum += bfqq->weight;
 	bfqq->start = bfqq->p.finish;
 	bfqq->p.finish = bfqq->start + bfq_delta(bfqq->budget, bfqq->weight);
-	elv_list_add_tail(&bfqq->active, &st->active);
+	bfq_active_add(st, bfqq);
 }
 
 /* Are queues of the other classes than the idle one busy? */
@@ -1009,54 +1083,76 @@ static bool bfq_others_busy(const struct bfq_data *bd)
 	return bd->sched[PIDQ_RT].busy + bd->sched[PIDQ_BE].busy != 0;
 }
 
+/* Busy queues of all classes, the one in service too. */
+static unsigned bfq_tot_busy(const struct bfq_data *bd)
+{
+	unsigned n = 0;
+	int c;
+
+	for (c = 0; c < PIDQ_NR_CLASSES; c++)
+		n += bd->sched[c].busy;
+	return n;
+}
+
 /*
  * Do the busy queues other than bfqq differ from it in class, or is one
- * of them lighter (bfq_asymmetric_scenario)?  Then only idling keeps the
- * shares.  The lightest queue is not waited for on these grounds: the
- * device it does not use goes to heavier queues, which is their due.
+ * of them (waiting on the active list) lighter (bfq_asymmetric_-
+ * scenario)?  Then only idling keeps the shares.  The lightest queue is
+ * not waited for on these grounds: the device it does not use goes to
+ * heavier queues, which is their due.  The lightest weight waiting is
+ * the first of the class's table.
  */
 static bool bfq_asymmetric(const struct bfq_data *bd,
 			   const struct bfq_queue *bfqq)
 {
 	const struct bfq_sched *st = &bd->sched[bfqq->cls];
-	const struct bfq_queue *other;
-	const struct elv_list *pos;
 	int c;
 
 	for (c = 0; c < PIDQ_NR_CLASSES; c++)
 		if (c != (int)bfqq->cls && bd->sched[c].busy != 0)
 			return true;
-	elv_list_for_each(pos, &st->active) {
-		other = elv_list_entry(pos, struct bfq_queue, active);
-		if (other->weight < bfqq->weight)
-			return true;
-	}
-	return false;
+	return st->nr_weights != 0 && st->weights[0].weight < bfqq->weight;
+}
+
+/*
+ * Does only idling for bfqq keep the shares (idling_needed_for_service_-
+ * guarantees)?  When it is raised, or the busy queues differ in weight or
+ * class, and also when it is the only busy queue (the kernel's since
+ * 5.12): let go, it would leave the device to whichever queue comes next,
+ * a lighter one perhaps, for a whole budget; the wait costs no one
+ * anything meanwhile.  Whatever its think time: a process whose round
+ * trip through FUSE is longer than slice_idle on a loaded host would
+ * otherwise take turns with a lighter one request by request.
+ */
+static bool bfq_idling_for_guarantees(const struct bfq_data *bd,
+				      const struct bfq_queue *bfqq)
+{
+	return bfqq->p.wr_coeff > 1 || bfq_asymmetric(bd, bfqq) ||
+		bfq_tot_busy(bd) == 1;
 }
 
 /*
  * Does bfqq, empty and preempted, stay busy (__bfq_bfqq_expire)?  When
- * only idling keeps the shares (idling_needed_for_service_guarantees), as
- * the kernel does since 5.2: deactivated, it would come back as a new
- * arrival and take the device back from the queue that preempted it,
- * which would do the same at its own next request, and the two would
- * alternate request by request whatever their weights.  Kept on the
- * schedule, it is served when its timestamps say.
+ * only idling keeps the shares, as the kernel does since 5.2:
+ * deactivated, it would come back as a new arrival and take the device
+ * back from the queue that preempted it, which would do the same at its
+ * own next request, and the two would alternate request by request
+ * whatever their weights.  Kept on the schedule, it is served when its
+ * timestamps say.
  */
 static bool bfq_keeps_busy(const struct bfq_data *bd,
 			   const struct bfq_queue *bfqq,
 			   enum bfq_expire_why why)
 {
 	return why == BFQ_EXP_PREEMPTED && bfqq->per_process &&
-		(bfqq->p.wr_coeff > 1 || bfq_asymmetric(bd, bfqq));
+		bfq_idling_for_guarantees(bd, bfqq);
 }
 
 /*
  * Is bfqq, run dry, worth waiting for (bfq_better_to_idle)?  Always with
  * strict_guarantees; never for async or idle-class queues.  Otherwise
  * when its process comes back within slice_idle (throughput), or when
- * not waiting would break the shares (idling_needed_for_service_-
- * guarantees): it is raised, or the busy queues' weights differ.
+ * not waiting would break the shares (bfq_idling_for_guarantees).
  */
 static bool bfq_may_idle(const struct bfq_data *bd,
 			 const struct bfq_queue *bfqq)
@@ -1066,8 +1162,8 @@ static bool bfq_may_idle(const struct bfq_data *bd,
 	if (bd->slice_idle_us <= 0 || bfqq->cls == PIDQ_IDLE ||
 	    !bfqq->per_process)
 		return false;
-	return bfqq->p.ttime.idle_window || bfqq->p.wr_coeff > 1 ||
-		bfq_asymmetric(bd, bfqq);
+	return bfqq->p.ttime.idle_window ||
+		bfq_idling_for_guarantees(bd, bfqq);
 }
 
 /*
@@ -1200,7 +1296,7 @@ static void bfq_remove_rq(struct bfq_data *bd, struct bfq_queue *bfqq,
 		return;
 	/* The queue in service stays busy until it expires. */
 	if (bfqq != bd->active) {
-		elv_list_del(&bfqq->active);
+		bfq_active_del(&bd->sched[bfqq->cls], bfqq);
 		bfq_deactivate(bd, bfqq, bd->now);
 	}
 }

@@ -8,8 +8,9 @@
  * order and the idle class's bound, weight raising of a starting reader
  * (its coefficient, duration, end after 120000 sectors, renewal after 2 s
  * idle; unaffected by strict_guarantees), soft real-time raising and its
- * rate, idling and its end, idling for unequal weights and raised queues,
- * force, the budget timeout, TOO_IDLE budget feedback, the idle tree,
+ * rate, idling and its end, idling for unequal weights and raised queues
+ * (and the waiting queues' weights left clean by a visitor), force,
+ * the budget timeout, TOO_IDLE budget feedback, the idle tree (and its order),
  * non_blocking_wait_rq and the push-up of backshifted timestamps, time
  * charging, the async charge, peak rate and max_budget 0, a priority
  * change, merging, and a switch away with requests queued and in flight.
@@ -205,15 +206,21 @@ static void sim_run(struct queue *q, struct proc *procs, int n,
 	}
 }
 
-/* Drain what is left (forced), check every io was done once, free q. */
-static void sim_end(struct queue *q)
+/* Drain what is left (forced), check ios 1..n were done once, free q. */
+static void drain_end(struct queue *q, int n)
 {
-	CHECK_EQ(sim_stalls, 0);
 	queue_stop(q);
 	while (h_next_id(q) > 0)
 		;
-	CHECK_DONE(sim_ids);
+	CHECK_DONE(n);
 	queue_free(q);
+}
+
+/* The same after a simulation, which must not have stalled. */
+static void sim_end(struct queue *q)
+{
+	CHECK_EQ(sim_stalls, 0);
+	drain_end(q, sim_ids);
 }
 
 /* |a - b| is within pct percent of the larger. */
@@ -827,31 +834,51 @@ static void test_too_idle_budget(void)
  * worth waiting for on throughput grounds (idle_window off), has its read
  * in flight when 1002 (b_prio; none if 0) sends one.  When the read
  * completes, is 1001 waited for?  Returns how long (ms), or 0 when it is
- * not (1002's read goes at once).
+ * not (1002's read goes at once).  Before all this, when visitor_prio is
+ * not 0, process 1003 reads once and is done: what it leaves behind must
+ * not count; with b_alike, 1002 reads as 1001 does, 30 ms after it (and
+ * 1001 every 60 ms).
  */
-static uint64_t idled_after_thinking(int a_prio, int b_prio,
-				     int64_t low_latency)
+static uint64_t idled_after(int visitor_prio, int a_prio, int b_prio,
+			    int64_t low_latency, bool b_alike)
 {
 	struct queue *q = bfq_queue();
 	struct io *io;
-	uint64_t ms = 0;
+	uint64_t ms = 0, period = b_alike ? 60 : 30;
+	char want[16] = "";
 	unsigned w;
-	int i;
+	int i, id = 0;
 
 	h_set_tunable(q, "low_latency", low_latency);
-	for (i = 1; i <= 5; i++) {
-		h_now = (uint64_t)i * 30 * H_MS;
-		pq_rd(q, i, 1001, a_prio, (uint64_t)i * 8);
-		CHECK_EQ(h_next_id(q), i);
-		/* The timer of any wait went off before the next read. */
+	if (visitor_prio != 0) {
+		h_now = H_MS;
+		pq_rd(q, ++id, 1003, visitor_prio, 500000);
+		CHECK_EQ(h_next_id(q), id);
+		/* Its wait, if any, is over before 1001 starts. */
+		h_now = 20 * H_MS;
 		queue_kick(q);
 	}
-	h_now = 200 * H_MS;
-	pq_rd(q, 6, 1001, a_prio, 48);
+	for (i = 1; i <= 5; i++) {
+		h_now = (uint64_t)i * period * H_MS;
+		pq_rd(q, ++id, 1001, a_prio, (uint64_t)i * 8);
+		CHECK_EQ(h_next_id(q), id);
+		/* The timer of any wait went off before the next read. */
+		queue_kick(q);
+		if (!b_alike)
+			continue;
+		h_now += 30 * H_MS;
+		pq_rd(q, ++id, 1002, b_prio, 900000 + (uint64_t)i * 8);
+		CHECK_EQ(h_next_id(q), id);
+		queue_kick(q);
+	}
+	h_now = (6 * period + 20) * H_MS;
+	pq_rd(q, ++id, 1001, a_prio, 48);
 	io = queue_try_next(q);
-	CHECK(io != NULL && h_part_id(io, 0) == 6);
-	if (b_prio != 0)
-		pq_rd(q, 7, 1002, b_prio, 900000);
+	CHECK(io != NULL && h_part_id(io, 0) == id);
+	if (b_prio != 0) {
+		pq_rd(q, ++id, 1002, b_prio, 900000);
+		snprintf(want, sizeof want, "%d", id);
+	}
 	h_now += H_MS;
 	w = h_wakeups;
 	if (io != NULL)
@@ -859,12 +886,18 @@ static uint64_t idled_after_thinking(int a_prio, int b_prio,
 	if (strcmp(h_order(q, 0), "") == 0 && h_wakeups != w) {
 		ms = (h_wakeup_ns - h_now) / H_MS;
 		fire(q);
-		CHECK_STR(h_order(q, 0), b_prio != 0 ? "7" : "");
+		CHECK_STR(h_order(q, 0), want);
 	}
 	queue_stop(q);
-	CHECK_DONE(b_prio != 0 ? 7 : 6);
+	CHECK_DONE(id);
 	queue_free(q);
 	return ms;
+}
+
+static uint64_t idled_after_thinking(int a_prio, int b_prio,
+				     int64_t low_latency)
+{
+	return idled_after(0, a_prio, b_prio, low_latency, false);
 }
 
 /*
@@ -872,8 +905,9 @@ static uint64_t idled_after_thinking(int a_prio, int b_prio,
  * a process that thinks too long to be worth waiting for is still waited
  * for when a busy queue is lighter than its own or of another class
  * (without it, a process with one request at a time would get the device
- * turn about, whatever its weight), and when it is raised (then at least 20 ms).  Equal weights,
- * not raised: the other process goes at once.
+ * turn about, whatever its weight), when it is raised (then at least
+ * 20 ms), and when it is alone (the kernel's tot_busy_queues == 1, since
+ * 5.12).  Equal weights, not raised: the other process goes at once.
  */
 static void test_idle_for_guarantees(void)
 {
@@ -882,9 +916,20 @@ static void test_idle_for_guarantees(void)
 	/* The lightest queue is not (the kernel's smallest_weight). */
 	CHECK_EQ(idled_after_thinking(BE(7), BE(0), 0), 0);
 	CHECK_EQ(idled_after_thinking(BE(4), IDLE, 0), 8);
-	/* Alone: waited for only when raised (soft real-time here). */
-	CHECK_EQ(idled_after_thinking(BE(4), 0, 0), 0);
+	/* Alone: waited for, raised (soft real-time here) or not. */
+	CHECK_EQ(idled_after_thinking(BE(4), 0, 0), 8);
 	CHECK_EQ(idled_after_thinking(BE(4), 0, 1), 20);
+	/*
+	 * A lighter process that has come and gone leaves nothing behind
+	 * in the weights of the waiting queues (bfq_active_del).
+	 */
+	CHECK_EQ(idled_after(BE(7), BE(0), BE(0), 0, false), 0);
+	CHECK_EQ(idled_after(BE(7), BE(0), BE(7), 0, false), 8);
+	/*
+	 * Raised, beside a queue raised alike (equal weights, neither
+	 * alone): waited for because it is raised.
+	 */
+	CHECK_EQ(idled_after(0, BE(4), BE(4), 1, true), 20);
 }
 
 /*
@@ -911,6 +956,58 @@ static void test_lightest_not_idled(void)
 	/* A few while 1001's think time is learnt; one per read if waited. */
 	CHECK(h_counter(q, "idle_timeouts") <= 10);
 	sim_end(q);
+}
+
+/* A read of pid at ioprio, of sectors sectors. */
+static void rd_sectors(struct queue *q, int id, pid_t pid, int ioprio,
+		       uint64_t sectors, uint64_t sector)
+{
+	struct io *io = h_io(id, ELV_READ, 100000 + (uint64_t)id, 0,
+			     sectors << 9, sector);
+
+	io->rq.pid = pid;
+	io->rq.ioprio = ioprio;
+	queue_submit(q, io);
+}
+
+/*
+ * The idle tree leaves in order of finish, not of arrival.  Budgets of 8
+ * sectors (each covering at least its first request); 1003 and 1004
+ * (weight 10) are greedy.  1001 (weight 80) reads 48 sectors first: V
+ * reaches 48/100, its finish 48/80 = 0.6.  1002 (weight 80) comes during
+ * the wait for 1001 and reads 4: V 0.422, its finish 0.45.  Both go idle,
+ * 1001 first, 1002 with the earlier finish.  The first 8 sectors of 1003
+ * take V past 0.45: 1002 leaves the weight sum (180 to 100), so the next
+ * 8 of 1004 take V to 0.627, past 1001's finish, which leaves it too.
+ * 1001, back now, starts at V and takes the device from the greedy ones
+ * at once, before 1005, new.  Had 1002 stayed in the sum behind 1001, V
+ * would be at 0.591, 1001 would start at its finish and wait for 1005.
+ */
+static void test_idle_tree_order(void)
+{
+	struct queue *q = bfq_queue();
+	int i;
+
+	h_set_tunable(q, "low_latency", 0);
+	h_set_tunable(q, "max_budget", 8);
+	rd_sectors(q, 1, 1001, BE(0), 48, 0);
+	for (i = 2; i <= 21; i++)
+		pq_rd(q, i, 1003, BE(7), 1000000 + (uint64_t)i * 8);
+	for (i = 22; i <= 41; i++)
+		pq_rd(q, i, 1004, BE(7), 2000000 + (uint64_t)i * 8);
+	CHECK_STR(h_order(q, 1), "1");
+	h_now = H_MS;
+	rd_sectors(q, 42, 1002, BE(0), 4, 3000000);
+	CHECK_STR(h_order(q, 0), "");
+	fire(q);
+	CHECK_STR(h_order(q, 1), "42");
+	fire(q);
+	CHECK_STR(h_order(q, 2), "2 22");
+	h_now = 40 * H_MS;
+	pq_rd(q, 43, 1005, BE(7), 4000000);
+	pq_rd(q, 44, 1001, BE(0), 48);
+	CHECK_STR(h_order(q, 1), "44");
+	drain_end(q, 44);
 }
 
 /*
@@ -947,11 +1044,7 @@ static void test_idle_tree(void)
 	h_now += 30 * H_MS;
 	pq_rd(q, 201, 1001, BE(0), 808);
 	CHECK_STR(h_order(q, 1), "104");
-	queue_stop(q);
-	while (h_next_id(q) > 0)
-		;
-	CHECK_DONE(201);
-	queue_free(q);
+	drain_end(q, 201);
 }
 
 /*
@@ -1347,6 +1440,7 @@ int main(void)
 	test_too_idle_budget();
 	test_idle_for_guarantees();
 	test_idle_tree();
+	test_idle_tree_order();
 	test_charge_time();
 	test_peak_rate();
 	test_strict_guarantees();
