@@ -45,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -114,6 +115,7 @@ struct control_node {
 
 /* One open file: its content as generated at open or last rewind. */
 struct control_file {
+	LIST_ENTRY(control_file) link;	/* control_files; control_files_lock */
 	const struct control_node *node;
 	bool append;		/* opened O_APPEND: the offset means nothing */
 	/*
@@ -126,6 +128,15 @@ struct control_file {
 	size_t len;
 	char buf[CONTROL_SHOW_SIZE];
 };
+
+/*
+ * Every open file, so that control_close_all can free those whose release
+ * never comes: when the daemon stops (a signal, or the connection torn
+ * down with a release still queued in the kernel) files may still be open.
+ */
+static LIST_HEAD(, control_file) control_files =
+	LIST_HEAD_INITIALIZER(control_files);
+static pthread_mutex_t control_files_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
  * The scheduler types that own a block of tunable inode numbers, by block.
@@ -567,6 +578,16 @@ static int control_fill(struct fs *fs, struct control_file *f)
 	return 0;
 }
 
+/* Unlink and free an open file, at its release or when the daemon stops. */
+static void control_file_free(struct control_file *f)
+{
+	pthread_mutex_lock(&control_files_lock);
+	LIST_REMOVE(f, link);
+	pthread_mutex_unlock(&control_files_lock);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+}
+
 /*
  * Each open is a reader; the kernel must neither cache nor seek.  No
  * flush on close: a reader ended by the daemon stopping closes after the
@@ -644,11 +665,11 @@ void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->direct_io = 1;
 	fi->nonseekable = 0;
 	fi->keep_cache = 0;
-	if (fuse_reply_open(req, fi) != 0) {
-		/* The opener went away: no release will come. */
-		pthread_mutex_destroy(&f->lock);
-		free(f);
-	}
+	pthread_mutex_lock(&control_files_lock);
+	LIST_INSERT_HEAD(&control_files, f, link);
+	pthread_mutex_unlock(&control_files_lock);
+	if (fuse_reply_open(req, fi) != 0)
+		control_file_free(f);	/* the opener went away: no release */
 }
 
 void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -736,10 +757,15 @@ void control_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (f != NULL && ino == CONTROL_INO_TRACE) {
 		trace_release((struct trace_reader *)(uintptr_t)fi->fh);
 	} else if (f != NULL && !S_ISDIR(control_node(ino)->mode)) {
-		pthread_mutex_destroy(&f->lock);
-		free(f);
+		control_file_free(f);
 	}
 	fuse_reply_err(req, 0);
+}
+
+void control_close_all(void)
+{
+	while (!LIST_EMPTY(&control_files))
+		control_file_free(LIST_FIRST(&control_files));
 }
 
 void control_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

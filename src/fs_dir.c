@@ -14,16 +14,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <unistd.h>
 
 #include "fuse-iosched.h"
 
 /* An open directory: readdir state kept between calls. */
 struct fs_dir {
+	LIST_ENTRY(fs_dir) link;	/* fs_dirs; fs_dirs_lock */
 	DIR *dp;
 	struct dirent *entry;	/* read but not yet returned, or NULL */
 	off_t offset;		/* where dp stands, as the kernel counts */
 };
+
+/*
+ * Every open directory, so that fs_dir_close_all can close those whose
+ * releasedir never comes because the daemon stopped first.
+ */
+static LIST_HEAD(, fs_dir) fs_dirs = LIST_HEAD_INITIALIZER(fs_dirs);
+static pthread_mutex_t fs_dirs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Unlink, close and free d, at its releasedir or when the daemon stops. */
+static void fs_dir_free(struct fs_dir *d)
+{
+	pthread_mutex_lock(&fs_dirs_lock);
+	LIST_REMOVE(d, link);
+	pthread_mutex_unlock(&fs_dirs_lock);
+	closedir(d->dp);
+	free(d);
+}
 
 static bool fs_dir_is_dot(const char *name)
 {
@@ -253,10 +272,11 @@ void fs_dir_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	fi->fh = (uintptr_t)d;
-	if (fuse_reply_open(req, fi) == -ENOENT) {
-		closedir(d->dp);
-		free(d);
-	}
+	pthread_mutex_lock(&fs_dirs_lock);
+	LIST_INSERT_HEAD(&fs_dirs, d, link);
+	pthread_mutex_unlock(&fs_dirs_lock);
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		fs_dir_free(d);
 }
 
 /* Inodes counted by a readdirplus reply, to uncount if it fails. */
@@ -410,9 +430,14 @@ void fs_dir_releasedir(fuse_req_t req, fuse_ino_t ino,
 		control_release(req, ino, fi);
 		return;
 	}
-	closedir(d->dp);
-	free(d);
+	fs_dir_free(d);
 	fuse_reply_err(req, 0);
+}
+
+void fs_dir_close_all(void)
+{
+	while (!LIST_EMPTY(&fs_dirs))
+		fs_dir_free(LIST_FIRST(&fs_dirs));
 }
 
 void fs_dir_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,

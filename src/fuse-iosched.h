@@ -388,6 +388,8 @@ void fs_dir_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
 			off_t off, struct fuse_file_info *fi);
 void fs_dir_releasedir(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi);
+/* After the session has ended: close the directories still open. */
+void fs_dir_close_all(void);
 void fs_dir_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 		     struct fuse_file_info *fi);
 /*
@@ -462,6 +464,8 @@ void control_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		     struct fuse_file_info *fi, bool plus);
 void control_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		     int to_set, struct fuse_file_info *fi);
+/* After the session has ended: free the files whose release never came. */
+void control_close_all(void);
 /* Any other operation on a control inode gets this errno. */
 #define CONTROL_EPERM EPERM
 /*

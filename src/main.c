@@ -523,6 +523,8 @@ out_signals:
 out:
 	if (fs.se != NULL)
 		fuse_session_destroy(fs.se);
+	control_close_all();
+	fs_dir_close_all();
 	if (inodes)
 		fs_inode_table_destroy(&fs);
 	queue_free(fs.queue);
