@@ -10,12 +10,12 @@ require_root
 require fio timeout filefrag
 
 TR=$MNT/.control/trace
-# wait_for FILE PATTERN: until a line of FILE matches, at most 10 s.
+# wait_for FILE PATTERN: until a line of FILE matches, at most 30 s.
 wait_for() {
 	i=0
 	until grep -Eq "$2" "$1" 2>/dev/null; do
 		i=$((i + 1))
-		[ $i -lt 200 ] || fail "no line /$2/ in $1: $(tail -3 "$1")"
+		[ $i -lt 600 ] || fail "no line /$2/ in $1: $(tail -3 "$1")"
 		sleep 0.05
 	done
 }
@@ -48,8 +48,14 @@ fio --name=seq --filename="$MNT/g" --ioengine=libaio --direct=1 \
 	--rw=write --bs=4k --iodepth=16 --size=512k --output=/dev/null ||
 	fail "fio failed"
 sync
-wait_for "$T/t1" ' C +WS? .*\[fio\]'
-sleep 0.5
+# A last read, by a program of its own, marks the end: once both readers
+# have its C line they have every event before it (a sleep here let a
+# slow reader miss some of fio's).
+python3 -c 'import mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
+os.preadv(fd, [mmap.mmap(-1, 4096)], 0)' "$MNT/f" || fail "the marker read failed"
+wait_for "$T/t1" ' C +RS? .*\[python3\]'
+wait_for "$T/t2" ' C +RS? .*\[python3\]'
 kill $R1 $R2 2>/dev/null || true
 wait $R1 $R2 2>/dev/null || true
 

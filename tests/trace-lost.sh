@@ -33,11 +33,15 @@ assert_eq $((3 * n)) $((kept + lost)) "events kept + lost"
 	fail "the loss is not after the ring's events"
 
 # The mount still works, and a new reader starts afresh.
-timeout 10 cat "$MNT/.control/trace" >"$T/t2" & R=$!
+timeout 30 cat "$MNT/.control/trace" >"$T/t2" & R=$!
 cleanup_push "kill $R 2>/dev/null"
-sleep 0.3
+# The header comes once the reader's open registered it: events after
+# that are its own (a sleep here let a slow start miss the writes).
+wait_for "the new reader's header" grep -q '^# fuse-iosched trace' "$T/t2"
 dd if=/dev/zero of="$MNT/f" bs=4k count=4 oflag=direct status=none
-sleep 0.5
+# All 12 events exist once dd returned; wait for the reader to copy them.
+wait_for "12 events of the new reader" \
+	test "$(grep -c ' [QDC]  *WS ' "$T/t2")" -ge 12
 kill $R; wait $R 2>/dev/null || true
 assert_eq 12 "$(grep -c ' [QDC]  *WS ' "$T/t2")" "events of a new reader"
 grep -q '^lost' "$T/t2" && fail "a new reader reports old losses"
