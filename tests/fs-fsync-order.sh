@@ -44,7 +44,7 @@ size=2M
 # writes to aio_fsync), but the daemon answers fsync and flush only after
 # the writes it has received.
 order() {
-	python3 - "$MNT/f" "$MNT/.control" "$1" "$2" <<'PY'
+	python3 - "$MNT/f" "$MNT/.control" "$1" "$2" "$T/ready" <<'PY'
 import os, sys, threading, time
 
 def write_stat(field):
@@ -58,6 +58,8 @@ def switch():
         f.write("cfq\n")
 
 op, pending = sys.argv[3], int(sys.argv[4])
+write_stat("requests")
+open(sys.argv[5], "w").close()
 for i in range(3000):
     received = write_stat("requests")
     if received - write_stat("completed") >= pending:
@@ -95,8 +97,13 @@ for layout in extend sized; do
 		else
 			truncate -s "$size" "$MNT/f"; pending=2
 		fi
+		rm -f "$T/ready"
 		order "$op" $pending >"$T/order.out" 2>&1 &
 		order_pid=$!
+		# fio's writes last about a second: start them once the
+		# poller runs, or a slow start of python3 on a loaded
+		# machine misses them all ("no writes pending after 30 s").
+		wait_for "the poller" test -e "$T/ready"
 		(cd "$T" && fio --name=w --filename="$MNT/f" --rw=write \
 			--bs=128k --size="$size" --ioengine=libaio --direct=1 \
 			--iodepth=8 --fallocate=none --output="$T/fio.out") &
