@@ -95,9 +95,12 @@ n1=$(nfds)
 sync
 echo 3 >/proc/sys/vm/drop_caches
 i=0
-while [ "$(nfds)" -ne "$n0" ]; do
+# At most n0: forgets of the first drop may still have been on their way
+# when n0 was taken, and fewer descriptors than then is no leak.  Up to
+# 30 s: a loaded machine's sanitized daemon is slow to close them.
+while [ "$(nfds)" -gt "$n0" ]; do
 	i=$((i + 1))
-	[ $i -lt 50 ] || { ls -l "/proc/$DAEMON_PID/fd" | tail -n 20
+	[ $i -lt 300 ] || { ls -l "/proc/$DAEMON_PID/fd" | tail -n 20
 		fail "the daemon holds $(nfds) descriptors, $n0 before the load"; }
 	sleep 0.1
 	echo 3 >/proc/sys/vm/drop_caches
