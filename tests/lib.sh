@@ -118,6 +118,11 @@ mount_fs() {
 		[ $i -lt 200 ] || fail "mount did not appear within 10 s"
 		sleep 0.05
 	done
+	# mountpoint(1) reads mountinfo, where the mount shows before the
+	# daemon has logged its start (the disk model, the "mounted" line):
+	# a stat is answered once its session loop runs, after those.
+	timeout 30 stat "$MNT" >/dev/null ||
+		fail "the mount does not answer: $(tail -n 5 "$LOG")"
 }
 
 # Wait (10 s at most) until DAEMON_PID has exited, after WHAT.
