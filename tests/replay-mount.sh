@@ -21,7 +21,8 @@
 # there the mount's anticipation fails for some reads and not others,
 # which reads is not the replay's to know, and a p50 that falls between
 # hits (about 1 ms) and misses (several) jumps: at load 7-17 we saw
-# MiB/s from -8 to +12 %, and the p50 +15.6 % and -34.8 %.  The rw figures are printed only: at load 10-17
+# MiB/s from -8 to +12 %, and the p50 +15.6 % and -34.8 %; the order of
+# the schedulers is printed only there too (see below).  The rw figures are printed only: at load 10-17
 # the replay of the rw trace through deadline came 11 % under the mount's
 # MiB/s and 26-34 % over its read p50, deadline's write batches coming
 # out otherwise (within 3 % at load 2-4).  Through the other scheduler
@@ -140,7 +141,13 @@ for wl in seq3 rw; do
 			fail "replay of the $wl $s trace: read p50 $rp ms, the mount's $mp"
 		o=$(order "$dl" "$as")
 		echo "$wl $s: replay order $o, mount order $mount_order"
-		[ $wl = rw ] || [ "$o" = tie ] || [ "$mount_order" = tie ] ||
+		# On a loaded machine a trace's think times carry the CPU
+		# waits of its moment, often past antic_expire: replayed
+		# through anticipatory such a trace waits in vain (seen at
+		# load 18: read p99 142 ms, deadline first, the mount's
+		# anticipatory twice as fast).  The order is judged quiet.
+		[ $wl = rw ] || [ "$quiet" = 0 ] || [ "$o" = tie ] ||
+			[ "$mount_order" = tie ] ||
 			[ "$o" = "$mount_order" ] ||
 			fail "replay of the $wl $s trace: $o faster (deadline $dl, anticipatory $as), on the mount $mount_order (deadline $mount_dl, anticipatory $mount_as)"
 	done
