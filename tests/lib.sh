@@ -221,36 +221,6 @@ stat_of() {
 		if ($i == f) print $(i + 1) }' "$MNT/.control/stats"
 }
 
-# read_service_buckets: the counts of best-effort reads per service-time
-# bucket so far (buckets_us in .control/stats gives their upper bounds).
-read_service_buckets() {
-	awk '$1 == "service" && $2 == "read" && $3 == "be" {
-		for (i = 1; i <= NF; i++) if ($i == "buckets") break
-		for (i++; i <= NF; i++) printf "%s ", $i }' "$MNT/.control/stats"
-}
-# fio_read_median RW N: N synchronous O_DIRECT 4 KiB reads of $MNT/f, printing
-# the lower bound in microseconds of the bucket that holds their median
-# service time (dispatch to completion, as the daemon measured it).  The
-# median, not the mean: on a loaded machine a worker's wake-up after the
-# model's sleep now and then comes milliseconds late, and a few of those
-# in a thousand reads of 41 us would outweigh the model's costs in a mean.
-fio_read_median() {
-	d0=$(stat_of read dispatched) b0=$(read_service_buckets)
-	(cd "$T" && fio --name="$1" --filename="$MNT/f" --rw="$1" --bs=4k \
-		--direct=1 --ioengine=psync --size=16M --number_ios="$2" \
-		--verify_state_save=0 --output="$T/fio-$1.out") ||
-		fail "fio $1 failed: $(cat "$T/fio-$1.out")"
-	d1=$(stat_of read dispatched) b1=$(read_service_buckets)
-	[ $((d1 - d0)) -ge "$2" ] || fail "fio $1: $((d1 - d0)) reads, want $2"
-	awk -v b0="$b0" -v b1="$b1" '$1 == "buckets_us" {
-		n = split(b0, x); split(b1, y)
-		for (i = 1; i <= n; i++) total += y[i] - x[i]
-		for (i = 1; i <= n; i++) {
-			seen += y[i] - x[i]
-			if (2 * seen >= total) { print (i > 1 ? $i : 0); exit }
-		} }' "$MNT/.control/stats"
-}
-
 # held DIR: FUSE requests of DIR (read, write) the daemon has received and
 # not yet answered, queued, in flight or waiting for a slot.
 held() {
