@@ -172,11 +172,10 @@
 #define BFQ_SERVICE_SHIFT	20
 
 /*
- * Distinct weights a class can hold: a level's weight times one of the
- * three raising coefficients (1, BFQ_WR_COEFF, and the soft real-time
- * one).
+ * Distinct weights bd->weights can hold: one per level (raised queues
+ * are left out, and the classes share the levels' weights).
  */
-#define BFQ_NR_WEIGHTS		(PIDQ_LEVELS * 3)
+#define BFQ_NR_WEIGHTS		PIDQ_LEVELS
 
 #define BFQ_NS_PER_S		1000000000ULL
 #define BFQ_NS_PER_US		1000ULL
@@ -241,6 +240,7 @@ struct bfq_queue {
 	bool idle_tree;
 	unsigned weight;
 	uint64_t start;			/* virtual start of this budget */
+	unsigned counted_weight;	/* counted in bd->weights, 0: not */
 	uint64_t busy_since;
 	uint64_t busy_served;		/* sectors charged since then */
 	bool softrt_pending;		/* compute soft_rt_next when idle */
@@ -257,10 +257,10 @@ struct bfq_queue {
 	struct bfq_proc p;
 };
 
-/* How many queues of a class's active list have one weight. */
+/* How many queues of bd->weights have one weight. */
 struct bfq_weight_count {
 	unsigned weight;
-	unsigned count;			/* never 0 in a class's table */
+	unsigned count;			/* never 0 in the table */
 };
 
 /* One class: its busy queues, its idle tree and its virtual clock. */
@@ -270,14 +270,6 @@ struct bfq_sched {
 	uint64_t vtime;
 	uint64_t wsum;			/* weights of busy and idle-tree */
 	unsigned busy;			/* its busy queues, in service too */
-	/*
-	 * The weights of the active list's queues, lightest first, each
-	 * with its number of queues (the kernel's weights tree): whether a
-	 * lighter queue waits is one comparison (bfq_asymmetric), asked at
-	 * every async request's charge.
-	 */
-	struct bfq_weight_count weights[BFQ_NR_WEIGHTS];
-	unsigned nr_weights;
 };
 
 struct bfq_data {
@@ -294,6 +286,15 @@ struct bfq_data {
 	/* The pooled queues, also known to pq. */
 	struct bfq_queue pool[PIDQ_NR_CLASSES][PIDQ_LEVELS];
 	struct bfq_proc hist[BFQ_HIST_SIZE];	/* of freed queues */
+	/*
+	 * The weights of the queues with requests queued or in flight,
+	 * raised ones left out, whatever their class, lightest first, each
+	 * with its number of queues (the kernel's queue_weights_tree):
+	 * whether the weights differ is one comparison (bfq_asymmetric),
+	 * asked at every async request's charge.
+	 */
+	struct bfq_weight_count weights[BFQ_NR_WEIGHTS];
+	unsigned nr_weights;
 
 	/* The queue in service, and whether it is being waited for. */
 	struct bfq_queue *active;
@@ -629,43 +630,57 @@ static void bfq_set_soft_rt_next(const struct bfq_data *bd,
 /* ------------------------------------------------------------------ */
 /* B-WF2Q+: queues entering and leaving their class's schedule.        */
 
-/*
- * Busy bfqq, out of service, joins its class's active list, and its
- * weight the class's table.  Its weight must not change until
- * bfq_active_del: raising starts and ends while a queue is off the list
- * (bfq_activate, bfq_expire, bfq_set_prio), and bfqq->weight follows only
- * then.
- */
-static void bfq_active_add(struct bfq_sched *st, struct bfq_queue *bfqq)
+/* Count a queue of weight w in bd->weights, kept lightest first. */
+static void bfq_weights_add(struct bfq_data *bd, unsigned w)
 {
-	struct bfq_weight_count *w = st->weights;
-	unsigned i = 0, n = st->nr_weights;
+	struct bfq_weight_count *wc = bd->weights;
+	unsigned i = 0, n = bd->nr_weights;
 
-	while (i < n && w[i].weight < bfqq->weight)
+	while (i < n && wc[i].weight < w)
 		i++;
-	if (i == n || w[i].weight != bfqq->weight) {
-		memmove(&w[i + 1], &w[i], (n - i) * sizeof *w);
-		w[i].weight = bfqq->weight;
-		w[i].count = 0;
-		st->nr_weights++;
+	if (i == n || wc[i].weight != w) {
+		memmove(&wc[i + 1], &wc[i], (n - i) * sizeof *wc);
+		wc[i].weight = w;
+		wc[i].count = 0;
+		bd->nr_weights++;
 	}
-	w[i].count++;
-	elv_list_add_tail(&bfqq->active, &st->active);
+	wc[i].count++;
 }
 
-/* bfqq leaves its class's active list (put in service, or idle). */
-static void bfq_active_del(struct bfq_sched *st, struct bfq_queue *bfqq)
+static void bfq_weights_remove(struct bfq_data *bd, unsigned w)
 {
-	struct bfq_weight_count *w = st->weights;
-	unsigned i = 0, n = st->nr_weights;
+	struct bfq_weight_count *wc = bd->weights;
+	unsigned i = 0, n = bd->nr_weights;
 
-	while (w[i].weight != bfqq->weight)
+	while (wc[i].weight != w)
 		i++;
-	if (--w[i].count == 0) {
-		memmove(&w[i], &w[i + 1], (n - i - 1) * sizeof *w);
-		st->nr_weights--;
+	if (--wc[i].count == 0) {
+		memmove(&wc[i], &wc[i + 1], (n - i - 1) * sizeof *wc);
+		bd->nr_weights--;
 	}
-	elv_list_del(&bfqq->active);
+}
+
+/*
+ * bfqq is counted in bd->weights, under its weight, while it is busy or
+ * has requests in flight and is not raised, as in the kernel: added when
+ * it becomes busy with nothing in flight (bfq_add_bfqq_busy), removed
+ * when it is neither busy nor has anything in flight any more
+ * (bfq_del_bfqq_busy, bfq_completed_request), and moved or taken out
+ * when its weight changes, raised ones not put back
+ * (__bfq_entity_update_weight_prio).  Called after each of these.
+ */
+static void bfq_weights_update(struct bfq_data *bd, struct bfq_queue *bfqq)
+{
+	unsigned w = (bfqq->busy || bfqq->dispatched != 0) &&
+		bfqq->p.wr_coeff == 1 ? bfqq->weight : 0;
+
+	if (w == bfqq->counted_weight)
+		return;
+	if (bfqq->counted_weight != 0)
+		bfq_weights_remove(bd, bfqq->counted_weight);
+	if (w != 0)
+		bfq_weights_add(bd, w);
+	bfqq->counted_weight = w;
 }
 
 /* Take bfqq off its class's idle tree; its weight leaves the sum. */
@@ -751,7 +766,8 @@ static void bfq_schedule(struct bfq_data *bd, struct bfq_queue *bfqq,
 	bfqq->p.cls = bfqq->cls;
 	st->wsum += bfqq->weight;
 	st->busy++;
-	bfq_active_add(st, bfqq);
+	elv_list_add_tail(&bfqq->active, &st->active);
+	bfq_weights_update(bd, bfqq);
 }
 
 /*
@@ -813,6 +829,7 @@ static void bfq_deactivate(struct bfq_data *bd, struct bfq_queue *bfqq,
 {
 	bfq_unschedule(bd, bfqq, true);
 	bfqq->busy = false;
+	bfq_weights_update(bd, bfqq);
 	bfqq->p.idle_since = now_ns;
 	if (bfqq->dispatched == 0)
 		bfq_set_soft_rt_next(bd, bfqq, now_ns);
@@ -830,7 +847,7 @@ static void bfq_set_prio(struct bfq_data *bd, struct bfq_queue *bfqq,
 	if (bfqq->idle_tree)
 		bfq_idle_extract(bd, bfqq);
 	if (bfqq->busy) {
-		bfq_active_del(&bd->sched[bfqq->cls], bfqq);
+		elv_list_del(&bfqq->active);
 		bfq_unschedule(bd, bfqq, false);
 	}
 	bfqq->cls = cls;
@@ -885,7 +902,7 @@ static void bfq_set_in_service(struct bfq_data *bd, struct bfq_queue *bfqq,
 	uint64_t need = bfqq->q.next_rq != NULL ?
 		bfq_charge(bd, bfqq, bfqq->q.next_rq) : 0;
 
-	bfq_active_del(&bd->sched[bfqq->cls], bfqq);
+	elv_list_del(&bfqq->active);
 	bd->active = bfqq;
 	bd->idling = false;
 	bfqq->served = 0;
@@ -1072,9 +1089,10 @@ static void bfq_expire(struct bfq_data *bd, uint64_t now_ns,
 	bfq_update_raising(bd, bfqq, now_ns);
 	bfqq->weight = bfq_weight(bfqq);
 	st->wsum += bfqq->weight;
+	bfq_weights_update(bd, bfqq);
 	bfqq->start = bfqq->p.finish;
 	bfqq->p.finish = bfqq->start + bfq_delta(bfqq->budget, bfqq->weight);
-	bfq_active_add(st, bfqq);
+	elv_list_add_tail(&bfqq->active, &st->active);
 }
 
 /* Are queues of the other classes than the idle one busy? */
@@ -1095,23 +1113,29 @@ static unsigned bfq_tot_busy(const struct bfq_data *bd)
 }
 
 /*
- * Do the busy queues other than bfqq differ from it in class, or is one
- * of them (waiting on the active list) lighter (bfq_asymmetric_-
- * scenario)?  Then only idling keeps the shares.  The lightest queue is
- * not waited for on these grounds: the device it does not use goes to
- * heavier queues, which is their due.  The lightest weight waiting is
- * the first of the class's table.
+ * Are busy queues of two classes, or is a queue counted in bd->weights
+ * lighter than bfqq (bfq_asymmetric_scenario)?  Then only idling keeps
+ * the shares.  A queue whose last request is still in flight counts: it
+ * is coming back, most likely, and the share it is owed then must not
+ * have gone to the others.  Raised queues do not: idling for them is
+ * decided by their raising.  The lightest queue is not waited for on
+ * these grounds: the device it does not use goes to heavier queues,
+ * which is their due.  A queue not counted (raised, or becoming busy)
+ * sees asymmetry when two weights are counted.
  */
 static bool bfq_asymmetric(const struct bfq_data *bd,
 			   const struct bfq_queue *bfqq)
 {
-	const struct bfq_sched *st = &bd->sched[bfqq->cls];
-	int c;
+	int c, classes = 0;
 
 	for (c = 0; c < PIDQ_NR_CLASSES; c++)
-		if (c != (int)bfqq->cls && bd->sched[c].busy != 0)
-			return true;
-	return st->nr_weights != 0 && st->weights[0].weight < bfqq->weight;
+		if (bd->sched[c].busy != 0)
+			classes++;
+	if (classes > 1)
+		return true;
+	if (bfqq->counted_weight != 0)
+		return bd->weights[0].weight < bfqq->counted_weight;
+	return bd->nr_weights > 1;
 }
 
 /*
@@ -1296,7 +1320,7 @@ static void bfq_remove_rq(struct bfq_data *bd, struct bfq_queue *bfqq,
 		return;
 	/* The queue in service stays busy until it expires. */
 	if (bfqq != bd->active) {
-		bfq_active_del(&bd->sched[bfqq->cls], bfqq);
+		elv_list_del(&bfqq->active);
 		bfq_deactivate(bd, bfqq, bd->now);
 	}
 }
@@ -1578,6 +1602,7 @@ static void bfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 	bd->now = now_ns;
 	bfqq->dispatched--;
 	bd->in_flight--;
+	bfq_weights_update(bd, bfqq);
 	bfqq->p.ttime.has_end = true;
 	bfqq->p.ttime.last_end_ns = now_ns;
 	if (bfqq->dispatched == 0 && bfqq->softrt_pending)
