@@ -9,7 +9,8 @@
  * (its coefficient, duration, end after 120000 sectors, renewal after 2 s
  * idle; unaffected by strict_guarantees), soft real-time raising and its
  * rate, idling and its end, idling for unequal weights and raised queues
- * (and the waiting queues' weights left clean by a visitor), force,
+ * (and the weights left clean by a visitor; a queue with a request in
+ * flight counted in them, a raised one not), force,
  * the budget timeout, TOO_IDLE budget feedback, the idle tree (and its order),
  * non_blocking_wait_rq and the push-up of backshifted timestamps, time
  * charging, the async charge, peak rate and max_budget 0, a priority
@@ -921,7 +922,7 @@ static void test_idle_for_guarantees(void)
 	CHECK_EQ(idled_after_thinking(BE(4), 0, 1), 20);
 	/*
 	 * A lighter process that has come and gone leaves nothing behind
-	 * in the weights of the waiting queues (bfq_active_del).
+	 * in the weights (bfq_weights_update).
 	 */
 	CHECK_EQ(idled_after(BE(7), BE(0), BE(0), 0, false), 0);
 	CHECK_EQ(idled_after(BE(7), BE(0), BE(7), 0, false), 8);
