@@ -71,13 +71,13 @@
  * in the device at a time, every queue that runs dry is waited for (async
  * ones too), slice_idle at least 8 ms.
  *
- * The busy queues of a class sit in a plain list scanned linearly at each
- * pick.  The kernel keeps augmented red-black trees; here the number of
- * processes with I/O pending at once is small (tens at most), a pick
- * happens once per budget, not per request, and a list keeps the code
- * short.  What is asked per request, whether a lighter queue waits (for
- * an async request's charge), is answered from a small table of the
- * waiting queues' weights, kept as queues join and leave the list.
+ * The busy queues of a class sit in two pairing heaps, the ones not yet
+ * eligible by start and the eligible by finish (bfq_wf2q_pick), where the
+ * kernel keeps one augmented red-black tree: a pick, once per budget and
+ * with processes that think once per request, costs O(log n) either way.
+ * Whether the weights differ (for idling, and an async request's charge)
+ * is answered from a small table of the weights of the queues with
+ * requests queued or in flight, as the kernel's weights tree.
  *
  * Per-process queues are allocated on a process's first request and freed
  * once they hold nothing, have nothing in flight, are not in service and
@@ -220,10 +220,24 @@ struct bfq_proc {
 	struct pidq_ttime ttime;
 };
 
+/* A node of a pairing heap (bfq_heap_add, bfq_heap_del). */
+struct bfq_hnode {
+	struct bfq_hnode *child;	/* the first of its children */
+	struct bfq_hnode *next;		/* its next sibling */
+	struct bfq_hnode *prev;		/* previous sibling, or the parent */
+};
+
 struct bfq_queue {
 	struct pidq q;			/* first: see pidq.h */
-	/* On its class's active list (busy) or idle tree (idle_tree). */
+	/* On its class's idle tree (idle_tree). */
 	struct elv_list active;
+	/*
+	 * Busy and out of service: in its class's eligible heap (eligible)
+	 * or waiting heap, added as the seq-th.
+	 */
+	struct bfq_hnode node;
+	bool eligible;
+	uint64_t seq;
 
 	enum pidq_class cls;
 	int level;			/* 0 (highest) to 7 */
@@ -265,7 +279,14 @@ struct bfq_weight_count {
 
 /* One class: its busy queues, its idle tree and its virtual clock. */
 struct bfq_sched {
-	struct elv_list active;		/* busy queues not in service */
+	/*
+	 * The busy queues not in service, those not eligible yet (S > V)
+	 * in order of start, the eligible in order of finish, then of
+	 * addition (seq, from next_seq): see bfq_wf2q_pick.
+	 */
+	struct bfq_hnode *waiting;
+	struct bfq_hnode *eligible;
+	uint64_t next_seq;
 	struct elv_list idle;		/* idle, finish ahead of vtime, by finish */
 	uint64_t vtime;
 	uint64_t wsum;			/* weights of busy and idle-tree */
@@ -683,6 +704,135 @@ static void bfq_weights_update(struct bfq_data *bd, struct bfq_queue *bfqq)
 	bfqq->counted_weight = w;
 }
 
+/* ------------------------------------------------------------------ */
+/* B-WF2Q+'s heaps (pairing heaps: Fredman, Sedgewick, Sleator, Tarjan). */
+
+static struct bfq_queue *bfq_hqueue(struct bfq_hnode *n)
+{
+	return elv_container_of(n, struct bfq_queue, node);
+}
+
+/*
+ * Does a go before b: by start in the waiting heap, by finish then by
+ * order of addition in the eligible one.
+ */
+static bool bfq_heap_before(struct bfq_hnode *a, struct bfq_hnode *b,
+			    bool by_finish)
+{
+	const struct bfq_queue *x = bfq_hqueue(a), *y = bfq_hqueue(b);
+
+	if (!by_finish)
+		return bfq_gt(y->start, x->start);
+	if (x->p.finish != y->p.finish)
+		return bfq_gt(y->p.finish, x->p.finish);
+	return x->seq < y->seq;
+}
+
+/* One heap of two roots (either may be NULL; neither has siblings). */
+static struct bfq_hnode *bfq_heap_meld(struct bfq_hnode *a,
+				       struct bfq_hnode *b, bool by_finish)
+{
+	struct bfq_hnode *t;
+
+	if (a == NULL || b == NULL)
+		return a != NULL ? a : b;
+	if (bfq_heap_before(b, a, by_finish)) {
+		t = a;
+		a = b;
+		b = t;
+	}
+	b->prev = a;
+	b->next = a->child;
+	if (a->child != NULL)
+		a->child->prev = b;
+	a->child = b;
+	return a;
+}
+
+/*
+ * One heap of a list of siblings: melded in pairs left to right, then
+ * the pairs right to left (the two passes that keep pairing heaps at
+ * O(log n) amortized).
+ */
+static struct bfq_hnode *bfq_heap_merge_pairs(struct bfq_hnode *n,
+					      bool by_finish)
+{
+	struct bfq_hnode *a, *b, *pairs = NULL, *root = NULL;
+
+	while (n != NULL) {
+		a = n;
+		b = a->next;
+		n = b != NULL ? b->next : NULL;
+		a->next = a->prev = NULL;
+		if (b != NULL)
+			b->next = b->prev = NULL;
+		a = bfq_heap_meld(a, b, by_finish);
+		a->next = pairs;
+		pairs = a;
+	}
+	while (pairs != NULL) {
+		a = pairs;
+		pairs = a->next;
+		a->next = NULL;
+		root = bfq_heap_meld(root, a, by_finish);
+	}
+	return root;
+}
+
+static void bfq_heap_add(struct bfq_hnode **root, struct bfq_hnode *n,
+			 bool by_finish)
+{
+	n->child = n->next = n->prev = NULL;
+	*root = bfq_heap_meld(*root, n, by_finish);
+}
+
+static void bfq_heap_del(struct bfq_hnode **root, struct bfq_hnode *n,
+			 bool by_finish)
+{
+	struct bfq_hnode *sub = bfq_heap_merge_pairs(n->child, by_finish);
+
+	if (n == *root) {
+		*root = sub;
+		return;
+	}
+	if (n->prev->child == n)
+		n->prev->child = n->next;
+	else
+		n->prev->next = n->next;
+	if (n->next != NULL)
+		n->next->prev = n->prev;
+	*root = bfq_heap_meld(*root, sub, by_finish);
+}
+
+/* Busy bfqq, out of service, goes on its class's schedule. */
+static void bfq_active_add(struct bfq_sched *st, struct bfq_queue *bfqq)
+{
+	bfqq->seq = st->next_seq++;
+	bfqq->eligible = !bfq_gt(bfqq->start, st->vtime);
+	bfq_heap_add(bfqq->eligible ? &st->eligible : &st->waiting,
+		     &bfqq->node, bfqq->eligible);
+}
+
+/* bfqq leaves its class's schedule (put in service, or idle). */
+static void bfq_active_del(struct bfq_sched *st, struct bfq_queue *bfqq)
+{
+	bfq_heap_del(bfqq->eligible ? &st->eligible : &st->waiting,
+		     &bfqq->node, bfqq->eligible);
+}
+
+/* The waiting queues V has reached become eligible. */
+static void bfq_wf2q_update_eligible(struct bfq_sched *st)
+{
+	struct bfq_queue *bfqq;
+
+	while (st->waiting != NULL &&
+	       !bfq_gt((bfqq = bfq_hqueue(st->waiting))->start, st->vtime)) {
+		bfq_heap_del(&st->waiting, &bfqq->node, false);
+		bfqq->eligible = true;
+		bfq_heap_add(&st->eligible, &bfqq->node, true);
+	}
+}
+
 /* Take bfqq off its class's idle tree; its weight leaves the sum. */
 static void bfq_idle_extract(struct bfq_data *bd, struct bfq_queue *bfqq)
 {
@@ -766,7 +916,7 @@ static void bfq_schedule(struct bfq_data *bd, struct bfq_queue *bfqq,
 	bfqq->p.cls = bfqq->cls;
 	st->wsum += bfqq->weight;
 	st->busy++;
-	elv_list_add_tail(&bfqq->active, &st->active);
+	bfq_active_add(st, bfqq);
 	bfq_weights_update(bd, bfqq);
 }
 
@@ -847,7 +997,7 @@ static void bfq_set_prio(struct bfq_data *bd, struct bfq_queue *bfqq,
 	if (bfqq->idle_tree)
 		bfq_idle_extract(bd, bfqq);
 	if (bfqq->busy) {
-		elv_list_del(&bfqq->active);
+		bfq_active_del(&bd->sched[bfqq->cls], bfqq);
 		bfq_unschedule(bd, bfqq, false);
 	}
 	bfqq->cls = cls;
@@ -859,37 +1009,24 @@ static void bfq_set_prio(struct bfq_data *bd, struct bfq_queue *bfqq,
 
 /*
  * The busy queue of class st to serve next: among the eligible ones
- * (S <= V), the smallest finish.  When none is eligible V jumps to the
- * smallest start, as B-WF2Q+ does when the class was idle.  A linear scan:
- * see the header comment.
+ * (S <= V), the smallest finish, the first added of equals.  When none is
+ * eligible V jumps to the smallest start, as B-WF2Q+ does when the class
+ * was idle.  The kernel keeps one tree by finish, each node holding the
+ * smallest start below it; here two heaps do: V only moves forward and a
+ * queue's timestamps stay put while it is on the schedule, so once
+ * eligible a queue stays so, and each pick moves those V has reached
+ * from the waiting heap (by start) to the eligible one (by finish).
  */
 static struct bfq_queue *bfq_wf2q_pick(struct bfq_data *bd,
 				       struct bfq_sched *st)
 {
-	struct bfq_queue *bfqq, *best = NULL, *first = NULL;
-	struct elv_list *pos;
-
-	elv_list_for_each(pos, &st->active) {
-		bfqq = elv_list_entry(pos, struct bfq_queue, active);
-		if (first == NULL || bfq_gt(first->start, bfqq->start))
-			first = bfqq;
-		if (bfq_gt(bfqq->start, st->vtime))
-			continue;
-		if (best == NULL || bfq_gt(best->p.finish, bfqq->p.finish))
-			best = bfqq;
+	bfq_wf2q_update_eligible(st);
+	if (st->eligible == NULL && st->waiting != NULL) {
+		st->vtime = bfq_hqueue(st->waiting)->start;
+		bfq_forget_idle(bd, st);
+		bfq_wf2q_update_eligible(st);
 	}
-	if (best != NULL || first == NULL)
-		return best;
-	st->vtime = first->start;
-	bfq_forget_idle(bd, st);
-	elv_list_for_each(pos, &st->active) {
-		bfqq = elv_list_entry(pos, struct bfq_queue, active);
-		if (bfq_gt(bfqq->start, st->vtime))
-			continue;
-		if (best == NULL || bfq_gt(best->p.finish, bfqq->p.finish))
-			best = bfqq;
-	}
-	return best;
+	return st->eligible != NULL ? bfq_hqueue(st->eligible) : NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -902,7 +1039,7 @@ static void bfq_set_in_service(struct bfq_data *bd, struct bfq_queue *bfqq,
 	uint64_t need = bfqq->q.next_rq != NULL ?
 		bfq_charge(bd, bfqq, bfqq->q.next_rq) : 0;
 
-	elv_list_del(&bfqq->active);
+	bfq_active_del(&bd->sched[bfqq->cls], bfqq);
 	bd->active = bfqq;
 	bd->idling = false;
 	bfqq->served = 0;
@@ -1092,7 +1229,7 @@ static void bfq_expire(struct bfq_data *bd, uint64_t now_ns,
 	bfq_weights_update(bd, bfqq);
 	bfqq->start = bfqq->p.finish;
 	bfqq->p.finish = bfqq->start + bfq_delta(bfqq->budget, bfqq->weight);
-	elv_list_add_tail(&bfqq->active, &st->active);
+	bfq_active_add(st, bfqq);
 }
 
 /* Are queues of the other classes than the idle one busy? */
@@ -1320,7 +1457,7 @@ static void bfq_remove_rq(struct bfq_data *bd, struct bfq_queue *bfqq,
 		return;
 	/* The queue in service stays busy until it expires. */
 	if (bfqq != bd->active) {
-		elv_list_del(&bfqq->active);
+		bfq_active_del(&bd->sched[bfqq->cls], bfqq);
 		bfq_deactivate(bd, bfqq, bd->now);
 	}
 }
@@ -1414,7 +1551,6 @@ static int bfq_init_queue(struct elevator_queue *eq)
 		bd->pq.slice_idle = BFQ_STRICT_MIN_IDLE_US / 1000;
 	}
 	for (c = 0; c < PIDQ_NR_CLASSES; c++) {
-		elv_list_init(&bd->sched[c].active);
 		elv_list_init(&bd->sched[c].idle);
 		for (l = 0; l < PIDQ_LEVELS; l++) {
 			bfqq = &bd->pool[c][l];
