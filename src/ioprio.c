@@ -158,9 +158,13 @@ void ioprio_pass(int prio)
 	if (prio == ioprio_thread)
 		return;
 	if (ioprio_own == IOPRIO_UNKNOWN) {
-		ioprio_own = (int)syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0);
-		if (ioprio_own < 0)
-			ioprio_own = IOPRIO_DEFAULT;
+		/*
+		 * What the thread's I/O runs at, class NONE resolved as the
+		 * kernel does: older kernels report NONE, and taking that
+		 * literally would cost two ioprio_set(2) per request of the
+		 * default priority that a FUSE thread performs itself.
+		 */
+		ioprio_own = ioprio_query((pid_t)syscall(SYS_gettid));
 		ioprio_thread = ioprio_own;
 	}
 	/*
