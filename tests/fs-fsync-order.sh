@@ -43,24 +43,33 @@ size=2M
 # wait for direct writes still in flight, and POSIX leaves asynchronous
 # writes to aio_fsync), but the daemon answers fsync and flush only after
 # the writes it has received.
+#
+# The writes are pending for about a second only (1 MiB at 1 MB/s): the
+# watcher must be running before fio starts, or on a loaded machine its
+# start-up alone can outlast them.  It says so in $T/ready.
 order() {
-	python3 - "$MNT/f" "$MNT/.control" "$1" "$2" <<'PY'
+	python3 - "$MNT/f" "$MNT/.control" "$1" "$2" "$T/ready" <<'PY'
 import os, sys, threading, time
 
-def write_stat(field):
+def write_stats(*fields):
     for line in open(os.path.join(sys.argv[2], "stats")):
         w = line.split()
         if w and w[0] == "write":
-            return int(w[w.index(field) + 1])
+            return [int(w[w.index(f) + 1]) for f in fields]
+
+def write_stat(field):
+    return write_stats(field)[0]
 
 def switch():
     with open(os.path.join(sys.argv[2], "scheduler"), "w") as f:
         f.write("cfq\n")
 
 op, pending = sys.argv[3], int(sys.argv[4])
+write_stats("requests")
+open(sys.argv[5], "w").close()
 for i in range(3000):
-    received = write_stat("requests")
-    if received - write_stat("completed") >= pending:
+    received, completed = write_stats("requests", "completed")
+    if received - completed >= pending:
         break
     time.sleep(0.01)
 else:
@@ -95,8 +104,10 @@ for layout in extend sized; do
 		else
 			truncate -s "$size" "$MNT/f"; pending=2
 		fi
+		rm -f "$T/ready"
 		order "$op" $pending >"$T/order.out" 2>&1 &
 		order_pid=$!
+		wait_for "the watcher" test -e "$T/ready"
 		(cd "$T" && fio --name=w --filename="$MNT/f" --rw=write \
 			--bs=128k --size="$size" --ioengine=libaio --direct=1 \
 			--iodepth=8 --fallocate=none --output="$T/fio.out") &
