@@ -71,13 +71,13 @@
  * in the device at a time, every queue that runs dry is waited for (async
  * ones too), slice_idle at least 8 ms.
  *
- * The busy queues of a class sit in a plain list scanned linearly at each
- * pick.  The kernel keeps augmented red-black trees; here the number of
- * processes with I/O pending at once is small (tens at most), a pick
- * happens once per budget, not per request, and a list keeps the code
- * short.  What is asked per request, whether a lighter queue waits (for
- * an async request's charge), is answered from a small table of the
- * waiting queues' weights, kept as queues join and leave the list.
+ * The busy queues of a class sit in two pairing heaps, the ones not yet
+ * eligible by start and the eligible by finish (bfq_wf2q_pick), where the
+ * kernel keeps one augmented red-black tree: a pick, once per budget and
+ * with processes that think once per request, costs O(log n) either way.
+ * Whether the weights differ (for idling, and an async request's charge)
+ * is answered from a small table of the weights of the queues with
+ * requests queued or in flight, as the kernel's weights tree.
  *
  * Per-process queues are allocated on a process's first request and freed
  * once they hold nothing, have nothing in flight, are not in service and
@@ -172,11 +172,10 @@
 #define BFQ_SERVICE_SHIFT	20
 
 /*
- * Distinct weights a class can hold: a level's weight times one of the
- * three raising coefficients (1, BFQ_WR_COEFF, and the soft real-time
- * one).
+ * Distinct weights bd->weights can hold: one per level (raised queues
+ * are left out, and the classes share the levels' weights).
  */
-#define BFQ_NR_WEIGHTS		(PIDQ_LEVELS * 3)
+#define BFQ_NR_WEIGHTS		PIDQ_LEVELS
 
 #define BFQ_NS_PER_S		1000000000ULL
 #define BFQ_NS_PER_US		1000ULL
@@ -221,10 +220,24 @@ struct bfq_proc {
 	struct pidq_ttime ttime;
 };
 
+/* A node of a pairing heap (bfq_heap_add, bfq_heap_del). */
+struct bfq_hnode {
+	struct bfq_hnode *child;	/* the first of its children */
+	struct bfq_hnode *next;		/* its next sibling */
+	struct bfq_hnode *prev;		/* previous sibling, or the parent */
+};
+
 struct bfq_queue {
 	struct pidq q;			/* first: see pidq.h */
-	/* On its class's active list (busy) or idle tree (idle_tree). */
+	/* On its class's idle tree (idle_tree). */
 	struct elv_list active;
+	/*
+	 * Busy and out of service: in its class's eligible heap (eligible)
+	 * or waiting heap, added as the seq-th.
+	 */
+	struct bfq_hnode node;
+	bool eligible;
+	uint64_t seq;
 
 	enum pidq_class cls;
 	int level;			/* 0 (highest) to 7 */
@@ -241,6 +254,7 @@ struct bfq_queue {
 	bool idle_tree;
 	unsigned weight;
 	uint64_t start;			/* virtual start of this budget */
+	unsigned counted_weight;	/* counted in bd->weights, 0: not */
 	uint64_t busy_since;
 	uint64_t busy_served;		/* sectors charged since then */
 	bool softrt_pending;		/* compute soft_rt_next when idle */
@@ -257,27 +271,26 @@ struct bfq_queue {
 	struct bfq_proc p;
 };
 
-/* How many queues of a class's active list have one weight. */
+/* How many queues of bd->weights have one weight. */
 struct bfq_weight_count {
 	unsigned weight;
-	unsigned count;			/* never 0 in a class's table */
+	unsigned count;			/* never 0 in the table */
 };
 
 /* One class: its busy queues, its idle tree and its virtual clock. */
 struct bfq_sched {
-	struct elv_list active;		/* busy queues not in service */
+	/*
+	 * The busy queues not in service, those not eligible yet (S > V)
+	 * in order of start, the eligible in order of finish, then of
+	 * addition (seq, from next_seq): see bfq_wf2q_pick.
+	 */
+	struct bfq_hnode *waiting;
+	struct bfq_hnode *eligible;
+	uint64_t next_seq;
 	struct elv_list idle;		/* idle, finish ahead of vtime, by finish */
 	uint64_t vtime;
 	uint64_t wsum;			/* weights of busy and idle-tree */
 	unsigned busy;			/* its busy queues, in service too */
-	/*
-	 * The weights of the active list's queues, lightest first, each
-	 * with its number of queues (the kernel's weights tree): whether a
-	 * lighter queue waits is one comparison (bfq_asymmetric), asked at
-	 * every async request's charge.
-	 */
-	struct bfq_weight_count weights[BFQ_NR_WEIGHTS];
-	unsigned nr_weights;
 };
 
 struct bfq_data {
@@ -294,6 +307,15 @@ struct bfq_data {
 	/* The pooled queues, also known to pq. */
 	struct bfq_queue pool[PIDQ_NR_CLASSES][PIDQ_LEVELS];
 	struct bfq_proc hist[BFQ_HIST_SIZE];	/* of freed queues */
+	/*
+	 * The weights of the queues with requests queued or in flight,
+	 * raised ones left out, whatever their class, lightest first, each
+	 * with its number of queues (the kernel's queue_weights_tree):
+	 * whether the weights differ is one comparison (bfq_asymmetric),
+	 * asked at every async request's charge.
+	 */
+	struct bfq_weight_count weights[BFQ_NR_WEIGHTS];
+	unsigned nr_weights;
 
 	/* The queue in service, and whether it is being waited for. */
 	struct bfq_queue *active;
@@ -629,43 +651,186 @@ static void bfq_set_soft_rt_next(const struct bfq_data *bd,
 /* ------------------------------------------------------------------ */
 /* B-WF2Q+: queues entering and leaving their class's schedule.        */
 
-/*
- * Busy bfqq, out of service, joins its class's active list, and its
- * weight the class's table.  Its weight must not change until
- * bfq_active_del: raising starts and ends while a queue is off the list
- * (bfq_activate, bfq_expire, bfq_set_prio), and bfqq->weight follows only
- * then.
- */
-static void bfq_active_add(struct bfq_sched *st, struct bfq_queue *bfqq)
+/* Count a queue of weight w in bd->weights, kept lightest first. */
+static void bfq_weights_add(struct bfq_data *bd, unsigned w)
 {
-	struct bfq_weight_count *w = st->weights;
-	unsigned i = 0, n = st->nr_weights;
+	struct bfq_weight_count *wc = bd->weights;
+	unsigned i = 0, n = bd->nr_weights;
 
-	while (i < n && w[i].weight < bfqq->weight)
+	while (i < n && wc[i].weight < w)
 		i++;
-	if (i == n || w[i].weight != bfqq->weight) {
-		memmove(&w[i + 1], &w[i], (n - i) * sizeof *w);
-		w[i].weight = bfqq->weight;
-		w[i].count = 0;
-		st->nr_weights++;
+	if (i == n || wc[i].weight != w) {
+		memmove(&wc[i + 1], &wc[i], (n - i) * sizeof *wc);
+		wc[i].weight = w;
+		wc[i].count = 0;
+		bd->nr_weights++;
 	}
-	w[i].count++;
-	elv_list_add_tail(&bfqq->active, &st->active);
+	wc[i].count++;
 }
 
-/* bfqq leaves its class's active list (put in service, or idle). */
+static void bfq_weights_remove(struct bfq_data *bd, unsigned w)
+{
+	struct bfq_weight_count *wc = bd->weights;
+	unsigned i = 0, n = bd->nr_weights;
+
+	while (wc[i].weight != w)
+		i++;
+	if (--wc[i].count == 0) {
+		memmove(&wc[i], &wc[i + 1], (n - i - 1) * sizeof *wc);
+		bd->nr_weights--;
+	}
+}
+
+/*
+ * bfqq is counted in bd->weights, under its weight, while it is busy or
+ * has requests in flight and is not raised, as in the kernel: added when
+ * it becomes busy with nothing in flight (bfq_add_bfqq_busy), removed
+ * when it is neither busy nor has anything in flight any more
+ * (bfq_del_bfqq_busy, bfq_completed_request), and moved or taken out
+ * when its weight changes, raised ones not put back
+ * (__bfq_entity_update_weight_prio).  Called after each of these.
+ */
+static void bfq_weights_update(struct bfq_data *bd, struct bfq_queue *bfqq)
+{
+	unsigned w = (bfqq->busy || bfqq->dispatched != 0) &&
+		bfqq->p.wr_coeff == 1 ? bfqq->weight : 0;
+
+	if (w == bfqq->counted_weight)
+		return;
+	if (bfqq->counted_weight != 0)
+		bfq_weights_remove(bd, bfqq->counted_weight);
+	if (w != 0)
+		bfq_weights_add(bd, w);
+	bfqq->counted_weight = w;
+}
+
+/* ------------------------------------------------------------------ */
+/* B-WF2Q+'s heaps (pairing heaps: Fredman, Sedgewick, Sleator, Tarjan). */
+
+static struct bfq_queue *bfq_hqueue(struct bfq_hnode *n)
+{
+	return elv_container_of(n, struct bfq_queue, node);
+}
+
+/*
+ * Does a go before b: by start in the waiting heap, by finish then by
+ * order of addition in the eligible one.
+ */
+static bool bfq_heap_before(struct bfq_hnode *a, struct bfq_hnode *b,
+			    bool by_finish)
+{
+	const struct bfq_queue *x = bfq_hqueue(a), *y = bfq_hqueue(b);
+
+	if (!by_finish)
+		return bfq_gt(y->start, x->start);
+	if (x->p.finish != y->p.finish)
+		return bfq_gt(y->p.finish, x->p.finish);
+	return x->seq < y->seq;
+}
+
+/* One heap of two roots (either may be NULL; neither has siblings). */
+static struct bfq_hnode *bfq_heap_meld(struct bfq_hnode *a,
+				       struct bfq_hnode *b, bool by_finish)
+{
+	struct bfq_hnode *t;
+
+	if (a == NULL || b == NULL)
+		return a != NULL ? a : b;
+	if (bfq_heap_before(b, a, by_finish)) {
+		t = a;
+		a = b;
+		b = t;
+	}
+	b->prev = a;
+	b->next = a->child;
+	if (a->child != NULL)
+		a->child->prev = b;
+	a->child = b;
+	return a;
+}
+
+/*
+ * One heap of a list of siblings: melded in pairs left to right, then
+ * the pairs right to left (the two passes that keep pairing heaps at
+ * O(log n) amortized).
+ */
+static struct bfq_hnode *bfq_heap_merge_pairs(struct bfq_hnode *n,
+					      bool by_finish)
+{
+	struct bfq_hnode *a, *b, *pairs = NULL, *root = NULL;
+
+	while (n != NULL) {
+		a = n;
+		b = a->next;
+		n = b != NULL ? b->next : NULL;
+		a->next = a->prev = NULL;
+		if (b != NULL)
+			b->next = b->prev = NULL;
+		a = bfq_heap_meld(a, b, by_finish);
+		a->next = pairs;
+		pairs = a;
+	}
+	while (pairs != NULL) {
+		a = pairs;
+		pairs = a->next;
+		a->next = NULL;
+		root = bfq_heap_meld(root, a, by_finish);
+	}
+	return root;
+}
+
+static void bfq_heap_add(struct bfq_hnode **root, struct bfq_hnode *n,
+			 bool by_finish)
+{
+	n->child = n->next = n->prev = NULL;
+	*root = bfq_heap_meld(*root, n, by_finish);
+}
+
+static void bfq_heap_del(struct bfq_hnode **root, struct bfq_hnode *n,
+			 bool by_finish)
+{
+	struct bfq_hnode *sub = bfq_heap_merge_pairs(n->child, by_finish);
+
+	if (n == *root) {
+		*root = sub;
+		return;
+	}
+	if (n->prev->child == n)
+		n->prev->child = n->next;
+	else
+		n->prev->next = n->next;
+	if (n->next != NULL)
+		n->next->prev = n->prev;
+	*root = bfq_heap_meld(*root, sub, by_finish);
+}
+
+/* Busy bfqq, out of service, goes on its class's schedule. */
+static void bfq_active_add(struct bfq_sched *st, struct bfq_queue *bfqq)
+{
+	bfqq->seq = st->next_seq++;
+	bfqq->eligible = !bfq_gt(bfqq->start, st->vtime);
+	bfq_heap_add(bfqq->eligible ? &st->eligible : &st->waiting,
+		     &bfqq->node, bfqq->eligible);
+}
+
+/* bfqq leaves its class's schedule (put in service, or idle). */
 static void bfq_active_del(struct bfq_sched *st, struct bfq_queue *bfqq)
 {
-	struct bfq_weight_count *w = st->weights;
-	unsigned i = 0, n = st->nr_weights;
+	bfq_heap_del(bfqq->eligible ? &st->eligible : &st->waiting,
+		     &bfqq->node, bfqq->eligible);
+}
 
-	while (w[i].weight != bfqq->weight)
-		i++;
-	if (--w[i].count == 0) {
-		memmove(&w[i], &w[i + 1], (n - i - 1) * sizeof *w);
-		st->nr_weights--;
+/* The waiting queues V has reached become eligible. */
+static void bfq_wf2q_update_eligible(struct bfq_sched *st)
+{
+	struct bfq_queue *bfqq;
+
+	while (st->waiting != NULL &&
+	       !bfq_gt((bfqq = bfq_hqueue(st->waiting))->start, st->vtime)) {
+		bfq_heap_del(&st->waiting, &bfqq->node, false);
+		bfqq->eligible = true;
+		bfq_heap_add(&st->eligible, &bfqq->node, true);
 	}
-	elv_list_del(&bfqq->active);
 }
 
 /* Take bfqq off its class's idle tree; its weight leaves the sum. */
@@ -752,6 +917,7 @@ static void bfq_schedule(struct bfq_data *bd, struct bfq_queue *bfqq,
 	st->wsum += bfqq->weight;
 	st->busy++;
 	bfq_active_add(st, bfqq);
+	bfq_weights_update(bd, bfqq);
 }
 
 /*
@@ -813,6 +979,7 @@ static void bfq_deactivate(struct bfq_data *bd, struct bfq_queue *bfqq,
 {
 	bfq_unschedule(bd, bfqq, true);
 	bfqq->busy = false;
+	bfq_weights_update(bd, bfqq);
 	bfqq->p.idle_since = now_ns;
 	if (bfqq->dispatched == 0)
 		bfq_set_soft_rt_next(bd, bfqq, now_ns);
@@ -842,37 +1009,24 @@ static void bfq_set_prio(struct bfq_data *bd, struct bfq_queue *bfqq,
 
 /*
  * The busy queue of class st to serve next: among the eligible ones
- * (S <= V), the smallest finish.  When none is eligible V jumps to the
- * smallest start, as B-WF2Q+ does when the class was idle.  A linear scan:
- * see the header comment.
+ * (S <= V), the smallest finish, the first added of equals.  When none is
+ * eligible V jumps to the smallest start, as B-WF2Q+ does when the class
+ * was idle.  The kernel keeps one tree by finish, each node holding the
+ * smallest start below it; here two heaps do: V only moves forward and a
+ * queue's timestamps stay put while it is on the schedule, so once
+ * eligible a queue stays so, and each pick moves those V has reached
+ * from the waiting heap (by start) to the eligible one (by finish).
  */
 static struct bfq_queue *bfq_wf2q_pick(struct bfq_data *bd,
 				       struct bfq_sched *st)
 {
-	struct bfq_queue *bfqq, *best = NULL, *first = NULL;
-	struct elv_list *pos;
-
-	elv_list_for_each(pos, &st->active) {
-		bfqq = elv_list_entry(pos, struct bfq_queue, active);
-		if (first == NULL || bfq_gt(first->start, bfqq->start))
-			first = bfqq;
-		if (bfq_gt(bfqq->start, st->vtime))
-			continue;
-		if (best == NULL || bfq_gt(best->p.finish, bfqq->p.finish))
-			best = bfqq;
+	bfq_wf2q_update_eligible(st);
+	if (st->eligible == NULL && st->waiting != NULL) {
+		st->vtime = bfq_hqueue(st->waiting)->start;
+		bfq_forget_idle(bd, st);
+		bfq_wf2q_update_eligible(st);
 	}
-	if (best != NULL || first == NULL)
-		return best;
-	st->vtime = first->start;
-	bfq_forget_idle(bd, st);
-	elv_list_for_each(pos, &st->active) {
-		bfqq = elv_list_entry(pos, struct bfq_queue, active);
-		if (bfq_gt(bfqq->start, st->vtime))
-			continue;
-		if (best == NULL || bfq_gt(best->p.finish, bfqq->p.finish))
-			best = bfqq;
-	}
-	return best;
+	return st->eligible != NULL ? bfq_hqueue(st->eligible) : NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1072,6 +1226,7 @@ static void bfq_expire(struct bfq_data *bd, uint64_t now_ns,
 	bfq_update_raising(bd, bfqq, now_ns);
 	bfqq->weight = bfq_weight(bfqq);
 	st->wsum += bfqq->weight;
+	bfq_weights_update(bd, bfqq);
 	bfqq->start = bfqq->p.finish;
 	bfqq->p.finish = bfqq->start + bfq_delta(bfqq->budget, bfqq->weight);
 	bfq_active_add(st, bfqq);
@@ -1095,23 +1250,29 @@ static unsigned bfq_tot_busy(const struct bfq_data *bd)
 }
 
 /*
- * Do the busy queues other than bfqq differ from it in class, or is one
- * of them (waiting on the active list) lighter (bfq_asymmetric_-
- * scenario)?  Then only idling keeps the shares.  The lightest queue is
- * not waited for on these grounds: the device it does not use goes to
- * heavier queues, which is their due.  The lightest weight waiting is
- * the first of the class's table.
+ * Are busy queues of two classes, or is a queue counted in bd->weights
+ * lighter than bfqq (bfq_asymmetric_scenario)?  Then only idling keeps
+ * the shares.  A queue whose last request is still in flight counts: it
+ * is coming back, most likely, and the share it is owed then must not
+ * have gone to the others.  Raised queues do not: idling for them is
+ * decided by their raising.  The lightest queue is not waited for on
+ * these grounds: the device it does not use goes to heavier queues,
+ * which is their due.  A queue not counted (raised, or becoming busy)
+ * sees asymmetry when two weights are counted.
  */
 static bool bfq_asymmetric(const struct bfq_data *bd,
 			   const struct bfq_queue *bfqq)
 {
-	const struct bfq_sched *st = &bd->sched[bfqq->cls];
-	int c;
+	int c, classes = 0;
 
 	for (c = 0; c < PIDQ_NR_CLASSES; c++)
-		if (c != (int)bfqq->cls && bd->sched[c].busy != 0)
-			return true;
-	return st->nr_weights != 0 && st->weights[0].weight < bfqq->weight;
+		if (bd->sched[c].busy != 0)
+			classes++;
+	if (classes > 1)
+		return true;
+	if (bfqq->counted_weight != 0)
+		return bd->weights[0].weight < bfqq->counted_weight;
+	return bd->nr_weights > 1;
 }
 
 /*
@@ -1390,7 +1551,6 @@ static int bfq_init_queue(struct elevator_queue *eq)
 		bd->pq.slice_idle = BFQ_STRICT_MIN_IDLE_US / 1000;
 	}
 	for (c = 0; c < PIDQ_NR_CLASSES; c++) {
-		elv_list_init(&bd->sched[c].active);
 		elv_list_init(&bd->sched[c].idle);
 		for (l = 0; l < PIDQ_LEVELS; l++) {
 			bfqq = &bd->pool[c][l];
@@ -1578,6 +1738,7 @@ static void bfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 	bd->now = now_ns;
 	bfqq->dispatched--;
 	bd->in_flight--;
+	bfq_weights_update(bd, bfqq);
 	bfqq->p.ttime.has_end = true;
 	bfqq->p.ttime.last_end_ns = now_ns;
 	if (bfqq->dispatched == 0 && bfqq->softrt_pending)

@@ -9,7 +9,8 @@
  * (its coefficient, duration, end after 120000 sectors, renewal after 2 s
  * idle; unaffected by strict_guarantees), soft real-time raising and its
  * rate, idling and its end, idling for unequal weights and raised queues
- * (and the waiting queues' weights left clean by a visitor), force,
+ * (and the weights left clean by a visitor; a queue with a request in
+ * flight counted in them, a raised one not), force,
  * the budget timeout, TOO_IDLE budget feedback, the idle tree (and its order),
  * non_blocking_wait_rq and the push-up of backshifted timestamps, time
  * charging, the async charge, peak rate and max_budget 0, a priority
@@ -921,7 +922,7 @@ static void test_idle_for_guarantees(void)
 	CHECK_EQ(idled_after_thinking(BE(4), 0, 1), 20);
 	/*
 	 * A lighter process that has come and gone leaves nothing behind
-	 * in the weights of the waiting queues (bfq_active_del).
+	 * in the weights (bfq_weights_update).
 	 */
 	CHECK_EQ(idled_after(BE(7), BE(0), BE(0), 0, false), 0);
 	CHECK_EQ(idled_after(BE(7), BE(0), BE(7), 0, false), 8);
@@ -968,6 +969,112 @@ static void rd_sectors(struct queue *q, int id, pid_t pid, int ioprio,
 	io->rq.pid = pid;
 	io->rq.ioprio = ioprio;
 	queue_submit(q, io);
+}
+
+/*
+ * A queue whose last request is still in flight counts in the weights
+ * (the kernel's weights tree: removed only at its last completion).
+ * 1001 (weight 80) thinks 30 ms, too long to be waited for on throughput
+ * grounds.  A write of the async queue at level 7 (weight 10, never
+ * waited for) is in the device when 1001's read goes out and 1002
+ * (weight 80) arrives.  A lighter queue is coming back: 1001 keeps the
+ * device (1002 does not take it) and is waited for 8 ms when its read
+ * completes.  With the write completed first, nothing lighter is left:
+ * 1002 goes next at once.  Returns the wait, in ms.
+ */
+static uint64_t idled_with_write_in_flight(bool write_done)
+{
+	struct queue *q = bfq_queue();
+	struct io *wr, *rd;
+	uint64_t ms = 0;
+	unsigned w;
+	int i, id = 0;
+
+	h_set_tunable(q, "low_latency", 0);
+	for (i = 1; i <= 5; i++) {
+		h_now = (uint64_t)i * 30 * H_MS;
+		pq_rd(q, ++id, 1001, BE(0), (uint64_t)i * 8);
+		CHECK_EQ(h_next_id(q), id);
+		queue_kick(q);
+	}
+	h_now = 200 * H_MS;
+	pq_wr(q, ++id, 1003, BE(7), 500000);
+	wr = queue_try_next(q);
+	CHECK(wr != NULL && h_part_id(wr, 0) == id);
+	pq_rd(q, ++id, 1001, BE(0), 48);
+	rd = queue_try_next(q);
+	CHECK(rd != NULL && h_part_id(rd, 0) == id);
+	pq_rd(q, ++id, 1002, BE(0), 900000);
+	CHECK(queue_try_next(q) == NULL);
+	h_now += H_MS;
+	if (write_done && wr != NULL)
+		h_complete(q, wr);
+	w = h_wakeups;
+	if (rd != NULL)
+		h_complete(q, rd);
+	CHECK_STR(h_order(q, 0), write_done ? "8" : "");
+	if (!write_done) {
+		if (h_wakeups != w)
+			ms = (h_wakeup_ns - h_now) / H_MS;
+		fire(q);
+		CHECK_STR(h_order(q, 0), "8");
+		if (wr != NULL)
+			h_complete(q, wr);
+	}
+	queue_stop(q);
+	CHECK_DONE(id);
+	queue_free(q);
+	return ms;
+}
+
+/*
+ * Raised queues are left out of the weights (the kernel's
+ * bfq_add_bfqq_busy adds only wr_coeff 1), which shows in the charge of
+ * an async request whose queue becomes busy (bfq_serv_to_charge, asked
+ * before the queue is counted): 3 times its size unless two weights are
+ * counted.  With max_budget 8, the budget is that charge and so decides
+ * the queue's finish.  1001 (raised, starting) holds the device; 1002
+ * (weight 80) asks 32 sectors: finish 32/80.  The 8-sector write at
+ * level 4 (weight 40) is charged 24, finish 24/40: 1002 goes first.
+ * Were 1001 counted, two weights would be: the write charged 8, finish
+ * 8/40, and served first.
+ */
+static void test_raised_not_counted(void)
+{
+	struct queue *q = bfq_queue();
+	struct io *io;
+
+	h_set_tunable(q, "max_budget", 8);
+	pq_rd(q, 1, 1001, BE(4), 0);
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 1);
+	rd_sectors(q, 2, 1002, BE(0), 32, 100000);
+	pq_wr(q, 3, 1003, BE(4), 200000);
+	CHECK(queue_try_next(q) == NULL);
+	h_now += H_MS;
+	if (io != NULL)
+		h_complete(q, io);
+	/* 1001 is waited for (raised), in vain. */
+	CHECK_STR(h_order(q, 0), "");
+	fire(q);
+	/* 1002 is waited for too (the write is lighter), in vain. */
+	CHECK_STR(h_order(q, 0), "2");
+	fire(q);
+	CHECK_STR(h_order(q, 0), "3");
+	queue_stop(q);
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/*
+ * Counting in the weights: see idled_with_write_in_flight and
+ * test_raised_not_counted.
+ */
+static void test_weights_counted(void)
+{
+	CHECK_EQ(idled_with_write_in_flight(false), 8);
+	CHECK_EQ(idled_with_write_in_flight(true), 0);
+	test_raised_not_counted();
 }
 
 /*
@@ -1439,6 +1546,7 @@ int main(void)
 	test_async_charge();
 	test_too_idle_budget();
 	test_idle_for_guarantees();
+	test_weights_counted();
 	test_idle_tree();
 	test_idle_tree_order();
 	test_charge_time();
