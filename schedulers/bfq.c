@@ -704,6 +704,24 @@ static void bfq_weights_update(struct bfq_data *bd, struct bfq_queue *bfqq)
 	bfqq->counted_weight = w;
 }
 
+/*
+ * bfqq, busy, off the heaps (in service or between budgets), takes the
+ * weight its raising gives it now.  At each dispatch, as the kernel's
+ * bfq_update_wr_data: a raising that ended mid-budget lowers the weight
+ * its finish time is charged at when the budget ends.
+ */
+static void bfq_reweigh(struct bfq_data *bd, struct bfq_queue *bfqq,
+			uint64_t now_ns)
+{
+	struct bfq_sched *st = &bd->sched[bfqq->cls];
+
+	st->wsum -= bfqq->weight;
+	bfq_update_raising(bd, bfqq, now_ns);
+	bfqq->weight = bfq_weight(bfqq);
+	st->wsum += bfqq->weight;
+	bfq_weights_update(bd, bfqq);
+}
+
 /* ------------------------------------------------------------------ */
 /* B-WF2Q+'s heaps (pairing heaps: Fredman, Sedgewick, Sleator, Tarjan). */
 
@@ -1222,11 +1240,7 @@ static void bfq_expire(struct bfq_data *bd, uint64_t now_ns,
 	if (bfqq->q.next_rq != NULL &&
 	    bfqq->budget < bfq_charge(bd, bfqq, bfqq->q.next_rq))
 		bfqq->budget = bfq_charge(bd, bfqq, bfqq->q.next_rq);
-	st->wsum -= bfqq->weight;
-	bfq_update_raising(bd, bfqq, now_ns);
-	bfqq->weight = bfq_weight(bfqq);
-	st->wsum += bfqq->weight;
-	bfq_weights_update(bd, bfqq);
+	bfq_reweigh(bd, bfqq, now_ns);
 	bfqq->start = bfqq->p.finish;
 	bfqq->p.finish = bfqq->start + bfq_delta(bfqq->budget, bfqq->weight);
 	bfq_active_add(st, bfqq);
@@ -1493,6 +1507,7 @@ static struct elv_request *bfq_take(struct bfq_data *bd, struct bfq_queue *bfqq,
 	if (bfqq->budget_timeout == 0)
 		bfqq->budget_timeout = now_ns + elv_ms_to_ns(bd->timeout_sync);
 	bfq_served(bd, &bd->sched[bfqq->cls], charge);
+	bfq_reweigh(bd, bfqq, now_ns);
 	return rq;
 }
 

@@ -6,7 +6,8 @@
  * process issue its next one after its think time (or its pause, after a
  * burst).  Covered: sectors shared by weight, equal shares, the class
  * order and the idle class's bound, weight raising of a starting reader
- * (its coefficient, duration, end after 120000 sectors, renewal after 2 s
+ * (its coefficient, duration, end after 120000 sectors and at the first
+ * dispatch after its time runs out, renewal after 2 s
  * idle; unaffected by strict_guarantees), soft real-time raising and its
  * rate, idling and its end, idling for unequal weights and raised queues
  * (and the weights left clean by a visitor; a queue with a request in
@@ -564,6 +565,44 @@ static void test_wr_duration(void)
 	if (s[0] < 90 || s[1] > 60 || s[2] < 90 || s[3] > 60)
 		fprintf(stderr, "  raised share: %u %u %u %u %%\n", s[0], s[1],
 			s[2], s[3]);
+}
+
+/*
+ * A raising that runs out in the middle of a budget lowers the weight at
+ * the next dispatch (the kernel's bfq_update_wr_data), so the rest of the
+ * budget is charged at the lowered weight.  Two readers of the default
+ * weight, both raised as new, the second from 1015 ms to 14015 ms (in the
+ * middle of one of its budgets of 4 requests of 10 ms): in the second
+ * after its raising ends they share the device evenly, within a request
+ * (80 sectors).  Lowered only when its next budget starts, the raised
+ * weight would charge the rest of that budget as next to nothing, and the
+ * reader would get two requests more.
+ */
+static void test_wr_end_mid_budget(void)
+{
+	struct queue *q = bfq_queue();
+	struct proc procs[2] = {
+		{ .pid = 2001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
+		  .size = 80, .cost_ms = 10 },
+		{ .pid = 3001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
+		  .size = 80, .cost_ms = 10, .sector = 50000000,
+		  .start_ns = 1015 * H_MS },
+	};
+	uint64_t g, r;
+
+	h_set_tunable(q, "max_budget", 4 * 80);
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, 14015 * H_MS);
+	g = procs[0].sectors;
+	r = procs[1].sectors;
+	sim_run(q, procs, 2, 15015 * H_MS);
+	g = procs[0].sectors - g;
+	r = procs[1].sectors - r;
+	CHECK(r <= g + 80 && g <= r + 80);
+	if (r > g + 80 || g > r + 80)
+		fprintf(stderr, "  after the raising: %llu sectors against "
+			"%llu\n", (unsigned long long)r, (unsigned long long)g);
+	sim_end(q);
 }
 
 /*
@@ -1536,6 +1575,7 @@ int main(void)
 	test_soft_rt();
 	test_wr_return();
 	test_wr_duration();
+	test_wr_end_mid_budget();
 	test_soft_rt_rate();
 	test_idle_window();
 	pq_test_force(bfq);
