@@ -204,6 +204,8 @@ struct bfq_proc {
 	unsigned wr_coeff;		/* weight factor, 1 when not raised */
 	bool wr_softrt;			/* raised as soft real-time */
 	uint64_t wr_end;		/* raising ends then */
+	/* Soft real-time: when the interactive raising it cut into ends. */
+	uint64_t wr_interactive_end;
 	uint64_t wr_service;		/* sectors served while raised */
 	uint64_t idle_since;		/* stopped being busy */
 	uint64_t soft_rt_next;		/* soft real-time if back after */
@@ -581,7 +583,9 @@ static bool bfq_wr_allowed(const struct bfq_data *bd,
 
 /*
  * End a raising whose time is up, or whose interactive part has had its
- * BFQ_MAX_SERVICE_FROM_WR, or that is no longer allowed.
+ * BFQ_MAX_SERVICE_FROM_WR, or that is no longer allowed.  A soft
+ * real-time raising that cut into an interactive one goes back to it
+ * while its time lasts (the kernel's switch_back_to_interactive_wr).
  */
 static void bfq_update_raising(const struct bfq_data *bd,
 			       struct bfq_queue *bfqq, uint64_t now_ns)
@@ -590,6 +594,12 @@ static void bfq_update_raising(const struct bfq_data *bd,
 
 	if (p->wr_coeff == 1)
 		return;
+	if (p->wr_softrt && now_ns >= p->wr_end &&
+	    now_ns < p->wr_interactive_end) {
+		p->wr_coeff = BFQ_WR_COEFF;
+		p->wr_softrt = false;
+		p->wr_end = p->wr_interactive_end;
+	}
 	if (!bfq_wr_allowed(bd, bfqq) || now_ns >= p->wr_end ||
 	    (!p->wr_softrt && p->wr_service > BFQ_MAX_SERVICE_FROM_WR)) {
 		p->wr_coeff = 1;
@@ -622,8 +632,10 @@ static void bfq_raise_on_busy(struct bfq_data *bd,
 		p->wr_service = 0;
 		p->wr_end = now_ns + bfq_wr_duration(bd);
 	} else if (soft_rt) {
-		if (!p->wr_softrt)
+		if (!p->wr_softrt) {
 			bd->wr_softrt_starts++;
+			p->wr_interactive_end = p->wr_coeff > 1 ? p->wr_end : 0;
+		}
 		p->wr_coeff = BFQ_WR_COEFF * BFQ_SOFTRT_WEIGHT_FACTOR;
 		p->wr_softrt = true;
 		p->wr_end = now_ns + elv_ms_to_ns(BFQ_WR_RT_MAX_MS);

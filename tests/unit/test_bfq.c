@@ -7,9 +7,10 @@
  * burst).  Covered: sectors shared by weight, equal shares, the class
  * order and the idle class's bound, weight raising of a starting reader
  * (its coefficient, duration, end after 120000 sectors and at the first
- * dispatch after its time runs out, renewal after 2 s
- * idle; unaffected by strict_guarantees), soft real-time raising and its
- * rate, idling and its end, idling for unequal weights and raised queues
+ * dispatch after its time runs out, renewal after 2 s idle; unaffected
+ * by strict_guarantees), soft real-time raising, its rate and the
+ * interactive raising it cut into resumed after it, idling and its end,
+ * idling for unequal weights and raised queues
  * (and the weights left clean by a visitor; a queue with a request in
  * flight counted in them, a raised one not), force,
  * the budget timeout, TOO_IDLE budget feedback, the idle tree (and its order),
@@ -602,6 +603,44 @@ static void test_wr_end_mid_budget(void)
 	if (r > g + 80 || g > r + 80)
 		fprintf(stderr, "  after the raising: %llu sectors against "
 			"%llu\n", (unsigned long long)r, (unsigned long long)g);
+	sim_end(q);
+}
+
+/*
+ * Soft real-time raising cuts into an interactive one, which resumes when
+ * it ends (the kernel's switch_back_to_interactive_wr).  A reader starting
+ * at 1 s, raised as new until about 14 s, reads a block every 50 ms and
+ * so is raised as soft real-time at each return; from 3 s it reads
+ * greedily, and its last soft real-time raising ends 300 ms later.  From
+ * 4 s to 5 s it still has the interactive raising (30 times its weight)
+ * against a greedy reader of a higher level: most of the device.  Without
+ * the switch back its raising would end, and its share be 40 to 50.
+ */
+static void test_softrt_back_to_interactive(void)
+{
+	struct queue *q = bfq_queue();
+	struct proc procs[2] = {
+		{ .pid = 2001, .ioprio = BE(3), .dir = ELV_READ, .depth = 1 },
+		{ .pid = 3001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
+		  .sector = 1000000, .think_ms = 50, .start_ns = 1000 * H_MS },
+	};
+	unsigned g, r;
+
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, 3000 * H_MS);
+	CHECK(h_counter(q, "wr_softrt_starts") >= 1);
+	procs[1].think_ms = 0;
+	sim_run(q, procs, 2, 4000 * H_MS);
+	g = procs[0].served;
+	r = procs[1].served;
+	sim_run(q, procs, 2, 5000 * H_MS);
+	g = procs[0].served - g;
+	r = procs[1].served - r;
+	CHECK(r >= 9 * g);
+	if (r < 9 * g)
+		fprintf(stderr, "  back from soft real-time: %u requests "
+			"against %u\n", r, g);
+	CHECK_EQ(h_counter(q, "wr_interactive_starts"), 1);
 	sim_end(q);
 }
 
@@ -1576,6 +1615,7 @@ int main(void)
 	test_wr_return();
 	test_wr_duration();
 	test_wr_end_mid_budget();
+	test_softrt_back_to_interactive();
 	test_soft_rt_rate();
 	test_idle_window();
 	pq_test_force(bfq);
