@@ -513,35 +513,49 @@ static void test_soft_rt(void)
 }
 
 /*
- * How long an interactive raising lasts.  A greedy reader of level 3
- * (weight 50, never raised) runs alone for 1 s, time for the peak rate to
- * be measured; then a greedy reader of the default level starts, raised
- * to 1200, and gets 96 % of the device until its raising ends.  Its share
- * (percent) from from_ms to to_ms.  Requests of size sectors every 10 ms.
+ * How long an interactive raising lasts.  A greedy reader at gprio runs
+ * alone until start_ms, time for the peak rate to be measured; then a
+ * greedy reader of the default level starts, raised to 1200.  The sectors
+ * each got from from_ms to to_ms (g, r).  Requests of size sectors every
+ * 10 ms.
  */
-static unsigned raised_share(unsigned size, unsigned from_ms, unsigned to_ms)
+static void raised_run(int gprio, unsigned start_ms, unsigned size,
+		       unsigned from_ms, unsigned to_ms, uint64_t *g,
+		       uint64_t *r)
 {
 	struct queue *q = bfq_queue();
 	struct proc procs[2] = {
-		{ .pid = 2001, .ioprio = BE(3), .dir = ELV_READ, .depth = 1,
+		{ .pid = 2001, .ioprio = gprio, .dir = ELV_READ, .depth = 1,
 		  .size = size, .cost_ms = 10 },
 		{ .pid = 3001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
 		  .size = size, .cost_ms = 10, .sector = 50000000,
-		  .start_ns = 1000 * H_MS },
+		  .start_ns = start_ms * H_MS },
 	};
-	uint64_t g, r;
 
 	/* Budgets of 4 requests: shares show within a few hundred ms. */
 	h_set_tunable(q, "max_budget", 4 * size);
 	sim_start(q, procs, 2);
 	sim_run(q, procs, 2, from_ms * H_MS);
-	g = procs[0].sectors;
-	r = procs[1].sectors;
+	*g = procs[0].sectors;
+	*r = procs[1].sectors;
 	sim_run(q, procs, 2, to_ms * H_MS);
-	g = procs[0].sectors - g;
-	r = procs[1].sectors - r;
-	CHECK_EQ(h_counter(q, "wr_interactive_starts"), 1);
+	*g = procs[0].sectors - *g;
+	*r = procs[1].sectors - *r;
+	/* The greedy reader is raised too if it is of the default level. */
+	CHECK_EQ(h_counter(q, "wr_interactive_starts"),
+		 gprio == BE(4) ? 2 : 1);
 	sim_end(q);
+}
+
+/*
+ * The raised reader's share (percent) beside one of level 3 (weight 50,
+ * never raised), which it outweighs 96 to 4 until its raising ends.
+ */
+static unsigned raised_share(unsigned size, unsigned from_ms, unsigned to_ms)
+{
+	uint64_t g, r;
+
+	raised_run(BE(3), 1000, size, from_ms, to_ms, &g, &r);
 	return g + r != 0 ? (unsigned)(r * 100 / (g + r)) : 0;
 }
 
@@ -581,29 +595,13 @@ static void test_wr_duration(void)
  */
 static void test_wr_end_mid_budget(void)
 {
-	struct queue *q = bfq_queue();
-	struct proc procs[2] = {
-		{ .pid = 2001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
-		  .size = 80, .cost_ms = 10 },
-		{ .pid = 3001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
-		  .size = 80, .cost_ms = 10, .sector = 50000000,
-		  .start_ns = 1015 * H_MS },
-	};
 	uint64_t g, r;
 
-	h_set_tunable(q, "max_budget", 4 * 80);
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 14015 * H_MS);
-	g = procs[0].sectors;
-	r = procs[1].sectors;
-	sim_run(q, procs, 2, 15015 * H_MS);
-	g = procs[0].sectors - g;
-	r = procs[1].sectors - r;
+	raised_run(BE(4), 1015, 80, 14015, 15015, &g, &r);
 	CHECK(r <= g + 80 && g <= r + 80);
 	if (r > g + 80 || g > r + 80)
 		fprintf(stderr, "  after the raising: %llu sectors against "
 			"%llu\n", (unsigned long long)r, (unsigned long long)g);
-	sim_end(q);
 }
 
 /*
