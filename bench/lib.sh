@@ -11,7 +11,7 @@
 # -d DIR; -s SIZE for a script that set SIZE) and the one argument,
 # RESULTS_DIR, into RUNTIME, ROUNDS, WORKDIR, SIZE and RESULTS, or prints
 # the usage.  It finds the daemon and the modules (environment:
-# FUSE_IOSCHED, default ../src/fuse-iosched next to the script, else
+# FUSE_IOSCHED, default ../daemon/fuse-iosched next to the script, else
 # fuse-iosched on PATH; MODULE_DIR, default ../schedulers/.libs next to
 # the script when it exists), checks for root and the tools, makes a work
 # directory $W with a backing directory $B, and unmounts and removes
@@ -42,8 +42,8 @@ shift $((OPTIND - 1))
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 if [ -z "${FUSE_IOSCHED:-}" ]; then
-	if [ -x "$HERE/../src/fuse-iosched" ]; then
-		FUSE_IOSCHED=$HERE/../src/fuse-iosched
+	if [ -x "$HERE/../daemon/fuse-iosched" ]; then
+		FUSE_IOSCHED=$HERE/../daemon/fuse-iosched
 	else
 		FUSE_IOSCHED=$(command -v fuse-iosched) ||
 			die "no fuse-iosched: build it or set FUSE_IOSCHED"

@@ -53,7 +53,7 @@
 #	-d DIR       where the backing directory and mountpoints are created;
 #	             it should be on the disk you want to measure (default
 #	             /var/tmp: often tmpfs is /tmp)
-# Environment: FUSE_IOSCHED (the daemon; default ../src/fuse-iosched next to
+# Environment: FUSE_IOSCHED (the daemon; default ../daemon/fuse-iosched next to
 # this script, else fuse-iosched on PATH), MODULE_DIR (scheduler modules;
 # default ../schedulers/.libs next to this script when it exists),
 # OVERHEAD_JOBS (run only these jobs, by name, space-separated),

@@ -23,7 +23,7 @@ RUNTIME=5
 SIZE=256m
 . "$(dirname "$0")/lib.sh" "$@"
 
-REPLAY=${FUSE_IOSCHED_REPLAY:-$HERE/../src/fuse-iosched-replay}
+REPLAY=${FUSE_IOSCHED_REPLAY:-$HERE/../replay/fuse-iosched-replay}
 [ -x "$REPLAY" ] || REPLAY=$(command -v fuse-iosched-replay) ||
 	die "no fuse-iosched-replay: build it or set FUSE_IOSCHED_REPLAY"
 OUT=$RESULTS

@@ -26,13 +26,13 @@
 #	         mount(8), e.g. -o writeback_cache; may be given more than once
 # Two soaks may run at the same time: each makes its own directory under
 # DIR.
-# Environment: FUSE_IOSCHED (default ../src/fuse-iosched next to this
+# Environment: FUSE_IOSCHED (default ../daemon/fuse-iosched next to this
 # script), MODULE_DIR (default ../schedulers/.libs), FSX (default
 # ../tests/fsx; make check builds it; without it that load is left out).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-: "${FUSE_IOSCHED:=$top/src/fuse-iosched}"
+: "${FUSE_IOSCHED:=$top/daemon/fuse-iosched}"
 : "${MODULE_DIR:=$top/schedulers/.libs}"
 : "${FSX:=$top/tests/fsx}"
 base=/var/tmp

@@ -50,7 +50,7 @@ STEADY_MS=2000
 mount_fs ssd "disk_model=ssd,threads=16,max_background=64"
 layout "$B/r.dat" 1g
 
-REPLAY=${FUSE_IOSCHED_REPLAY:-$HERE/../src/fuse-iosched-replay}
+REPLAY=${FUSE_IOSCHED_REPLAY:-$HERE/../replay/fuse-iosched-replay}
 [ -x "$REPLAY" ] || REPLAY=$(command -v fuse-iosched-replay) ||
 	die "no fuse-iosched-replay: build it or set FUSE_IOSCHED_REPLAY"
 READERS=4

@@ -27,7 +27,7 @@ fi
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
-: "${FUSE_IOSCHED:=$top_builddir/src/fuse-iosched}"
+: "${FUSE_IOSCHED:=$top_builddir/daemon/fuse-iosched}"
 : "${MODULE_DIR:=$top_builddir/schedulers/.libs}"
 : "${TEST_MODULE_DIR:=$top_builddir/tests/modules/.libs}"
 

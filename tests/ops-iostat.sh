@@ -5,7 +5,7 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 require setpriv
-STAT=${FUSE_IOSCHED_STAT:-$top_builddir/tools/fuse-iosched-stat}
+STAT=${FUSE_IOSCHED_STAT:-$top_builddir/stat/fuse-iosched-stat}
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 # col NAME LINE: the value of column NAME (per the header) in the report.
 col() {

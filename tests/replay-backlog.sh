@@ -6,7 +6,7 @@
 # within a few bytes per request, where an io per waiting request costs
 # over 200.  And every request still completes, in both directions.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
-: "${FUSE_IOSCHED_REPLAY:=$top_builddir/src/fuse-iosched-replay}"
+: "${FUSE_IOSCHED_REPLAY:=$top_builddir/replay/fuse-iosched-replay}"
 require python3
 n=200000
 [ -n "${TEST_QUICK:-}" ] && n=100000

@@ -2,7 +2,7 @@
 # fuse-iosched-replay reads each trace format (detected or named), counts
 # every request, and stops at a malformed line naming file and line.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
-: "${FUSE_IOSCHED_REPLAY:=$top_builddir/src/fuse-iosched-replay}"
+: "${FUSE_IOSCHED_REPLAY:=$top_builddir/replay/fuse-iosched-replay}"
 D=$top_srcdir/tests/data
 replay() { "$FUSE_IOSCHED_REPLAY" -o "module_dir=$MODULE_DIR" "$@"; }
 # The requests column of scheduler $1 in the output on stdin.

@@ -4,7 +4,7 @@
 # anticipation only when each one's next read waits for its previous one
 # (closed loop), and antic_expire=0 takes the gain away.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
-: "${FUSE_IOSCHED_REPLAY:=$top_builddir/src/fuse-iosched-replay}"
+: "${FUSE_IOSCHED_REPLAY:=$top_builddir/replay/fuse-iosched-replay}"
 D=$top_srcdir/tests/data
 replay() { "$FUSE_IOSCHED_REPLAY" -o "module_dir=$MODULE_DIR" "$@"; }
 mib_of() { awk -v s="$1" '$1 == s { print $4 }' "$2"; }

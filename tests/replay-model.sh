@@ -5,7 +5,7 @@
 # trace of ours; fio-like time-based runs; and clear errors for bad
 # options.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
-: "${FUSE_IOSCHED_REPLAY:=$top_builddir/src/fuse-iosched-replay}"
+: "${FUSE_IOSCHED_REPLAY:=$top_builddir/replay/fuse-iosched-replay}"
 D=$top_srcdir/tests/data
 replay() { "$FUSE_IOSCHED_REPLAY" -o "module_dir=$MODULE_DIR" "$@"; }
 # col SCHED N: column N of SCHED's row in the output on stdin.

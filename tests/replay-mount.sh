@@ -34,7 +34,7 @@
 # replay, keeps anticipation working on a loaded machine, where a reader
 # may wait for a CPU longer than the default 6 ms.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
-: "${FUSE_IOSCHED_REPLAY:=$top_builddir/src/fuse-iosched-replay}"
+: "${FUSE_IOSCHED_REPLAY:=$top_builddir/replay/fuse-iosched-replay}"
 require_root
 require fio timeout
 secs=3
