@@ -280,7 +280,9 @@ static int module_do_load(const char *name)
 	}
 	if (stat(path, &st) != 0) {
 		error = errno;
-		log_warn("module %s: %s", path, strerror(error));
+		/* A missing one: the caller says what that means, once. */
+		log_msg(error == ENOENT ? LOG_DEBUG : LOG_WARNING,
+			"module %s: %s", path, strerror(error));
 		return -error;
 	}
 	if (!module_trusted(path, why, sizeof why)) {
