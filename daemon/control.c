@@ -777,8 +777,8 @@ static void control_write_refused(const struct control_file *f,
 {
 	char shown[LOG_VALUE_SIZE];
 
-	/* echo's newline is not part of the value. */
-	while (size > 0 && buf[size - 1] == '\n')
+	/* echo's newline is not part of the value (of one held whole). */
+	while (size > 0 && size <= CONTROL_BUF_SIZE && buf[size - 1] == '\n')
 		size--;
 	log_value(shown, sizeof shown, buf, size);
 	log_ratelimited(LOG_WARNING, "%s/%s%s: refused \"%s\": %s",
