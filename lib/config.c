@@ -486,16 +486,31 @@ int config_option(struct config *cfg, const char *opt, char *err,
 /* ------------------------------------------------------------------ */
 /* The file.                                                           */
 
-/* libconfuse's messages, and ours from the callbacks: keep the first. */
+/* Our callbacks' errors, their values already cut: keep the first. */
+static void config_fail(cfg_t *c, const char *why)
+{
+	if (config_ctx.failed)
+		return;
+	config_ctx.failed = true;
+	snprintf(config_ctx.err, config_ctx.size, "%s:%d: %s", config_ctx.file,
+		 c->line, why);
+}
+
+/*
+ * libconfuse's messages: keep the first.  They quote what the file says
+ * ("no such option 'NAME'", "unexpected token 'X'"), which may be any
+ * bytes of any length: cut and escaped as a value.
+ */
 static void __attribute__((format(printf, 2, 0)))
 config_error(cfg_t *c, const char *fmt, va_list ap)
 {
-	char msg[CONFIG_ERR_MAX], hint[64] = "";
+	char raw[CONFIG_ERR_MAX], msg[2 * LOG_VALUE_SIZE], hint[64] = "";
 
 	if (config_ctx.failed)
 		return;
 	config_ctx.failed = true;
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
+	log_value(msg, sizeof msg, raw, strlen(raw));
 	/* Say what an unknown name is not, in our words. */
 	if (strncmp(msg, "no such option ", 15) == 0) {
 		if (strcmp(cfg_name(c), "root") == 0)
@@ -656,7 +671,7 @@ static int config_setting_cb(cfg_t *c, cfg_opt_t *opt)
 		ret = -1;
 	}
 	if (ret != 0) {
-		cfg_error(c, "%s", why);
+		config_fail(c, why);
 		return -1;
 	}
 	if (s->type == CONFIG_PATH)
@@ -671,7 +686,7 @@ static int config_tunable_cb(cfg_t *sec, cfg_opt_t *opt)
 	const char *value = cfg_opt_getnstr(opt, 0);
 	const struct elv_tunable *t;
 	struct config_tunable *ct;
-	char shown[LOG_VALUE_SIZE];
+	char shown[LOG_VALUE_SIZE], why[CONFIG_ERR_MAX];
 	long long n;
 	char *end;
 
@@ -683,15 +698,17 @@ static int config_tunable_cb(cfg_t *sec, cfg_opt_t *opt)
 	errno = 0;
 	n = strtoll(value, &end, 10);
 	if (*value == '\0' || *end != '\0' || errno != 0) {
-		cfg_error(sec, "%s: %s = %s: not a number", type->name,
-			  t->name, log_value(shown, sizeof shown, value,
-					     strlen(value)));
+		snprintf(why, sizeof why, "%s: %s = %s: not a number",
+			 type->name, t->name,
+			 log_value(shown, sizeof shown, value, strlen(value)));
+		config_fail(sec, why);
 		return -1;
 	}
 	if (n < t->min || n > t->max) {
-		cfg_error(sec, "%s: %s = %lld: out of range (%" PRId64
-			  " to %" PRId64 ")", type->name, t->name, n, t->min,
-			  t->max);
+		snprintf(why, sizeof why, "%s: %s = %lld: out of range (%"
+			 PRId64 " to %" PRId64 ")", type->name, t->name, n,
+			 t->min, t->max);
+		config_fail(sec, why);
 		return -1;
 	}
 	/* The last value in the file wins. */

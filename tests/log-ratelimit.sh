@@ -3,7 +3,8 @@
 # 5 s) and, with the next one after the interval, a line counting the
 # rest: lines logged plus messages counted equal the writes made.  A 100
 # kB value with raw bytes, written to .control/scheduler or put in the
-# configuration file for a SIGHUP, is logged short and escaped (\xNN).
+# configuration file for a SIGHUP, is logged short and escaped (\xNN), and
+# so is a raw name that libconfuse quotes in its own message.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 
@@ -72,6 +73,12 @@ case $line in
 *'scheduler=\x01AAAA'*'...(100001 bytes): not a scheduler name'*) ;;
 *) fail "the reload's value as logged: $line" ;;
 esac
+# A name libconfuse quotes in its own message: escaped as well.
+printf '\001\002x = 5\n' >"$T/c.conf"
+reload_fs
+long_line 'configuration reload failed' "$LOG" |
+	grep -qF "c.conf:1: '\\x01\\x02x' is neither a setting nor a scheduler" ||
+	fail "the unknown name as logged: $(long_line 'reload failed' "$LOG")"
 # Nothing raw reached the log.
 if LC_ALL=C grep -a '[^[:print:][:space:]]' "$LOG" >&2; then
 	fail "raw bytes in the log"
