@@ -157,14 +157,12 @@ static struct elevator_type sstf_type = {
 	.name = "sstf",
 	.description = "shortest seek first, with a deadline",
 	.data_size = sizeof(struct sstf_data),
-	.ops = {
-		.init_queue = sstf_init_queue,
-		.merged = sstf_merged,
-		.merged_requests = sstf_merged_requests,
-		.add_request = sstf_add_request,
-		.dispatch = sstf_dispatch,
-		.has_work = sstf_has_work,
-	},
+	.init_queue = sstf_init_queue,
+	.merged = sstf_merged,
+	.merged_requests = sstf_merged_requests,
+	.add_request = sstf_add_request,
+	.dispatch = sstf_dispatch,
+	.has_work = sstf_has_work,
 	.tunables = sstf_tunables,
 };
 

@@ -541,17 +541,15 @@ static struct elevator_type deadline_type = {
 	.description = "sector-sorted batches with read and write expiry, "
 		       "by I/O priority class",
 	.data_size = sizeof(struct deadline_data),
-	.ops = {
-		.init_queue = dl_init_queue,
-		.exit_queue = dl_exit_queue,
-		.allow_merge = dl_allow_merge,
-		.merged = dl_merged,
-		.merged_requests = dl_merged_requests,
-		.add_request = dl_add_request,
-		.dispatch = dl_dispatch,
-		.completed = dl_completed,
-		.has_work = dl_has_work,
-	},
+	.init_queue = dl_init_queue,
+	.exit_queue = dl_exit_queue,
+	.allow_merge = dl_allow_merge,
+	.merged = dl_merged,
+	.merged_requests = dl_merged_requests,
+	.add_request = dl_add_request,
+	.dispatch = dl_dispatch,
+	.completed = dl_completed,
+	.has_work = dl_has_work,
 	.tunables = dl_tunables,
 };
 
