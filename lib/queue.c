@@ -604,6 +604,20 @@ void queue_kick(struct queue *q)
 	pthread_mutex_unlock(&q->lock);
 }
 
+void queue_process_exited(struct queue *q, pid_t pid)
+{
+	const struct elevator_type *et;
+
+	pthread_mutex_lock(&q->lock);
+	et = q->eq->type;
+	if (et->exit_process != NULL) {
+		et->exit_process(q->eq, pid);
+		if (q->nr_queued > 0)
+			pthread_cond_signal(&q->work_cv);
+	}
+	pthread_mutex_unlock(&q->lock);
+}
+
 void queue_stop(struct queue *q)
 {
 	pthread_mutex_lock(&q->lock);

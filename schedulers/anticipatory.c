@@ -147,7 +147,7 @@ enum as_antic_end {
 	AS_END_HIT,		/* the awaited process's request came */
 	AS_END_CLOSE,		/* another process's close request */
 	AS_END_TIMEOUT,		/* antic_expire passed */
-	AS_END_OTHER,		/* an expired read, the batch, force */
+	AS_END_OTHER,		/* an expired read, the batch, force, exit */
 };
 
 /* A decaying average: samples and total scaled by AS_AVG_ONE. */
@@ -166,6 +166,7 @@ struct as_proc {
 
 	unsigned nr_queued;		/* its reads in the scheduler */
 	unsigned nr_in_flight;		/* its reads dispatched, not done */
+	bool exited;			/* exit_process: never waited for */
 
 	/*
 	 * Think time runs from the completion of its last read to the
@@ -399,9 +400,11 @@ static struct as_proc *as_proc_get(struct as_data *ad, pid_t pid,
 	unsigned k;
 
 	if (p != NULL) {
-		if (p->nr_queued == 0 && p->nr_in_flight == 0 &&
-		    as_proc_quiet(p, now_ns))
+		/* After an exit the pid is another process's. */
+		if (p->exited || (p->nr_queued == 0 && p->nr_in_flight == 0 &&
+				  as_proc_quiet(p, now_ns)))
 			as_proc_reset(p);
+		p->exited = false;
 		as_proc_touch(ad, p, now_ns);
 		return p;
 	}
@@ -418,6 +421,7 @@ static struct as_proc *as_proc_get(struct as_data *ad, pid_t pid,
 		as_proc_unhash(ad, p);
 	as_proc_reset(p);
 	p->pid = pid;
+	p->exited = false;
 	p->nr_queued = p->nr_in_flight = 0;
 	k = as_hash_key(pid);
 	p->hash_next = ad->hash[k];
@@ -760,7 +764,7 @@ static struct elv_request *as_move_to_dispatch(struct as_data *ad,
 	/* The process of a tracked read is the one to wait for next. */
 	if (dir == AS_SYNC && p != NULL) {
 		p->nr_in_flight++;
-		ad->antic_proc = p;
+		ad->antic_proc = p->exited ? NULL : p;
 	} else {
 		ad->antic_proc = NULL;
 	}
@@ -1089,6 +1093,38 @@ static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
 }
 
 /*
+ * pid exited (the kernel's exit_io_context, after which AS breaks any
+ * wait for it): never wait for it again.  Its entry is freed now if it
+ * has nothing queued or in flight, and otherwise kept for the requests'
+ * accounting, with their completions found by pid, until the LRU
+ * recycles it or the pid comes back as a new process.
+ */
+static void as_exit_process(struct elevator_queue *eq, pid_t pid)
+{
+	struct as_data *ad = as_data(eq);
+	struct as_proc *p;
+
+	if (pid == 0 || ad->hash == NULL)
+		return;
+	p = as_proc_find(ad, pid);
+	if (p == NULL)
+		return;
+	if (p == ad->antic_proc) {
+		if (as_antic_waiting(ad))
+			as_antic_stop(ad, AS_END_OTHER);
+		ad->antic_proc = NULL;
+	}
+	p->exited = true;
+	if (p->nr_queued == 0 && p->nr_in_flight == 0) {
+		as_proc_unhash(ad, p);
+		p->pid = 0;
+		/* The first one the LRU offers for reuse. */
+		elv_list_del(&p->lru);
+		elv_list_add(&p->lru, &ad->lru);
+	}
+}
+
+/*
  * As as_may_queue: the process being anticipated is admitted over the
  * limit, or the wait would end with its request stuck behind a full queue.
  */
@@ -1174,6 +1210,7 @@ static struct elevator_type anticipatory_type = {
 	.completed = as_completed,
 	.has_work = as_has_work,
 	.may_queue = as_may_queue,
+	.exit_process = as_exit_process,
 	.tunables = as_tunables,
 	.counters = as_counters,
 };

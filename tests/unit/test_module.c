@@ -322,6 +322,39 @@ static void test_counters(void)
 	queue_free(q);
 }
 
+/*
+ * The host's services as a module sees them: cgroup_path names the root
+ * group only, and a host whose table ends before a service (an older
+ * host) has it absent, so elv_cgroup_path answers -ENOSYS.
+ */
+static int host_services(struct elevator_queue *eq, void *arg)
+{
+	struct elevator_host older = *eq->host;
+	const struct elevator_host *host = eq->host;
+	char buf[8];
+
+	(void)arg;
+	CHECK(elv_host_has(eq, wakeup_at) && elv_host_has(eq, cgroup_path));
+	CHECK_EQ(elv_cgroup_path(eq, 0, buf, sizeof buf), 1);
+	CHECK_STR(buf, "/");
+	CHECK_EQ(elv_cgroup_path(eq, 5, buf, sizeof buf), -ENOENT);
+	CHECK_EQ(elv_cgroup_path(eq, 0, buf, 1), -ERANGE);
+	older.struct_size = offsetof(struct elevator_host, cgroup_path);
+	eq->host = &older;
+	CHECK(elv_host_has(eq, log) && !elv_host_has(eq, cgroup_path));
+	CHECK_EQ(elv_cgroup_path(eq, 0, buf, sizeof buf), -ENOSYS);
+	eq->host = host;
+	return 0;
+}
+
+static void test_host_services(void)
+{
+	struct queue *q = h_queue(elv_noop(), 64);
+
+	CHECK_EQ(queue_with_elevator(q, host_services, NULL), 0);
+	queue_free(q);
+}
+
 int main(void)
 {
 	snprintf(test_dir, sizeof test_dir, "%s",
@@ -335,6 +368,7 @@ int main(void)
 	test_deadline();
 	test_tunable_callbacks();
 	test_counters();
+	test_host_services();
 	test_load_all();
 	return h_exit("test_module");
 }
