@@ -194,7 +194,7 @@ struct as_data {
 	int64_t antic_expire;		/* ms */
 
 	/* Each queued request is on both lists of its direction. */
-	struct elv_list sort_list[2];	/* by sector, via elv_sort */
+	struct elv_rb_root sort_tree[2];	/* by sector, via elv_rb */
 	struct elv_list fifo_list[2];	/* by arrival, via elv_fifo */
 	unsigned nr_queued[2];
 	unsigned nr_in_flight[2];	/* dispatched, not completed */
@@ -515,12 +515,11 @@ static struct elv_request *as_choose(const struct as_data *ad,
 static struct elv_request *as_find_next(struct as_data *ad,
 					struct elv_request *rq)
 {
-	struct elv_list *head = &ad->sort_list[as_class(rq)];
-	struct elv_request *ahead = elv_rq_sort_next(head, rq);
-	struct elv_request *behind = elv_rq_sort_prev(head, rq);
+	struct elv_request *ahead = elv_rq_sort_next(rq);
+	struct elv_request *behind = elv_rq_sort_prev(rq);
 
-	if (ahead == NULL && head->next != &rq->elv_sort)
-		ahead = elv_rq_sort_entry(head->next);
+	if (ahead == NULL && behind != NULL)
+		ahead = elv_rq_sort_first(&ad->sort_tree[as_class(rq)]);
 	return as_choose(ad, ahead, behind);
 }
 
@@ -529,7 +528,7 @@ static void as_sort_add(struct as_data *ad, struct elv_request *rq)
 {
 	enum as_class c = as_class(rq);
 
-	elv_rq_sort_add(&ad->sort_list[c], rq);
+	elv_rq_sort_add(&ad->sort_tree[c], rq);
 	ad->next_rq[c] = as_choose(ad, rq, ad->next_rq[c]);
 }
 
@@ -537,7 +536,7 @@ static void as_sort_del(struct as_data *ad, struct elv_request *rq)
 {
 	if (ad->next_rq[as_class(rq)] == rq)
 		ad->next_rq[as_class(rq)] = as_find_next(ad, rq);
-	elv_list_del(&rq->elv_sort);
+	elv_rq_sort_del(&ad->sort_tree[as_class(rq)], rq);
 }
 
 /* rq leaves the scheduler, dispatched or merged into another. */
@@ -930,11 +929,9 @@ static int as_init_queue(struct elevator_queue *eq)
 	unsigned i;
 	int dir;
 
-	/* The data arrives zeroed with the tunables set. */
-	for (dir = AS_SYNC; dir <= AS_ASYNC; dir++) {
-		elv_list_init(&ad->sort_list[dir]);
+	/* The data arrives zeroed (empty trees) with the tunables set. */
+	for (dir = AS_SYNC; dir <= AS_ASYNC; dir++)
 		elv_list_init(&ad->fifo_list[dir]);
-	}
 	/* The first batch with reads waiting is a read batch. */
 	ad->batch_dir = AS_ASYNC;
 	ad->antic_status = ANTIC_OFF;
@@ -1015,7 +1012,7 @@ static void as_merged_requests(struct elevator_queue *eq,
 	elv_rq_merge_fifo(rq, next);
 	as_remove(ad, next);
 
-	if (elv_rq_sort_misplaced(&ad->sort_list[as_class(rq)], rq)) {
+	if (elv_rq_sort_misplaced(rq)) {
 		as_sort_del(ad, rq);
 		as_sort_add(ad, rq);
 	}

@@ -68,7 +68,7 @@ struct pidq_ttime {
 
 struct pidq {
 	struct elv_list hash;		/* per-process queues: in pd->hash */
-	struct elv_list sort;		/* queued requests by sector */
+	struct elv_rb_root sort;	/* queued requests by sector */
 	struct elv_list fifo;		/* queued requests by arrival */
 	struct elv_request *next_rq;	/* the next stop of the sweep */
 	pid_t pid;			/* 0 for the pooled queues */

@@ -51,6 +51,7 @@
 #include <errno.h>
 #include <sys/types.h>
 
+#include "rbtree.h"
 #include "version.h"
 
 #ifdef __cplusplus
@@ -203,7 +204,7 @@ struct elv_request {
 	uint64_t cgroup;
 
 	/* The scheduler's, from add_request until completed. */
-	struct elv_list elv_sort;	/* e.g. a per-process list */
+	struct elv_rb_node elv_rb;	/* e.g. sector order */
 	struct elv_list elv_fifo;	/* e.g. an expiry-ordered list */
 	uint64_t elv_deadline_ns;	/* e.g. FIFO expiry time */
 	void *elv_priv[2];		/* e.g. a per-process queue */
@@ -215,37 +216,55 @@ static inline uint64_t elv_rq_end_sector(const struct elv_request *rq)
 }
 
 /*
- * Sector order on a list threaded through elv_sort.  Insert walks back
- * from the tail, short for a sequential stream; equal sectors keep
- * arrival order.
+ * Sector order in an rb-tree threaded through elv_rb (rbtree.h): O(log n)
+ * where the kernel's elevators also keep an rb-tree.  A request goes
+ * after those of equal sector, so that they keep arrival order.
  */
-#define elv_rq_sort_entry(l) elv_list_entry(l, struct elv_request, elv_sort)
+#define elv_rq_rb_entry(n) elv_container_of(n, struct elv_request, elv_rb)
 
-static inline void elv_rq_sort_add(struct elv_list *head,
+static inline struct elv_request *elv_rq_rb_entry_or_null(
+	struct elv_rb_node *n)
+{
+	return n != NULL ? elv_rq_rb_entry(n) : NULL;
+}
+
+static inline void elv_rq_sort_add(struct elv_rb_root *root,
 				   struct elv_request *rq)
 {
-	struct elv_list *pos;
+	struct elv_rb_node **link = &root->node, *parent = NULL;
 
-	for (pos = head->prev; pos != head; pos = pos->prev)
-		if (elv_rq_sort_entry(pos)->sector <= rq->sector)
-			break;
-	elv_list_add(&rq->elv_sort, pos);
+	while (*link != NULL) {
+		parent = *link;
+		link = rq->sector < elv_rq_rb_entry(parent)->sector ?
+			&parent->left : &parent->right;
+	}
+	elv_rb_link_node(&rq->elv_rb, parent, link);
+	elv_rb_insert_color(root, &rq->elv_rb);
+}
+
+static inline void elv_rq_sort_del(struct elv_rb_root *root,
+				   struct elv_request *rq)
+{
+	elv_rb_erase(root, &rq->elv_rb);
+}
+
+/* The request of the lowest sector, or NULL when root is empty. */
+static inline struct elv_request *elv_rq_sort_first(
+	const struct elv_rb_root *root)
+{
+	return elv_rq_rb_entry_or_null(elv_rb_first(root));
 }
 
 /* The request after rq in sector order, or NULL at the end. */
-static inline struct elv_request *elv_rq_sort_next(struct elv_list *head,
-						   struct elv_request *rq)
+static inline struct elv_request *elv_rq_sort_next(struct elv_request *rq)
 {
-	return rq->elv_sort.next == head ? NULL :
-		elv_rq_sort_entry(rq->elv_sort.next);
+	return elv_rq_rb_entry_or_null(elv_rb_next(&rq->elv_rb));
 }
 
 /* The request before rq in sector order, or NULL at the start. */
-static inline struct elv_request *elv_rq_sort_prev(struct elv_list *head,
-						   struct elv_request *rq)
+static inline struct elv_request *elv_rq_sort_prev(struct elv_request *rq)
 {
-	return rq->elv_sort.prev == head ? NULL :
-		elv_rq_sort_entry(rq->elv_sort.prev);
+	return elv_rq_rb_entry_or_null(elv_rb_prev(&rq->elv_rb));
 }
 
 /*
@@ -264,12 +283,14 @@ static inline void elv_rq_merge_fifo(struct elv_request *rq,
 	}
 }
 
-/* True when rq is out of sector order with its neighbours on head. */
-static inline bool elv_rq_sort_misplaced(struct elv_list *head,
-					 struct elv_request *rq)
+/*
+ * True when rq, whose sector a merge moved, is out of sector order with
+ * its neighbours: take it out and add it again.
+ */
+static inline bool elv_rq_sort_misplaced(struct elv_request *rq)
 {
-	struct elv_request *before = elv_rq_sort_prev(head, rq);
-	struct elv_request *after = elv_rq_sort_next(head, rq);
+	struct elv_request *before = elv_rq_sort_prev(rq);
+	struct elv_request *after = elv_rq_sort_next(rq);
 
 	return (before != NULL && before->sector > rq->sector) ||
 	       (after != NULL && after->sector < rq->sector);
