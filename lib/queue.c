@@ -611,7 +611,7 @@ void queue_process_exited(struct queue *q, pid_t pid)
 	pthread_mutex_lock(&q->lock);
 	et = q->eq->type;
 	if (et->exit_process != NULL) {
-		et->exit_process(q->eq, pid);
+		et->exit_process(q->eq, pid, queue_now(q));
 		if (q->nr_queued > 0)
 			pthread_cond_signal(&q->work_cv);
 	}

@@ -1096,7 +1096,8 @@ static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
  * accounting, with their completions found by pid, until the LRU
  * recycles it or the pid comes back as a new process.
  */
-static void as_exit_process(struct elevator_queue *eq, pid_t pid)
+static void as_exit_process(struct elevator_queue *eq, pid_t pid,
+			    uint64_t now_ns)
 {
 	struct as_data *ad = as_data(eq);
 	struct as_proc *p;

@@ -605,7 +605,8 @@ struct elevator_type {
 	 * from a new process.  dispatch is called after it when a request
 	 * is queued.
 	 */
-	void (*exit_process)(struct elevator_queue *eq, pid_t pid);
+	void (*exit_process)(struct elevator_queue *eq, pid_t pid,
+			     uint64_t now_ns);
 };
 
 #define IOSCHED_ELEVATOR_SYMBOL "iosched_elevator"
