@@ -743,56 +743,6 @@ static void test_idle_window(void)
 }
 
 /*
- * A process's exit (queue_process_exited): the wait for it ends at once,
- * on the virtual clock standing still; an exit while its read is in
- * flight ends its slice at the completion instead of idling; the pid back
- * is a new process, idled on as any new one.  Another pid's exit changes
- * nothing.
- */
-static void test_exit_process(void)
-{
-	struct queue *q = cfq_queue();
-	struct io *io;
-	uint64_t armed;
-
-	pq_rd(q, 1, 1001, BE(4), 100);
-	pq_rd(q, 2, 1002, BE(4), 900000);
-	CHECK_STR(h_order(q, 0), "1");
-	queue_process_exited(q, 1003);
-	CHECK_STR(h_order(q, 0), "");
-	queue_process_exited(q, 1001);
-	CHECK_STR(h_order(q, 0), "2");
-	queue_process_exited(q, 1002);
-
-	h_now = 100 * H_MS;
-	armed = h_counter(q, "arm_idle");
-	pq_rd(q, 3, 1005, BE(4), 200);
-	io = queue_try_next(q);
-	CHECK(io != NULL && h_part_id(io, 0) == 3);
-	pq_rd(q, 4, 1006, BE(4), 800000);
-	queue_process_exited(q, 1005);
-	if (io != NULL)
-		h_complete(q, io);
-	CHECK_EQ(h_counter(q, "arm_idle"), armed);
-	CHECK_STR(h_order(q, 0), "4");
-	queue_process_exited(q, 1006);
-	armed = h_counter(q, "arm_idle");
-
-	/* The timers armed above have fired. */
-	h_now = 200 * H_MS;
-	queue_kick(q);
-	pq_rd(q, 5, 1001, BE(4), 300);
-	pq_rd(q, 6, 1002, BE(4), 700000);
-	CHECK_STR(h_order(q, 0), "5");
-	CHECK_STR(h_order(q, 0), "");
-	CHECK_EQ(h_counter(q, "arm_idle"), armed + 1);
-	fire(q);
-	CHECK_STR(h_order(q, 0), "6");
-	CHECK_DONE(6);
-	queue_free(q);
-}
-
-/*
  * may_queue: with reads full, the process cfq idles for is admitted over
  * nr_requests (ELV_MQUEUE_MUST), another process waits for a slot.
  */
@@ -1098,7 +1048,7 @@ int main(void)
 	test_idle_class_never_forced();
 	test_idle_class_quiet();
 	test_idle_window();
-	test_exit_process();
+	pq_test_exit_process(cfq);
 	test_may_queue();
 	test_slow_thinker();
 	test_seeky_min_tt();
