@@ -144,8 +144,8 @@ static void test_waits_for_read_in_flight(void)
 
 /*
  * The host tells of an exit (queue_process_exited): a wait for the exited
- * process ends at once, on the virtual clock standing still, and one whose
- * read was in flight at its exit is not waited for after it completes.  A
+ * process ends at once, on the virtual clock standing still; after an exit
+ * with reads in flight and queued, they are served and no wait follows.  A
  * later process with the same pid is waited for again.  Another pid's
  * exit changes nothing.
  */
@@ -164,14 +164,16 @@ static void test_exit_process(void)
 	CHECK_STR(h_order(q, 0), "2");
 	CHECK_EQ(h_counter(q, "antic_other"), 1);
 
-	/* Exited with its read in flight. */
+	/* Exited with a read in flight and one queued: no wait after. */
 	rd(q, 3, PID_C, 900100);
+	rd(q, 7, PID_C, 900108);
 	rd(q, 4, PID_D, 10);
 	io = queue_try_next(q);
 	CHECK(io != NULL && h_part_id(io, 0) == 3);
 	queue_process_exited(q, PID_C);
 	if (io != NULL)
 		h_complete(q, io);
+	CHECK_STR(h_order(q, 1), "7");
 	CHECK_STR(h_order(q, 0), "4");
 
 	/* The pid again, a new process: waited for as any other. */
@@ -182,7 +184,7 @@ static void test_exit_process(void)
 	CHECK_STR(h_order(q, 0), "");
 	fire(q, 100 * H_MS);
 	CHECK_STR(h_order(q, 0), "6");
-	CHECK_DONE(6);
+	CHECK_DONE(7);
 	queue_free(q);
 }
 
