@@ -579,6 +579,16 @@ static void test_back_seeks(void)
 	rd(q, 5, 605, 2500008 + 3000000);
 	CHECK_STR(h_order(q, 0), "3 5 4");
 	CHECK_DONE(5);
+
+	/* Past the last request the sweep wraps to the lowest, then goes
+	 * forward, instead of stepping back one request at a time. */
+	rd(q, 1, 601, 9000000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, 602, 100);
+	rd(q, 3, 603, 4000000);
+	rd(q, 4, 604, 9000016);
+	CHECK_STR(h_order(q, 0), "4 2 3");
+	CHECK_DONE(4);
 	queue_free(q);
 }
 
