@@ -1876,7 +1876,7 @@ static int64_t bfq_show_peak_rate(struct elevator_queue *eq)
 /* Tunables, shown and set under .control/iosched/.                    */
 
 static const struct elv_tunable bfq_tunables[] = {
-	{ "slice_idle", offsetof(struct bfq_data, pq.slice_idle),
+	{ "slice_idle", ELV_TUNABLE_OFFSET(struct bfq_data, pq.slice_idle),
 	  PIDQ_SLICE_IDLE, 0, 1000, "ms",
 	  "wait for a process to issue again (0: never)", 0, NULL,
 	  bfq_store_slice_idle },

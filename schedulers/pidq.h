@@ -95,8 +95,8 @@ struct pidq_data {
 
 /* A tunable of the struct pidq_data pq in a scheduler's data of type. */
 #define PIDQ_TUNABLE(type, field, def, min, max, unit, desc) \
-	{ #field, offsetof(type, pq.field), (def), (min), (max), (unit), \
-	  (desc), 0, NULL, NULL }
+	{ #field, ELV_TUNABLE_OFFSET(type, pq.field), (def), (min), (max), \
+	  (unit), (desc), 0, NULL, NULL }
 
 void pidq_prio(int ioprio, enum pidq_class *cls, int *level);
 
