@@ -445,6 +445,7 @@ struct elv_tunable {
 	int (*store)(struct elevator_queue *eq, int64_t value);
 };
 
+/* offsetof(type, field), compiling only for an int64_t field. */
 #define ELV_TUNABLE_OFFSET(type, field)                                 \
 	(offsetof(type, field) +                                        \
 	 ELV_FIELD_CHECK(type, field, int64_t,                          \
