@@ -45,10 +45,10 @@
 #ifndef FUSE_IOSCHED_ELEVATOR_H
 #define FUSE_IOSCHED_ELEVATOR_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <errno.h>
 #include <sys/types.h>
 
 #include "rbtree.h"
