@@ -440,8 +440,9 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	if (opts.show_version) {
-		printf("fuse-iosched %s (scheduler ABI %d, libfuse %s)\n",
-		       PACKAGE_VERSION, IOSCHED_ABI_VERSION, fuse_pkgversion());
+		printf("fuse-iosched %s (scheduler ABI %d.%d, libfuse %s)\n",
+		       PACKAGE_VERSION, IOSCHED_ABI_VERSION, IOSCHED_ABI_MINOR,
+		       fuse_pkgversion());
 		status = 0;
 		goto out;
 	}

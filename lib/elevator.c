@@ -334,8 +334,8 @@ struct elevator_queue *elv_alloc(const struct elevator_type *type,
 	eq->host = host;
 	eq->host_data = host_data;
 	elv_tunables_init(eq);
-	if (type->ops.init_queue != NULL) {
-		ret = type->ops.init_queue(eq);
+	if (type->init_queue != NULL) {
+		ret = type->init_queue(eq);
 		if (ret != 0) {
 			*err = ret < 0 ? ret : -EINVAL;
 			log_err("scheduler %s failed to initialise: %s",
@@ -357,8 +357,8 @@ nomem:
 
 void elv_release(struct elevator_queue *eq)
 {
-	if (eq->type->ops.exit_queue != NULL)
-		eq->type->ops.exit_queue(eq);
+	if (eq->type->exit_queue != NULL)
+		eq->type->exit_queue(eq);
 	free(eq->elevator_data);
 	free(eq);
 }

@@ -674,6 +674,12 @@ bool queue_submit_idle(struct queue *q, struct io *io, struct io **next);
 void queue_done(struct queue *q, struct io *io);
 /* The timer fired: a scheduler wake-up is due. */
 void queue_kick(struct queue *q);
+/*
+ * Process pid has exited: tell the scheduler (its exit_process hook,
+ * called under the queue lock), then let a worker dispatch what it may
+ * no longer hold back for pid.  For the daemon, once it sees an exit.
+ */
+void queue_process_exited(struct queue *q, pid_t pid);
 /* Make queue_next return NULL once nothing is queued or in flight. */
 void queue_stop(struct queue *q);
 /* Freeze: new submitters wait, and wait until nothing is queued or in
