@@ -456,6 +456,7 @@ int main(int argc, char *argv[])
 	qp.nr_requests = cfg.nr_requests;
 	qp.wakeup_at = main_wakeup;
 	qp.wakeup_arg = &fs;
+	qp.trace = trace_rq;
 	fs.queue = queue_new(&qp, type);
 	if (fs.queue == NULL)
 		goto out;

@@ -533,16 +533,10 @@ static inline bool trace_on(void)
 	return atomic_load_explicit(&trace_nr_readers,
 				    memory_order_relaxed) != 0;
 }
-/* Record an event ('Q', 'M', 'F', 'D', 'C') of rq for every reader. */
-void trace_emit(char action, const struct elv_request *rq, uint64_t now_ns,
-		uint64_t wait_ns, uint64_t service_ns);
-static inline void trace_rq(char action, const struct elv_request *rq,
-			    uint64_t now_ns, uint64_t wait_ns,
-			    uint64_t service_ns)
-{
-	if (trace_on())
-		trace_emit(action, rq, now_ns, wait_ns, service_ns);
-}
+/* The queue's hook (queue_params.trace): an event ('Q', 'M', 'F', 'D',
+ * 'C') of rq, recorded for every reader. */
+void trace_rq(void *arg, char action, const struct elv_request *rq,
+	      uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns);
 /* Remember pid's process name while it still exists. */
 void trace_note_pid(pid_t pid);
 struct trace_reader;
@@ -576,6 +570,14 @@ struct queue_params {
 	/* The scheduler asked to be called at at_ns (timer or test). */
 	void (*wakeup_at)(void *arg, uint64_t at_ns);
 	void *wakeup_arg;
+	/*
+	 * Request events ('Q' queued, 'M' and 'F' back and front merged,
+	 * 'D' dispatched, 'C' completed, with its wait and service times),
+	 * called under the queue lock; NULL: none.  The daemon's trace.
+	 */
+	void (*trace)(void *arg, char action, const struct elv_request *rq,
+		      uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns);
+	void *trace_arg;
 	/* An io emptied by a merge; NULL: free().  The replay's pool. */
 	void (*free_shell)(void *arg, struct io *io);
 	void *free_shell_arg;
