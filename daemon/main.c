@@ -501,6 +501,7 @@ int main(int argc, char *argv[])
 	if (fuse_daemonize(cfg.foreground) != 0)
 		goto out_unmount;
 	log_open(!cfg.foreground, config_log_level(&cfg));
+	liblog_open();
 	fs_fd_report();
 
 	/*

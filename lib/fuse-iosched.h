@@ -58,6 +58,9 @@ void log_vmsg(int level, const char *fmt, va_list ap)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
 
+/* liblog.c: libfuse's and libevent's messages, through log.c */
+void liblog_open(void);
+
 /* config.c: built-in defaults < the configuration file < -o options */
 #define CONFIG_FILE SYSCONF_DIR "/fuse-iosched.conf"
 #define CONFIG_ERR_MAX 512
@@ -136,8 +139,10 @@ int config_apply_tunables(const struct config *cfg, char *err, size_t size);
 void config_print(const struct config *cfg, FILE *fp);
 void config_free(struct config *cfg);
 
-/* timer.c: the clock and the libevent loop thread serving wake-ups */
+/* clock.c: the monotonic clock, in nanoseconds */
 uint64_t clock_now_ns(void);
+
+/* timer.c: the libevent loop thread serving wake-ups */
 struct timer;
 typedef void (*timer_fn)(void *arg);
 struct timer *timer_start(timer_fn fn, void *arg);

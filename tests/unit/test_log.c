@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * log.c: a level out of the syslog range (a module may pass any int) is
- * clamped, not used as a table index; libfuse's and libevent's messages
- * come out through our log, one line each, marked with their level.
+ * clamped, not used as a table index; liblog.c: libfuse's and libevent's
+ * messages come out through our log, one line each, marked with their
+ * level.
  *
  * stderr goes to a temporary file, read back after each case.
  */
@@ -54,6 +55,7 @@ int main(void)
 		return 99;
 	}
 	log_open(false, LOG_DEBUG);
+	liblog_open();
 
 	log_msg(1000, "too high");
 	expect("level 1000", "fuse-iosched: debug: too high\n");
