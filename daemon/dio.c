@@ -144,7 +144,7 @@ void dio_perform(struct io *io)
 
 	buf = io_alloc_buf(io, end - start);
 	if (buf == NULL) {
-		dispatch_spread(io, 0, ENOMEM);
+		io_spread(io, 0, ENOMEM);
 		return;
 	}
 	if (io->rq.dir == ELV_READ) {
@@ -162,7 +162,7 @@ void dio_perform(struct io *io)
 	}
 	io_free_buf(io, buf);
 	if (n < 0)
-		dispatch_spread(io, 0, (int)-n);
+		io_spread(io, 0, (int)-n);
 	else
-		dispatch_spread(io, (size_t)n, 0);
+		io_spread(io, (size_t)n, 0);
 }

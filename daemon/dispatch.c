@@ -24,38 +24,6 @@ struct dispatch {
 	pthread_t threads[];
 };
 
-/*
- * Set each part's result from the bytes the syscalls moved (done) and the
- * error that stopped them (err, 0 for a short read at end of file): parts
- * wholly done get their length, the part where it stopped gets what it
- * got (a short read or write), later parts get the error (or 0 for reads
- * past the end).  A writeback write cut short by an error gets the error
- * instead: the kernel takes a short count there as done, and the rest
- * would be lost without a word.  So does a read: FUSE takes a short read
- * for the end of the file (or a hole), and would show zeros or a shorter
- * file where the error was.
- */
-void dispatch_spread(struct io *io, size_t done, int err)
-{
-	struct io_part *p;
-
-	for (p = io->parts; p != NULL; p = p->next) {
-		if (done >= p->len) {
-			p->result = (ssize_t)p->len;
-			done -= p->len;
-		} else if (done > 0 && err &&
-			   (io->rq.dir == ELV_READ || p->whole)) {
-			p->result = -err;
-			done = 0;
-		} else if (done > 0) {
-			p->result = (ssize_t)done;
-			done = 0;
-		} else {
-			p->result = err ? -err : 0;
-		}
-	}
-}
-
 /* Perform io with preadv/pwritev over its parts' buffers. */
 static void dispatch_vectored(struct io *io)
 {
@@ -68,7 +36,7 @@ static void dispatch_vectored(struct io *io)
 	if (io->nr_parts > DISPATCH_IOV_STACK) {
 		iov = calloc(io->nr_parts, sizeof *iov);
 		if (iov == NULL) {
-			dispatch_spread(io, 0, ENOMEM);
+			io_spread(io, 0, ENOMEM);
 			return;
 		}
 	}
@@ -110,7 +78,7 @@ static void dispatch_vectored(struct io *io)
 	}
 	if (iov != stack_iov)
 		free(iov);
-	dispatch_spread(io, done, err);
+	io_spread(io, done, err);
 }
 
 void dispatch_perform(struct io *io)

@@ -487,7 +487,7 @@ void fs_inode_write_end(struct inode *inode, unsigned epoch)
 
 /*
  * A write the kernel made from its page cache failed, and the kernel has
- * been answered with the error (dispatch_spread).  Reporting it is the
+ * been answered with the error (io_spread).  Reporting it is the
  * kernel's business: it keeps the error per open file (mapping_set_error
  * when its write is answered, the errseq of the FUSE inode's mapping), so
  * the next fsync(2) of each descriptor open at the time fails with it

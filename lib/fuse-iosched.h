@@ -509,6 +509,11 @@ struct io {
 	void (*end)(struct io *io);	/* called once, after completion */
 };
 
+/* Set up io with its one part p (both zeroed) for len bytes at off of
+ * file, without a buffer or a descriptor (fd -1): the way to build an io
+ * whose memory the caller holds (the replay's pools, the unit tests). */
+void io_init(struct io *io, struct io_part *p, enum elv_dir dir,
+	     uint64_t file, uint64_t off, size_t len);
 /* Allocate an io of one part, with its buffer for a read. */
 struct io *io_new(enum elv_dir dir, uint64_t file, int fd,
 		  unsigned dio_align, uint64_t off, size_t len);
@@ -517,6 +522,9 @@ struct io *io_new(enum elv_dir dir, uint64_t file, int fd,
 void *io_alloc_buf(const struct io *io, size_t len);
 void io_free_buf(const struct io *io, void *buf);
 void io_free(struct io *io);
+/* Give each part its result from done bytes moved and the positive errno
+ * that stopped the transfer (0: end of file), in order. */
+void io_spread(struct io *io, size_t done, int err);
 /* Fill pid, ioprio and sync from the FUSE request and open flags. */
 void io_set_origin(struct io *io, fuse_req_t req, int open_flags);
 /* The read/write paths of the filesystem.  Both reply themselves. */
@@ -746,9 +754,6 @@ struct dispatch *dispatch_start(struct queue *q, unsigned threads,
 void dispatch_stop(struct dispatch *d);
 /* Perform io's syscall and set each part's result; no FUSE. */
 void dispatch_perform(struct io *io);
-/* Give each part its result from done bytes moved and the positive errno
- * that stopped the transfer (0: end of file), in order (dio.c too). */
-void dispatch_spread(struct io *io, size_t done, int err);
 /* Queue io; the calling thread performs what the elevator sends at once. */
 void dispatch_submit(struct dispatch *d, struct io *io);
 /*

@@ -473,21 +473,14 @@ static struct io *replay_io(struct replay_state *s, size_t idx,
 		return NULL;
 	}
 	io = &u->io;
-	memset(io, 0, sizeof *io);
-	memset(&rp->part, 0, sizeof rp->part);
+	io_init(io, &rp->part, r->write ? ELV_WRITE : ELV_READ, 0,
+		r->sector << IOSCHED_SECTOR_SHIFT,
+		(size_t)r->nr_sectors << IOSCHED_SECTOR_SHIFT);
 	rp->idx = idx;
 	rp->issue_ns = issue_ns;
-	rp->part.len = (size_t)r->nr_sectors << IOSCHED_SECTOR_SHIFT;
-	io->parts = io->parts_tail = &rp->part;
-	io->nr_parts = 1;
-	io->fd = -1;
-	io->rq.dir = r->write ? ELV_WRITE : ELV_READ;
 	io->rq.sync = r->sync;
 	io->rq.sync_write = r->sync_write;
-	io->rq.offset = r->sector << IOSCHED_SECTOR_SHIFT;
-	io->rq.bytes = rp->part.len;
 	io->rq.sector = r->sector;
-	io->rq.nr_sectors = r->nr_sectors;
 	/* Distinct, non-zero: per-process schedulers key on it. */
 	io->rq.pid = (pid_t)r->proc + 1;
 	io->rq.ioprio = IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_BE, 4);
