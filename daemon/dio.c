@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /* Read [off, off + len) into buf, going on after short reads; bytes
  * read (less at end of file) or -errno. */

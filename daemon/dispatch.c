@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /* Most ios have few parts; a merged one has at most IOV_MAX (queue.c). */
 #define DISPATCH_IOV_STACK 64

@@ -17,7 +17,7 @@
 #include <sys/queue.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /* An open directory: readdir state kept between calls. */
 struct fs_dir {

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /* Writes to the control files are short commands. */
 #define FS_FILE_CONTROL_MAX (64 * 1024)

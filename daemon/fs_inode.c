@@ -27,7 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /*
  * The table is a tsearch(3) tree keyed by (dev, ino); it needs no link

@@ -8,7 +8,7 @@
 
 #include <event2/event.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /* libfuse's levels are syslog's. */
 static void liblog_from_fuse(enum fuse_log_level level, const char *fmt,

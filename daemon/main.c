@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 enum {
 	MAIN_KEY_PRINT_CONFIG,

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /* Writes from this size up may lend their data (io_submit_write). */
 #define IO_LEND_MIN (64 * 1024)

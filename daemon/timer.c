@@ -16,7 +16,7 @@
 #include <event2/event.h>
 #include <event2/thread.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /* A signal turned into a call on the loop thread (timer_on_signal). */
 struct timer_signal {

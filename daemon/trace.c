@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 #define TRACE_RING 4096		/* events per reader; a power of two */
 #define TRACE_LINE_MAX 256	/* room for the longest line: about 230 */

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "fuse-iosched.h"
+#include "replay.h"
 
 extern char **environ;
 

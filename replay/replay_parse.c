@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuse-iosched.h"
+#include "replay.h"
 
 #define REPLAY_LINE_MAX 4096
 /* Q events waiting for their C; older ones are given up. */

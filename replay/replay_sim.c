@@ -37,7 +37,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fuse-iosched.h"
+#include "replay.h"
 
 #define REPLAY_PLOT_BUCKETS 200
 

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "daemon.h"
 
 static bool fail_next;	/* the next sectormap_new returns NULL */
 static struct fs fs;

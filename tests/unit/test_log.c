@@ -16,7 +16,7 @@
 #include <event2/util.h>
 #include <fuse_log.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 static int failures;
 static FILE *out;
