@@ -20,7 +20,7 @@
  * and the inode table mutex  ->  the fd lock (fs_fd.c; a leaf).
  * The queue lock is never held while calling into FUSE or doing I/O.
  * An inode's dio_lock is taken with no other lock held, around backing
- * I/O only (dispatch_perform, dio.c).
+ * I/O only (perform_io, dio.c).
  */
 #ifndef FUSE_IOSCHED_DAEMON_H
 #define FUSE_IOSCHED_DAEMON_H
@@ -333,7 +333,7 @@ void io_submit_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 
 /*
  * dio.c: performing a direct io.  Results go to each part, as
- * dispatch_perform's do.
+ * perform_io's do.
  */
 void dio_perform(struct io *io);
 /* trace.c: request events streamed to readers of .control/trace */
@@ -372,14 +372,16 @@ int ioprio_of_pid(pid_t pid);
 void ioprio_pass(int prio);
 void ioprio_pass_end(void);
 
+/* perform.c: an io's syscall */
+/* Perform io and set each part's result; no FUSE. */
+void perform_io(struct io *io);
+
 /* dispatch.c: the worker pool that performs I/O */
 /* dm: NULL, or a disk model the pool takes over (and frees). */
 struct dispatch *dispatch_start(struct queue *q, unsigned threads,
 				struct diskmodel *dm);
 /* Call after queue_stop: joins the workers. */
 void dispatch_stop(struct dispatch *d);
-/* Perform io's syscall and set each part's result; no FUSE. */
-void dispatch_perform(struct io *io);
 /* Queue io; the calling thread performs what the elevator sends at once. */
 void dispatch_submit(struct dispatch *d, struct io *io);
 /*

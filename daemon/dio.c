@@ -11,7 +11,7 @@
  * A read-modify-write must not overlap any other write of the same
  * blocks, or the older content it read would overwrite the newer one: it
  * holds the inode's dio_lock exclusively, and every other write to an
- * inode with a direct descriptor holds it shared (dispatch_perform).
+ * inode with a direct descriptor holds it shared (perform_io).
  * Reads take no lock: the range is written back in one call, so a read
  * sees each block before or after, as with any concurrent write.
  */
