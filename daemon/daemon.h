@@ -186,13 +186,20 @@ struct file_handle *fs_fd_handle(int fd);
 /* The inode is being freed: close and drop what fs_fd.c holds. */
 void fs_fd_forget(struct inode *inode);
 
-/* fs_*.c: shared by the filesystem files */
-#define FS_PROC_PATH_MAX 32	/* "/proc/self/fd/" and an int */
-struct fs_cred {		/* a thread's credentials, saved to restore */
+/* cred.c: the calling thread acts with a FUSE caller's credentials */
+struct cred {			/* a thread's credentials, saved to restore */
 	bool switched;
 	int nr_groups;		/* the thread's own supplementary groups */
 	gid_t *groups;
 };
+/* With the daemon as root, take req's caller's fsuid, fsgid and groups
+ * (saving the thread's own in saved); else nothing.  0 or an errno. */
+int cred_enter(fuse_req_t req, struct cred *saved);
+/* Give the thread back what cred_enter saved; errno is kept. */
+void cred_leave(struct cred *saved);
+
+/* fs_*.c: shared by the filesystem files */
+#define FS_PROC_PATH_MAX 32	/* "/proc/self/fd/" and an int */
 /* fs_inode.c */
 int fs_inode_entry(fuse_req_t req, struct inode *parent, const char *name,
 		   struct fuse_entry_param *e);
@@ -207,8 +214,6 @@ int fs_inode_reopen_by_name(struct inode *inode);
 void fs_inode_renamed(struct inode *newparent, int newparent_fd,
 		      const char *newname);
 bool fs_inode_is_control_name(fuse_ino_t parent, const char *name);
-int fs_inode_cred_enter(fuse_req_t req, struct fs_cred *saved);
-void fs_inode_cred_leave(struct fs_cred *saved);
 void fs_inode_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
 void fs_inode_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup);
 void fs_inode_forget_multi(fuse_req_t req, size_t count,

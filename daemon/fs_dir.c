@@ -72,7 +72,7 @@ static void fs_dir_make(fuse_req_t req, fuse_ino_t parent, const char *name,
 			const char *link)
 {
 	struct inode *dir;
-	struct fs_cred cred;
+	struct cred cred;
 	int fd, res, err;
 
 	if (control_is_ino(parent) || fs_inode_is_control_name(parent, name)) {
@@ -85,7 +85,7 @@ static void fs_dir_make(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_reply_err(req, -fd);
 		return;
 	}
-	err = fs_inode_cred_enter(req, &cred);
+	err = cred_enter(req, &cred);
 	if (err) {
 		fs_fd_put(dir);
 		fuse_reply_err(req, err);
@@ -103,7 +103,7 @@ static void fs_dir_make(fuse_req_t req, fuse_ino_t parent, const char *name,
 		break;
 	}
 	err = res == -1 ? errno : 0;
-	fs_inode_cred_leave(&cred);
+	cred_leave(&cred);
 	fs_fd_put(dir);
 	if (err)
 		fuse_reply_err(req, err);

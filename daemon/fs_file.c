@@ -105,7 +105,7 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		    mode_t mode, struct fuse_file_info *fi)
 {
 	struct fuse_entry_param e;
-	struct fs_cred cred;
+	struct cred cred;
 	struct inode *dir, *inode;
 	int fd, dfd, err;
 
@@ -119,7 +119,7 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_reply_err(req, -dfd);
 		return;
 	}
-	err = fs_inode_cred_enter(req, &cred);
+	err = cred_enter(req, &cred);
 	if (err) {
 		fs_fd_put(dir);
 		fuse_reply_err(req, err);
@@ -130,7 +130,7 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	fd = openat(dfd, name,
 		    fs_file_flags(req, fi->flags) | O_CREAT | O_NOFOLLOW, mode);
 	err = fd == -1 ? errno : 0;
-	fs_inode_cred_leave(&cred);
+	cred_leave(&cred);
 	fs_fd_put(dir);
 	if (err) {
 		fuse_reply_err(req, err);
