@@ -328,13 +328,11 @@ int control_parse_number(const char *buf, size_t len, uint64_t max,
 			 uint64_t *value);
 
 /* request.c: the read and write paths, from FUSE requests to ios */
-/* Fill pid, ioprio and sync from the FUSE request and open flags. */
-void io_set_origin(struct io *io, fuse_req_t req, int open_flags);
 /* The read/write paths of the filesystem.  Both reply themselves. */
-void io_submit_read(fuse_req_t req, struct inode *inode, uint64_t fh,
-		    size_t size, off_t off, int open_flags);
-void io_submit_write(fuse_req_t req, struct inode *inode, uint64_t fh,
-		     struct fuse_bufvec *in, off_t off, int open_flags);
+void request_read(fuse_req_t req, struct inode *inode, uint64_t fh,
+		  size_t size, off_t off, int open_flags);
+void request_write(fuse_req_t req, struct inode *inode, uint64_t fh,
+		   struct fuse_bufvec *in, off_t off, int open_flags);
 
 /*
  * dio.c: performing a direct io.  Results go to each part, as

@@ -158,8 +158,8 @@ void fs_file_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (control_is_ino(ino))
 		control_read(req, ino, size, off, fi);
 	else
-		io_submit_read(req, fs_inode(req, ino), fi->fh, size, off,
-			       fi->flags);
+		request_read(req, fs_inode(req, ino), fi->fh, size, off,
+			     fi->flags);
 }
 
 /* A write to a control file: gather it into memory for control.c. */
@@ -199,8 +199,8 @@ void fs_file_write_buf(fuse_req_t req, fuse_ino_t ino,
 	if (control_is_ino(ino))
 		fs_file_control_write(req, ino, in, off, fi);
 	else
-		io_submit_write(req, fs_inode(req, ino), fi->fh, in, off,
-				fi->flags);
+		request_write(req, fs_inode(req, ino), fi->fh, in, off,
+			      fi->flags);
 }
 
 void fs_file_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

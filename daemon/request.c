@@ -4,16 +4,16 @@
  * it, and, once it has been performed, answer every FUSE request that was
  * merged into it.
  *
- * An io's life: io_submit_* allocates it with one part (the FUSE request
- * and its buffer) and hands it to the queue, after which the session
- * thread forgets it: the queue may merge it into another io (its part
+ * An io's life: request_read or request_write allocates it with one part
+ * (the FUSE request and its buffer) and hands it to the queue, after
+ * which the session thread forgets it: the queue may merge it into another io (its part
  * moves there and its shell is freed) or a worker, or the submitting
- * thread itself, may perform and free it at any moment.  io_end runs
+ * thread itself, may perform and free it at any moment.  request_end runs
  * exactly once per performed io, on the thread that performed it.
  *
  * A part's buffer is its own, except that a large synchronous write onto
  * an idle queue lends libfuse's buffer: the session thread then waits
- * until io_end has answered that part before it returns to libfuse.
+ * until request_end has answered that part before it returns to libfuse.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,8 +22,8 @@
 
 #include "daemon.h"
 
-/* Writes from this size up may lend their data (io_submit_write). */
-#define IO_LEND_MIN (64 * 1024)
+/* Writes from this size up may lend their data (request_write). */
+#define REQUEST_LEND_MIN (64 * 1024)
 
 /*
  * Synchronous means someone waits for it.  Someone always waits for a
@@ -34,7 +34,8 @@
  * writes the file asks to be durable are.  Writes from the kernel itself
  * (pid 0: writeback) never are.
  */
-static bool io_is_sync(fuse_req_t req, enum elv_dir dir, int open_flags)
+static bool request_is_sync(fuse_req_t req, enum elv_dir dir,
+			    int open_flags)
 {
 	if (dir == ELV_READ)
 		return true;
@@ -44,7 +45,9 @@ static bool io_is_sync(fuse_req_t req, enum elv_dir dir, int open_flags)
 	       (open_flags & (O_SYNC | O_DSYNC | O_DIRECT)) != 0;
 }
 
-void io_set_origin(struct io *io, fuse_req_t req, int open_flags)
+/* Fill pid, ioprio and sync from the FUSE request and open flags. */
+static void request_set_origin(struct io *io, fuse_req_t req,
+			       int open_flags)
 {
 	pid_t pid = fuse_req_ctx(req)->pid;
 
@@ -52,7 +55,7 @@ void io_set_origin(struct io *io, fuse_req_t req, int open_flags)
 	io->rq.ioprio = ioprio_of_pid(pid);
 	if (trace_on())
 		trace_note_pid(pid);
-	io->rq.sync = io_is_sync(req, io->rq.dir, open_flags);
+	io->rq.sync = request_is_sync(req, io->rq.dir, open_flags);
 	/*
 	 * Under writeback_cache, the kernel's writeback of an O_SYNC or
 	 * O_DSYNC file, and fsync's, arrives with no open flags and pid 0:
@@ -63,7 +66,7 @@ void io_set_origin(struct io *io, fuse_req_t req, int open_flags)
 }
 
 /* The worker is done with io: answer each FUSE request, then free it. */
-static void io_end(struct io *io)
+static void request_end(struct io *io)
 {
 	struct inode *inode = io->inode;
 	uint64_t end = io->rq.offset;
@@ -95,9 +98,9 @@ static void io_end(struct io *io)
 	io_free(io);
 }
 
-static struct io *io_prepare(fuse_req_t req, struct inode *inode,
-			     uint64_t fh, enum elv_dir dir, size_t size,
-			     off_t off, int open_flags)
+static struct io *request_prepare(fuse_req_t req, struct inode *inode,
+				  uint64_t fh, enum elv_dir dir, size_t size,
+				  off_t off, int open_flags)
 {
 	int fd = fs_file_fd(fh);
 	struct io *io;
@@ -113,16 +116,16 @@ static struct io *io_prepare(fuse_req_t req, struct inode *inode,
 		return NULL;
 	}
 	io->inode = inode;
-	io->end = io_end;
+	io->end = request_end;
 	io->parts->req = req;
 	io->rq.sector = sectormap_lookup(inode->smap, fd, (uint64_t)off,
 					  size);
-	io_set_origin(io, req, open_flags);
+	request_set_origin(io, req, open_flags);
 	return io;
 }
 
-void io_submit_read(fuse_req_t req, struct inode *inode, uint64_t fh,
-		    size_t size, off_t off, int open_flags)
+void request_read(fuse_req_t req, struct inode *inode, uint64_t fh,
+		  size_t size, off_t off, int open_flags)
 {
 	struct io *io;
 
@@ -130,14 +133,15 @@ void io_submit_read(fuse_req_t req, struct inode *inode, uint64_t fh,
 		fuse_reply_buf(req, NULL, 0);
 		return;
 	}
-	io = io_prepare(req, inode, fh, ELV_READ, size, off, open_flags);
+	io = request_prepare(req, inode, fh, ELV_READ, size, off,
+			     open_flags);
 	if (io != NULL)
 		dispatch_submit(fs_of(req)->dispatch, io);
 }
 
 /* Give a write part a buffer of its own holding in's data. */
-static int io_copy_in(struct io *io, struct io_part *p,
-		      struct fuse_bufvec *in)
+static int request_copy_in(struct io *io, struct io_part *p,
+			   struct fuse_bufvec *in)
 {
 	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(p->len);
 	ssize_t n;
@@ -155,8 +159,8 @@ static int io_copy_in(struct io *io, struct io_part *p,
 	return 0;
 }
 
-void io_submit_write(fuse_req_t req, struct inode *inode, uint64_t fh,
-		     struct fuse_bufvec *in, off_t off, int open_flags)
+void request_write(fuse_req_t req, struct inode *inode, uint64_t fh,
+		   struct fuse_bufvec *in, off_t off, int open_flags)
 {
 	struct dispatch *d = fs_of(req)->dispatch;
 	size_t size = fuse_buf_size(in);
@@ -170,7 +174,8 @@ void io_submit_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 		fuse_reply_write(req, 0);
 		return;
 	}
-	io = io_prepare(req, inode, fh, ELV_WRITE, size, off, open_flags);
+	io = request_prepare(req, inode, fh, ELV_WRITE, size, off,
+			     open_flags);
 	if (io == NULL)
 		return;
 	p = io->parts;
@@ -188,7 +193,7 @@ void io_submit_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 	 * Small writes are cheap to copy.  A direct io needs an aligned
 	 * buffer, which libfuse's (data after the request header) is not.
 	 */
-	lend = size >= IO_LEND_MIN && io->dio_align == 0 && in->count == 1 && in->idx == 0 &&
+	lend = size >= REQUEST_LEND_MIN && io->dio_align == 0 && in->count == 1 && in->idx == 0 &&
 	       in->off == 0 && !(in->buf[0].flags & FUSE_BUF_IS_FD) &&
 	       io->rq.sync && sem_init(&lender, 0, 0) == 0;
 	if (lend) {
@@ -200,7 +205,7 @@ void io_submit_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 			goto out;
 		}
 	}
-	err = io_copy_in(io, p, in);
+	err = request_copy_in(io, p, in);
 	if (err) {
 		fs_inode_write_end(inode, p->write_epoch);
 		fuse_reply_err(req, err);

@@ -379,7 +379,7 @@ static int replay_parse_blk(struct replay_parser *p, char *line, size_t len,
 	rq->write = write;
 	/*
 	 * A write's S is the kernel's REQ_SYNC: O_SYNC, O_DSYNC, O_DIRECT
-	 * (sync_write).  Ours also waits, as the mount's io_is_sync() says,
+	 * (sync_write).  Ours also waits, as the mount's request_is_sync() says,
 	 * for a process's write without S: writeback_cache sends the others
 	 * from the kernel, pid 0.
 	 */
