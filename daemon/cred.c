@@ -39,7 +39,7 @@ int cred_enter(fuse_req_t req, struct cred *saved)
 
 		groups = calloc(size, sizeof(*groups));
 		if (!groups)
-			return ENOMEM;
+			return -ENOMEM;
 		/* The caller may have gained groups in between. */
 		n = fuse_req_getgroups(req, size, groups);
 		if (n > size)
@@ -82,7 +82,7 @@ int cred_enter(fuse_req_t req, struct cred *saved)
 out:
 	if (groups != small)
 		free(groups);
-	return err;
+	return -err;
 }
 
 void cred_leave(struct cred *saved)

@@ -9,7 +9,9 @@
  * other function returns 0 (or a descriptor, a count, a length) or a
  * negative errno; one that makes a pointer returns NULL (errno set).  As
  * in the core, one that tells the user why (metrics_listen) returns -1
- * with the message in the err buffer it is given.
+ * with the message in the err buffer it is given.  (Inside a file, a
+ * helper of FUSE operations may hand back the positive errno to answer
+ * with, named err; it does not cross a file.)
  *
  * Lock order (take from left to right, never the other way):
  *   elevator switch mutex  ->  inode table mutex  ->  inode lock
@@ -193,7 +195,7 @@ struct cred {			/* a thread's credentials, saved to restore */
 	gid_t *groups;
 };
 /* With the daemon as root, take req's caller's fsuid, fsgid and groups
- * (saving the thread's own in saved); else nothing.  0 or an errno. */
+ * (saving the thread's own in saved); else nothing.  0 or -errno. */
 int cred_enter(fuse_req_t req, struct cred *saved);
 /* Give the thread back what cred_enter saved; errno is kept. */
 void cred_leave(struct cred *saved);
@@ -206,7 +208,7 @@ int fs_inode_entry(fuse_req_t req, struct inode *parent, const char *name,
 void fs_inode_unref(struct inode *inode, uint64_t n);
 /* "/proc/self/fd/N" of a descriptor from fs_fd_get. */
 void fs_inode_proc_path(int fd, char *buf);
-/* Open inode's backing inode with flags; -1 and errno. */
+/* Open inode's backing inode with flags; fd or -errno. */
 int fs_inode_reopen(struct inode *inode, int flags);
 /* Open inode through its parent's descriptor and name; fd or -errno. */
 int fs_inode_reopen_by_name(struct inode *inode);

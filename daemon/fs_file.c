@@ -86,12 +86,11 @@ void fs_file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fd = fs_inode_reopen(inode, flags);
 	/* A write-only file the daemon may not read: writes that need a
 	 * read-modify-write will fail with EBADF, the others work. */
-	if (fd == -1 && errno == EACCES &&
-	    (flags & O_ACCMODE) != (fi->flags & O_ACCMODE))
+	if (fd == -EACCES && (flags & O_ACCMODE) != (fi->flags & O_ACCMODE))
 		fd = fs_inode_reopen(inode, (flags & ~O_ACCMODE) |
 					    (fi->flags & O_ACCMODE));
-	if (fd == -1) {
-		fuse_reply_err(req, errno);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
 		return;
 	}
 	if (fi->flags & O_TRUNC)
@@ -122,7 +121,7 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	err = cred_enter(req, &cred);
 	if (err) {
 		fs_fd_put(dir);
-		fuse_reply_err(req, err);
+		fuse_reply_err(req, -err);
 		return;
 	}
 	/* O_NOFOLLOW: a symlink put there behind the kernel's back must not
@@ -139,7 +138,7 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	err = fs_inode_entry(req, dir, name, &e);
 	if (err) {
 		close(fd);
-		fuse_reply_err(req, err);
+		fuse_reply_err(req, -err);
 		return;
 	}
 	inode = (struct inode *)(uintptr_t)e.ino;

@@ -165,7 +165,7 @@ void fs_inode_table_destroy(struct fs *fs)
 /*
  * Look name up in parent and count one more kernel reference to the
  * result.  Fills e for fuse_reply_entry/create/add_direntry_plus.
- * Returns 0 or an errno.  Symlinks are never followed.
+ * Returns 0 or -errno.  Symlinks are never followed.
  */
 int fs_inode_entry(fuse_req_t req, struct inode *parent, const char *name,
 		   struct fuse_entry_param *e)
@@ -177,16 +177,16 @@ int fs_inode_entry(fuse_req_t req, struct inode *parent, const char *name,
 	memset(e, 0, sizeof(*e));
 	pfd = fs_fd_get(parent);
 	if (pfd < 0)
-		return -pfd;
+		return pfd;
 	fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	err = errno;
 	fs_fd_put(parent);
 	if (fd == -1)
-		return err;
+		return -err;
 	if (fstatat(fd, "", &e->attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) {
 		err = errno;
 		close(fd);
-		return err;
+		return -err;
 	}
 
 	key.dev = e->attr.st_dev;
@@ -216,7 +216,7 @@ int fs_inode_entry(fuse_req_t req, struct inode *parent, const char *name,
 			else
 				free(inode);
 			close(fd);
-			return ENOMEM;
+			return -ENOMEM;
 		}
 		inode->handle = fs_fd_handle(fd);
 		inode->parent = parent;
@@ -345,16 +345,13 @@ int fs_inode_reopen(struct inode *inode, int flags)
 	int pfd, fd, err;
 
 	pfd = fs_fd_get(inode);
-	if (pfd < 0) {
-		errno = -pfd;
-		return -1;
-	}
+	if (pfd < 0)
+		return pfd;
 	fs_inode_proc_path(pfd, path);
 	fd = open(path, (flags & ~O_NOFOLLOW) | O_CLOEXEC);
 	err = errno;
 	fs_fd_put(inode);
-	errno = err;
-	return fd;
+	return fd == -1 ? -err : fd;
 }
 
 /* Is this ".control" in the root, the name the control directory owns? */
@@ -497,7 +494,7 @@ void fs_inode_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	err = fs_inode_entry(req, fs_inode(req, parent), name, &e);
 	if (err) {
-		fuse_reply_err(req, err);
+		fuse_reply_err(req, -err);
 		return;
 	}
 	/* An interrupted lookup never reached the kernel: undo the count. */
