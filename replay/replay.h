@@ -8,7 +8,7 @@
 
 #include "fuse-iosched.h"
 
-/* replay_parse.c: traces for fuse-iosched-replay; -1 with a message */
+/* parse.c: traces for fuse-iosched-replay; -1 with a message */
 struct replay_rq {
 	uint64_t time_ns;	/* issue time, from the trace's first */
 	uint64_t abs_ns;	/* issue time as recorded */
@@ -41,12 +41,12 @@ struct replay_trace {
 	const char *format;	/* as named or detected */
 };
 /* "auto", "fuse-iosched", "blkparse" or "msr". */
-bool replay_format_valid(const char *name);
-int replay_parse(const char *path, const char *format,
-		 struct replay_trace *t, char *err, size_t size);
-void replay_trace_free(struct replay_trace *t);
+bool parse_format_valid(const char *name);
+int parse_trace(const char *path, const char *format,
+		struct replay_trace *t, char *err, size_t size);
+void parse_trace_free(struct replay_trace *t);
 
-/* replay_sim.c: one trace through one scheduler, in simulated time */
+/* sim.c: one trace through one scheduler, in simulated time */
 enum replay_lag {
 	REPLAY_LAG_HEAD,
 	REPLAY_LAG_ARRIVAL,
@@ -100,14 +100,14 @@ struct replay_result {
 	uint64_t bucket_ns;
 };
 /* 0, or -1 with err set (an unknown tunable, a failing scheduler). */
-int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
-	       const struct replay_opts *o, struct replay_result *res,
-	       char *err, size_t size);
-void replay_result_free(struct replay_result *res);
+int sim_run(const struct replay_trace *t, const struct elevator_type *type,
+	    const struct replay_opts *o, struct replay_result *res,
+	    char *err, size_t size);
+void sim_result_free(struct replay_result *res);
 /* The mount's host times from a trace of ours (0 from other traces): the
  * service time beyond the model's, per direction (overhead_ns), and the
  * delay before the device starts an io it could start (lag_ns). */
-void replay_host_times(const struct replay_trace *t, struct replay_opts *o);
-void replay_host_times_free(struct replay_opts *o);
+void sim_host_times(const struct replay_trace *t, struct replay_opts *o);
+void sim_host_times_free(struct replay_opts *o);
 
 #endif /* FUSE_IOSCHED_REPLAY_H */
