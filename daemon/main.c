@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 enum {
 	MAIN_KEY_PRINT_CONFIG,
@@ -460,7 +460,7 @@ int main(int argc, char *argv[])
 	}
 	/* While stderr still reaches someone. */
 	if (!cfg.foreground)
-		log_syslog_check(cfg.mountpoint);
+		log_syslog_check(cfg.mountpoint, CONTROL_NAME "/log");
 
 	type = main_scheduler(&cfg);
 	if (type == NULL)
@@ -468,6 +468,7 @@ int main(int argc, char *argv[])
 	qp.nr_requests = cfg.nr_requests;
 	qp.wakeup_at = main_wakeup;
 	qp.wakeup_arg = &fs;
+	qp.trace = trace_rq;
 	fs.queue = queue_new(&qp, type);
 	if (fs.queue == NULL)
 		goto out;
@@ -514,6 +515,7 @@ int main(int argc, char *argv[])
 	if (fuse_daemonize(cfg.foreground) != 0)
 		goto out_unmount;
 	log_open(!cfg.foreground, config_log_level(&cfg));
+	liblog_open();
 	fs_fd_report();
 
 	/*
