@@ -136,11 +136,26 @@ static int queue_host_cgroup_path(struct elevator_queue *eq, uint64_t cgroup,
 	return 1;
 }
 
+static uint32_t queue_host_cgroup_weight(struct elevator_queue *eq,
+					 uint64_t cgroup)
+{
+	struct queue *q = eq->host_data;
+	uint32_t w;
+
+	if (q->p.cgroup_weight == NULL)
+		return ELV_CGROUP_WEIGHT_DEFAULT;
+	w = q->p.cgroup_weight(q->p.cgroup_weight_arg, cgroup);
+	if (w < ELV_CGROUP_WEIGHT_MIN)
+		return ELV_CGROUP_WEIGHT_MIN;
+	return w > ELV_CGROUP_WEIGHT_MAX ? ELV_CGROUP_WEIGHT_MAX : w;
+}
+
 static const struct elevator_host queue_host = {
 	.struct_size = sizeof(struct elevator_host),
 	.wakeup_at = queue_host_wakeup_at,
 	.log = queue_host_log,
 	.cgroup_path = queue_host_cgroup_path,
+	.cgroup_weight = queue_host_cgroup_weight,
 };
 
 struct elevator_queue *queue_alloc_elevator(struct queue *q,
