@@ -79,9 +79,26 @@
  * is answered from a small table of the weights of the queues with
  * requests queued or in flight, as the kernel's weights tree.
  *
+ * Control groups (BFQ_GROUP_IOSCHED): a request of a group other than the
+ * root (rq->cgroup) goes to a queue of that group, which has its own
+ * classes, virtual clocks, idle trees and async pool (struct bfq_group).
+ * The group takes part in the root's best-effort schedule as one entity
+ * (struct bfq_entity, as a queue does) of the group's weight, asked of the
+ * host (elv_cgroup_weight) whenever the group becomes busy: B-WF2Q+ picks
+ * among the root's queues and groups, then within the group picked among
+ * its queues.  The service a queue is charged is charged to its group's
+ * entity too, and the group's finish time is set from it when its queue's
+ * service ends; so groups share the device by their weights and the
+ * processes of a group share its part by theirs.  One level, as with
+ * groups made directly under the root (the kernel nests any depth).
+ * Several groups busy make the scenario asymmetric (the kernel's
+ * num_groups_with_pending_reqs): queues are idled on to keep the shares.
+ * With only the root group nothing of this runs.
+ *
  * Per-process queues are allocated on a process's first request and freed
  * once they hold nothing, have nothing in flight, are not in service and
- * have left the idle tree.
+ * have left the idle tree; groups once none of their queues exists or
+ * is busy and they have left the root's idle tree.
  * What bfq knows about a process (its finish time, budget, think time,
  * raising) outlives its queue in a small table indexed by pid, so that a
  * process pausing briefly is neither taken for a new one nor forgiven its
@@ -90,6 +107,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fuse-iosched/elevator.h"
@@ -198,7 +216,9 @@ struct bfq_proc {
 	bool seen;			/* has been busy before */
 	enum pidq_class cls;		/* the class finish belongs to */
 	bool has_finish;
-	uint64_t finish;		/* virtual finish of the last budget */
+	uint64_t finish;		/* virtual finish of the last budget,
+					 * kept here while the queue is freed */
+	uint64_t cgroup;		/* the group finish belongs to */
 	uint64_t max_budget;		/* sectors, for the next service */
 
 	unsigned wr_coeff;		/* weight factor, 1 when not raised */
@@ -229,8 +249,13 @@ struct bfq_hnode {
 	struct bfq_hnode *prev;		/* previous sibling, or the parent */
 };
 
-struct bfq_queue {
-	struct pidq q;			/* first: see pidq.h */
+struct bfq_group;
+
+/*
+ * What B-WF2Q+ schedules: a queue, or a group (group set) in the root's
+ * best-effort class.
+ */
+struct bfq_entity {
 	/* On its class's idle tree (idle_tree). */
 	struct elv_list active;
 	/*
@@ -239,7 +264,18 @@ struct bfq_queue {
 	 */
 	struct bfq_hnode node;
 	bool eligible;
+	bool idle_tree;
 	uint64_t seq;
+	unsigned weight;
+	uint64_t start;			/* virtual start of this budget */
+	uint64_t finish;		/* and finish */
+	struct bfq_group *group;	/* the group this is, NULL: a queue */
+};
+
+struct bfq_queue {
+	struct pidq q;			/* first: see pidq.h */
+	struct bfq_entity e;
+	struct bfq_group *bfqg;		/* the group it belongs to */
 
 	enum pidq_class cls;
 	int level;			/* 0 (highest) to 7 */
@@ -252,12 +288,9 @@ struct bfq_queue {
 	/*
 	 * Busy: holding requests or in service.  A busy queue's weight is
 	 * counted in its class's wsum, and so is an idle one's while its
-	 * finish time is ahead of V (idle_tree).
+	 * finish time is ahead of V (e.idle_tree).
 	 */
 	bool busy;
-	bool idle_tree;
-	unsigned weight;
-	uint64_t start;			/* virtual start of this budget */
 	unsigned counted_weight;	/* counted in bd->weights, 0: not */
 	uint64_t busy_since;
 	uint64_t busy_served;		/* sectors charged since then */
@@ -294,7 +327,28 @@ struct bfq_sched {
 	struct elv_list idle;		/* idle, finish ahead of vtime, by finish */
 	uint64_t vtime;
 	uint64_t wsum;			/* weights of busy and idle-tree */
-	unsigned busy;			/* its busy queues, in service too */
+	unsigned busy;			/* its busy entities, in service too */
+};
+
+/*
+ * A control group: its classes' schedules and async pool, and its entity
+ * in the root's best-effort class.  The root group is bd->root; its
+ * entity is unused.
+ */
+struct bfq_group {
+	struct bfq_entity e;
+	struct elv_list link;		/* in bd->groups */
+	uint64_t id;			/* rq->cgroup */
+	/* On the root's schedule or in service: has busy queues, or had
+	 * when its service began. */
+	bool busy;
+	bool in_service;		/* a queue of it is in service */
+	bool has_finish;
+	uint64_t served;		/* sectors charged in this service */
+	unsigned busy_queues;		/* busy queues, in service too */
+	unsigned nr_procs;		/* per-process queues in it */
+	struct bfq_sched sched[PIDQ_NR_CLASSES];
+	struct bfq_queue pool[PIDQ_NR_CLASSES][PIDQ_LEVELS];
 };
 
 struct bfq_data {
@@ -307,9 +361,12 @@ struct bfq_data {
 	int64_t strict_guarantees;	/* flag */
 	int64_t slice_idle_us;		/* us; pq.slice_idle in ms */
 
-	struct bfq_sched sched[PIDQ_NR_CLASSES];
-	/* The pooled queues, also known to pq. */
-	struct bfq_queue pool[PIDQ_NR_CLASSES][PIDQ_LEVELS];
+	struct elevator_queue *eq;	/* for the host's services */
+	/* The root group; its pooled queues are known to pq. */
+	struct bfq_group root;
+	struct elv_list groups;		/* the others, allocated */
+	unsigned busy_groups;		/* the others busy */
+	unsigned busy_queues;		/* of all groups */
 	struct bfq_proc hist[BFQ_HIST_SIZE];	/* of freed queues */
 	/*
 	 * The weights of the queues with requests queued or in flight,
@@ -466,6 +523,18 @@ static unsigned bfq_weight(const struct bfq_queue *bfqq)
 	return bfq_level_weight(bfqq) * bfqq->p.wr_coeff;
 }
 
+/* The schedule bfqq is on: its class's in its group. */
+static struct bfq_sched *bfq_st(const struct bfq_queue *bfqq)
+{
+	return &bfqq->bfqg->sched[bfqq->cls];
+}
+
+/* The schedule groups are on: the root's best-effort class. */
+static struct bfq_sched *bfq_groups_st(struct bfq_data *bd)
+{
+	return &bd->root.sched[PIDQ_BE];
+}
+
 static bool bfq_seeky(const struct bfq_queue *bfqq)
 {
 	return __builtin_popcount(bfqq->p.seek_history) > BFQ_SEEKY_COUNT;
@@ -478,14 +547,17 @@ static unsigned bfq_hist_key(pid_t pid)
 
 /* bfqq arrives zeroed, its struct pidq set up. */
 static void bfq_queue_init(struct bfq_queue *bfqq, const struct bfq_data *bd,
-			   enum pidq_class cls, int level, bool per_process)
+			   struct bfq_group *bfqg, enum pidq_class cls,
+			   int level, bool per_process)
 {
-	elv_list_init(&bfqq->active);
+	elv_list_init(&bfqq->e.active);
+	bfqq->bfqg = bfqg;
 	bfqq->cls = cls;
 	bfqq->level = level;
 	bfqq->per_process = per_process;
 	bfqq->p.pid = bfqq->q.pid;
 	bfqq->p.cls = cls;
+	bfqq->p.cgroup = bfqg->id;
 	bfqq->p.max_budget = bfq_max_budget(bd);
 	bfqq->p.wr_coeff = 1;
 	/* A new process is assumed to come back until it proves otherwise. */
@@ -494,6 +566,7 @@ static void bfq_queue_init(struct bfq_queue *bfqq, const struct bfq_data *bd,
 
 /* A process's first request since its queue was freed, or ever. */
 static struct bfq_queue *bfq_new_process(struct bfq_data *bd, pid_t pid,
+					 struct bfq_group *bfqg,
 					 enum pidq_class cls, int level)
 {
 	struct bfq_proc *h = &bd->hist[bfq_hist_key(pid)];
@@ -501,31 +574,49 @@ static struct bfq_queue *bfq_new_process(struct bfq_data *bd, pid_t pid,
 
 	if (bfqq == NULL)
 		return NULL;
-	bfq_queue_init(bfqq, bd, cls, level, true);
+	bfq_queue_init(bfqq, bd, bfqg, cls, level, true);
+	bfqg->nr_procs++;
 	if (h->pid == pid) {
 		bfqq->p = *h;
 		h->pid = 0;
-		/* A finish time means nothing in another class. */
-		if (bfqq->p.cls != cls)
+		/* A finish time means nothing in another class or group. */
+		if (bfqq->p.cls != cls || bfqq->p.cgroup != bfqg->id)
 			bfqq->p.has_finish = false;
 		bfqq->p.cls = cls;
+		bfqq->p.cgroup = bfqg->id;
+		bfqq->e.finish = bfqq->p.finish;
 	}
 	return bfqq;
 }
 
+static void bfq_put_group(struct bfq_data *bd, struct bfq_group *bfqg);
+
 /*
  * Free a per-process queue nobody needs any more; remember the process,
- * unless it exited.
+ * unless it exited.  True when bfqq is unused (freed if per-process).
  */
-static void bfq_put_queue(struct bfq_data *bd, struct bfq_queue *bfqq)
+static bool bfq_free_queue(struct bfq_data *bd, struct bfq_queue *bfqq)
 {
-	if (!bfqq->per_process || bfqq->busy || bfqq->idle_tree ||
-	    bfqq->q.queued != 0 || bfqq->dispatched != 0 ||
-	    bfqq == bd->active)
-		return;
+	if (bfqq->busy || bfqq->e.idle_tree || bfqq->q.queued != 0 ||
+	    bfqq->dispatched != 0 || bfqq == bd->active)
+		return false;
+	if (!bfqq->per_process)
+		return true;
+	bfqq->p.finish = bfqq->e.finish;
 	if (!bfqq->exited)
 		bd->hist[bfq_hist_key(bfqq->p.pid)] = bfqq->p;
+	bfqq->bfqg->nr_procs--;
 	pidq_free_process(&bfqq->q);
+	return true;
+}
+
+/* The same, and its group's when that is unused too. */
+static void bfq_put_queue(struct bfq_data *bd, struct bfq_queue *bfqq)
+{
+	struct bfq_group *bfqg = bfqq->bfqg;
+
+	if (bfq_free_queue(bd, bfqq))
+		bfq_put_group(bd, bfqg);
 }
 
 /* ------------------------------------------------------------------ */
@@ -711,7 +802,7 @@ static void bfq_weights_remove(struct bfq_data *bd, unsigned w)
 static void bfq_weights_update(struct bfq_data *bd, struct bfq_queue *bfqq)
 {
 	unsigned w = (bfqq->busy || bfqq->dispatched != 0) &&
-		bfqq->p.wr_coeff == 1 ? bfqq->weight : 0;
+		bfqq->p.wr_coeff == 1 ? bfqq->e.weight : 0;
 
 	if (w == bfqq->counted_weight)
 		return;
@@ -731,21 +822,26 @@ static void bfq_weights_update(struct bfq_data *bd, struct bfq_queue *bfqq)
 static void bfq_reweigh(struct bfq_data *bd, struct bfq_queue *bfqq,
 			uint64_t now_ns)
 {
-	struct bfq_sched *st = &bd->sched[bfqq->cls];
+	struct bfq_sched *st = bfq_st(bfqq);
 
-	st->wsum -= bfqq->weight;
+	st->wsum -= bfqq->e.weight;
 	bfq_update_raising(bd, bfqq, now_ns);
-	bfqq->weight = bfq_weight(bfqq);
-	st->wsum += bfqq->weight;
+	bfqq->e.weight = bfq_weight(bfqq);
+	st->wsum += bfqq->e.weight;
 	bfq_weights_update(bd, bfqq);
 }
 
 /* ------------------------------------------------------------------ */
 /* B-WF2Q+'s heaps (pairing heaps: Fredman, Sedgewick, Sleator, Tarjan). */
 
-static struct bfq_queue *bfq_hqueue(struct bfq_hnode *n)
+static struct bfq_entity *bfq_hentity(struct bfq_hnode *n)
 {
-	return elv_container_of(n, struct bfq_queue, node);
+	return elv_container_of(n, struct bfq_entity, node);
+}
+
+static struct bfq_queue *bfq_equeue(struct bfq_entity *ent)
+{
+	return elv_container_of(ent, struct bfq_queue, e);
 }
 
 /*
@@ -755,12 +851,12 @@ static struct bfq_queue *bfq_hqueue(struct bfq_hnode *n)
 static bool bfq_heap_before(struct bfq_hnode *a, struct bfq_hnode *b,
 			    bool by_finish)
 {
-	const struct bfq_queue *x = bfq_hqueue(a), *y = bfq_hqueue(b);
+	const struct bfq_entity *x = bfq_hentity(a), *y = bfq_hentity(b);
 
 	if (!by_finish)
 		return bfq_gt(y->start, x->start);
-	if (x->p.finish != y->p.finish)
-		return bfq_gt(y->p.finish, x->p.finish);
+	if (x->finish != y->finish)
+		return bfq_gt(y->finish, x->finish);
 	return x->seq < y->seq;
 }
 
@@ -840,72 +936,75 @@ static void bfq_heap_del(struct bfq_hnode **root, struct bfq_hnode *n,
 	*root = bfq_heap_meld(*root, sub, by_finish);
 }
 
-/* Busy bfqq, out of service, goes on its class's schedule. */
-static void bfq_active_add(struct bfq_sched *st, struct bfq_queue *bfqq)
+/* Busy ent, out of service, goes on its class's schedule. */
+static void bfq_active_add(struct bfq_sched *st, struct bfq_entity *ent)
 {
-	bfqq->seq = st->next_seq++;
-	bfqq->eligible = !bfq_gt(bfqq->start, st->vtime);
-	bfq_heap_add(bfqq->eligible ? &st->eligible : &st->waiting,
-		     &bfqq->node, bfqq->eligible);
+	ent->seq = st->next_seq++;
+	ent->eligible = !bfq_gt(ent->start, st->vtime);
+	bfq_heap_add(ent->eligible ? &st->eligible : &st->waiting,
+		     &ent->node, ent->eligible);
 }
 
-/* bfqq leaves its class's schedule (put in service, or idle). */
-static void bfq_active_del(struct bfq_sched *st, struct bfq_queue *bfqq)
+/* ent leaves its class's schedule (put in service, or idle). */
+static void bfq_active_del(struct bfq_sched *st, struct bfq_entity *ent)
 {
-	bfq_heap_del(bfqq->eligible ? &st->eligible : &st->waiting,
-		     &bfqq->node, bfqq->eligible);
+	bfq_heap_del(ent->eligible ? &st->eligible : &st->waiting,
+		     &ent->node, ent->eligible);
 }
 
-/* The waiting queues V has reached become eligible. */
+/* The waiting entities V has reached become eligible. */
 static void bfq_wf2q_update_eligible(struct bfq_sched *st)
 {
-	struct bfq_queue *bfqq;
+	struct bfq_entity *ent;
 
 	while (st->waiting != NULL &&
-	       !bfq_gt((bfqq = bfq_hqueue(st->waiting))->start, st->vtime)) {
-		bfq_heap_del(&st->waiting, &bfqq->node, false);
-		bfqq->eligible = true;
-		bfq_heap_add(&st->eligible, &bfqq->node, true);
+	       !bfq_gt((ent = bfq_hentity(st->waiting))->start, st->vtime)) {
+		bfq_heap_del(&st->waiting, &ent->node, false);
+		ent->eligible = true;
+		bfq_heap_add(&st->eligible, &ent->node, true);
 	}
 }
 
-/* Take bfqq off its class's idle tree; its weight leaves the sum. */
-static void bfq_idle_extract(struct bfq_data *bd, struct bfq_queue *bfqq)
+/* Take ent off the idle tree of st; its weight leaves the sum. */
+static void bfq_idle_extract(struct bfq_sched *st, struct bfq_entity *ent)
 {
-	elv_list_del(&bfqq->active);
-	bd->sched[bfqq->cls].wsum -= bfqq->weight;
-	bfqq->idle_tree = false;
+	elv_list_del(&ent->active);
+	st->wsum -= ent->weight;
+	ent->idle_tree = false;
 }
 
 /*
- * V has moved: the idle queues whose finish it has passed no longer count
- * in the weight sum (the kernel's bfq_forget_idle), and may be freed.
- * The idle tree is in order of finish: they are at its head.  Asked at
- * every dispatch, this looks at one queue when none is due.
+ * V has moved: the idle entities whose finish it has passed no longer
+ * count in the weight sum (the kernel's bfq_forget_idle), and may be
+ * freed.  The idle tree is in order of finish: they are at its head.
+ * Asked at every dispatch, this looks at one entity when none is due.
  */
 static void bfq_forget_idle(struct bfq_data *bd, struct bfq_sched *st)
 {
-	struct bfq_queue *bfqq;
+	struct bfq_entity *ent;
 
 	while (st->idle.next != &st->idle) {
-		bfqq = elv_list_entry(st->idle.next, struct bfq_queue, active);
-		if (bfq_gt(bfqq->p.finish, st->vtime))
+		ent = elv_list_entry(st->idle.next, struct bfq_entity, active);
+		if (bfq_gt(ent->finish, st->vtime))
 			break;
-		bfq_idle_extract(bd, bfqq);
-		bfq_put_queue(bd, bfqq);
+		bfq_idle_extract(st, ent);
+		if (ent->group != NULL)
+			bfq_put_group(bd, ent->group);
+		else
+			bfq_put_queue(bd, bfq_equeue(ent));
 	}
 }
 
-/* bfqq goes onto its class's idle tree, in order of finish. */
-static void bfq_idle_insert(struct bfq_sched *st, struct bfq_queue *bfqq)
+/* ent goes onto the idle tree of st, in order of finish. */
+static void bfq_idle_insert(struct bfq_sched *st, struct bfq_entity *ent)
 {
 	struct elv_list *pos = st->idle.next;
 
 	while (pos != &st->idle && !bfq_gt(elv_list_entry(pos,
-	       struct bfq_queue, active)->p.finish, bfqq->p.finish))
+	       struct bfq_entity, active)->finish, ent->finish))
 		pos = pos->next;
-	elv_list_add_tail(&bfqq->active, pos);
-	bfqq->idle_tree = true;
+	elv_list_add_tail(&ent->active, pos);
+	ent->idle_tree = true;
 }
 
 /* Service handed out in class st: V advances by it over the weights. */
@@ -917,6 +1016,145 @@ static void bfq_served(struct bfq_data *bd, struct bfq_sched *st,
 }
 
 /*
+ * Service charged to bfqq is charged to its group's entity too, and
+ * advances the clocks of both levels (bfq_bfqq_served's walk up).
+ */
+static void bfq_queue_served(struct bfq_data *bd, struct bfq_queue *bfqq,
+			     uint64_t service)
+{
+	bfq_served(bd, bfq_st(bfqq), service);
+	if (bfqq->bfqg != &bd->root) {
+		bfqq->bfqg->served += service;
+		bfq_served(bd, bfq_groups_st(bd), service);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Groups: their entities on the root's schedule.                      */
+
+/* The group of id, or NULL if it has none yet. */
+static struct bfq_group *bfq_find_group(struct bfq_data *bd, uint64_t id)
+{
+	struct elv_list *pos;
+	struct bfq_group *bfqg;
+
+	if (id == 0)
+		return &bd->root;
+	elv_list_for_each(pos, &bd->groups) {
+		bfqg = elv_list_entry(pos, struct bfq_group, link);
+		if (bfqg->id == id)
+			return bfqg;
+	}
+	return NULL;
+}
+
+static void bfq_group_init(struct bfq_data *bd, struct bfq_group *bfqg,
+			   uint64_t id);
+
+/*
+ * The group of id, made on its first request; the root's without memory
+ * (unfair but safe).  Groups are few: a list will do.
+ */
+static struct bfq_group *bfq_get_group(struct bfq_data *bd, uint64_t id)
+{
+	struct bfq_group *bfqg = bfq_find_group(bd, id);
+
+	if (bfqg != NULL)
+		return bfqg;
+	bfqg = calloc(1, sizeof *bfqg);
+	if (bfqg == NULL)
+		return &bd->root;
+	bfq_group_init(bd, bfqg, id);
+	elv_list_add(&bfqg->link, &bd->groups);
+	return bfqg;
+}
+
+/*
+ * A queue of bfqg became busy: so does the group, if it was not, with
+ * the weight the host gives it now, starting at the root's V or at its
+ * finish if that is ahead (it is then on the idle tree), its finish a
+ * budget of bfqq's later (__bfq_activate_entity one level up).
+ */
+static void bfq_group_busy(struct bfq_data *bd, struct bfq_queue *bfqq)
+{
+	struct bfq_group *bfqg = bfqq->bfqg;
+	struct bfq_sched *st = bfq_groups_st(bd);
+
+	bfqg->busy_queues++;
+	if (bfqg == &bd->root || bfqg->busy)
+		return;
+	if (bfqg->e.idle_tree)
+		bfq_idle_extract(st, &bfqg->e);
+	bfqg->e.weight = elv_cgroup_weight(bd->eq, bfqg->id);
+	if (bfqg->has_finish && bfq_gt(bfqg->e.finish, st->vtime))
+		bfqg->e.start = bfqg->e.finish;
+	else
+		bfqg->e.start = st->vtime;
+	bfqg->e.finish = bfqg->e.start +
+		bfq_delta(bfqq->budget, bfqg->e.weight);
+	bfqg->has_finish = true;
+	bfqg->busy = true;
+	bd->busy_groups++;
+	st->wsum += bfqg->e.weight;
+	st->busy++;
+	bfq_active_add(st, &bfqg->e);
+}
+
+/*
+ * bfqg, off the root's heaps, leaves its schedule: onto the idle tree
+ * while its finish is ahead of the root's V.
+ */
+static void bfq_group_unschedule(struct bfq_data *bd, struct bfq_group *bfqg)
+{
+	struct bfq_sched *st = bfq_groups_st(bd);
+
+	st->busy--;
+	bd->busy_groups--;
+	bfqg->busy = false;
+	if (bfq_gt(bfqg->e.finish, st->vtime))
+		bfq_idle_insert(st, &bfqg->e);
+	else
+		st->wsum -= bfqg->e.weight;
+}
+
+/*
+ * A queue of bfqg is busy no more: the group leaves the schedule with
+ * its last busy queue, unless in service (its end decides then).
+ */
+static void bfq_group_idle(struct bfq_data *bd, struct bfq_group *bfqg)
+{
+	bfqg->busy_queues--;
+	if (bfqg == &bd->root || bfqg->in_service || bfqg->busy_queues != 0)
+		return;
+	bfq_active_del(bfq_groups_st(bd), &bfqg->e);
+	bfq_group_unschedule(bd, bfqg);
+}
+
+/*
+ * The service of a queue of bfqg ended, and so does the group's: its
+ * finish is set from what it was charged, and it goes back on the root's
+ * schedule for another budget if a queue of it is still busy.
+ */
+static void bfq_group_expire(struct bfq_data *bd, struct bfq_group *bfqg)
+{
+	if (bfqg == &bd->root)
+		return;
+	bfqg->in_service = false;
+	bfqg->e.finish = bfqg->e.start +
+		bfq_delta(bfqg->served, bfqg->e.weight);
+	bfqg->served = 0;
+	if (bfqg->busy_queues == 0) {
+		bfq_group_unschedule(bd, bfqg);
+		bfq_put_group(bd, bfqg);
+		return;
+	}
+	bfqg->e.start = bfqg->e.finish;
+	bfqg->e.finish = bfqg->e.start +
+		bfq_delta(bfq_max_budget(bd), bfqg->e.weight);
+	bfq_active_add(bfq_groups_st(bd), &bfqg->e);
+}
+
+/*
  * Put busy bfqq on its class's schedule (__bfq_activate_entity).  It
  * starts at V, or at its finish if that is ahead (it is then still on the
  * idle tree), or at its finish whatever V when backshift (it comes back
@@ -925,35 +1163,38 @@ static void bfq_served(struct bfq_data *bd, struct bfq_sched *st,
 static void bfq_schedule(struct bfq_data *bd, struct bfq_queue *bfqq,
 			 bool backshift)
 {
-	struct bfq_sched *st = &bd->sched[bfqq->cls];
+	struct bfq_sched *st = bfq_st(bfqq);
 	bool has_finish = bfqq->p.has_finish && bfqq->p.cls == bfqq->cls;
 	uint64_t delta;
 
-	if (bfqq->idle_tree)
-		bfq_idle_extract(bd, bfqq);
-	bfqq->weight = bfq_weight(bfqq);
-	if (has_finish && (backshift || bfq_gt(bfqq->p.finish, st->vtime)))
-		bfqq->start = bfqq->p.finish;
+	if (bfqq->e.idle_tree)
+		bfq_idle_extract(st, &bfqq->e);
+	bfqq->e.weight = bfq_weight(bfqq);
+	if (has_finish && (backshift || bfq_gt(bfqq->e.finish, st->vtime)))
+		bfqq->e.start = bfqq->e.finish;
 	else
-		bfqq->start = st->vtime;
-	bfqq->p.finish = bfqq->start + bfq_delta(bfqq->budget, bfqq->weight);
+		bfqq->e.start = st->vtime;
+	bfqq->e.finish = bfqq->e.start +
+		bfq_delta(bfqq->budget, bfqq->e.weight);
 	/*
 	 * Backshifted, a process that keeps leaving briefly would fall
 	 * further and further behind V, then monopolize the device once it
 	 * stays: push it up to finish at V, raised ones less (the kernel's
 	 * bfq_update_fin_time_enqueue).
 	 */
-	if (backshift && bfq_gt(st->vtime, bfqq->p.finish)) {
-		delta = (st->vtime - bfqq->p.finish) / bfqq->p.wr_coeff;
-		bfqq->start += delta;
-		bfqq->p.finish += delta;
+	if (backshift && bfq_gt(st->vtime, bfqq->e.finish)) {
+		delta = (st->vtime - bfqq->e.finish) / bfqq->p.wr_coeff;
+		bfqq->e.start += delta;
+		bfqq->e.finish += delta;
 	}
 	bfqq->p.has_finish = true;
 	bfqq->p.cls = bfqq->cls;
-	st->wsum += bfqq->weight;
+	st->wsum += bfqq->e.weight;
 	st->busy++;
-	bfq_active_add(st, bfqq);
+	bd->busy_queues++;
+	bfq_active_add(st, &bfqq->e);
 	bfq_weights_update(bd, bfqq);
+	bfq_group_busy(bd, bfqq);
 }
 
 /*
@@ -963,14 +1204,16 @@ static void bfq_schedule(struct bfq_data *bd, struct bfq_queue *bfqq,
 static void bfq_unschedule(struct bfq_data *bd, struct bfq_queue *bfqq,
 			   bool into_idle)
 {
-	struct bfq_sched *st = &bd->sched[bfqq->cls];
+	struct bfq_sched *st = bfq_st(bfqq);
 
 	st->busy--;
-	if (into_idle && bfq_gt(bfqq->p.finish, st->vtime)) {
-		bfq_idle_insert(st, bfqq);
+	bd->busy_queues--;
+	if (into_idle && bfq_gt(bfqq->e.finish, st->vtime)) {
+		bfq_idle_insert(st, &bfqq->e);
 	} else {
-		st->wsum -= bfqq->weight;
+		st->wsum -= bfqq->e.weight;
 	}
+	bfq_group_idle(bd, bfqq->bfqg);
 }
 
 /*
@@ -1024,45 +1267,77 @@ static void bfq_deactivate(struct bfq_data *bd, struct bfq_queue *bfqq,
 }
 
 /*
- * A process's priority changed (ionice -p): move its queue, not in
- * service, to its new class; a finish time means nothing in another.
+ * A process's priority or group changed (ionice -p, a move to another
+ * group): move its queue, not in service, to its new class and group; a
+ * finish time means nothing in another.
  */
-static void bfq_set_prio(struct bfq_data *bd, struct bfq_queue *bfqq,
-			 enum pidq_class cls, int level, uint64_t now_ns)
+static void bfq_move(struct bfq_data *bd, struct bfq_queue *bfqq,
+		     struct bfq_group *bfqg, enum pidq_class cls, int level,
+		     uint64_t now_ns)
 {
-	if (bfqq->idle_tree)
-		bfq_idle_extract(bd, bfqq);
+	struct bfq_group *old = bfqq->bfqg;
+
+	if (bfqq->e.idle_tree)
+		bfq_idle_extract(bfq_st(bfqq), &bfqq->e);
 	if (bfqq->busy) {
-		bfq_active_del(&bd->sched[bfqq->cls], bfqq);
+		bfq_active_del(bfq_st(bfqq), &bfqq->e);
 		bfq_unschedule(bd, bfqq, false);
+	}
+	if (bfqg != old) {
+		old->nr_procs--;
+		bfqg->nr_procs++;
+		bfqq->bfqg = bfqg;
+		bfqq->p.has_finish = false;
+		bfqq->p.cgroup = bfqg->id;
 	}
 	bfqq->cls = cls;
 	bfqq->level = level;
 	bfq_update_raising(bd, bfqq, now_ns);
 	if (bfqq->busy)
 		bfq_schedule(bd, bfqq, false);
+	bfq_put_group(bd, old);
 }
 
 /*
- * The busy queue of class st to serve next: among the eligible ones
+ * The busy entity of class st to serve next: among the eligible ones
  * (S <= V), the smallest finish, the first added of equals.  When none is
  * eligible V jumps to the smallest start, as B-WF2Q+ does when the class
  * was idle.  The kernel keeps one tree by finish, each node holding the
- * smallest start below it; here two heaps do: V only moves forward and a
- * queue's timestamps stay put while it is on the schedule, so once
- * eligible a queue stays so, and each pick moves those V has reached
- * from the waiting heap (by start) to the eligible one (by finish).
+ * smallest start below it; here two heaps do: V only moves forward and an
+ * entity's timestamps stay put while it is on the schedule, so once
+ * eligible it stays so, and each pick moves those V has reached from
+ * the waiting heap (by start) to the eligible one (by finish).
  */
-static struct bfq_queue *bfq_wf2q_pick(struct bfq_data *bd,
-				       struct bfq_sched *st)
+static struct bfq_entity *bfq_wf2q_pick(struct bfq_data *bd,
+					struct bfq_sched *st)
 {
 	bfq_wf2q_update_eligible(st);
 	if (st->eligible == NULL && st->waiting != NULL) {
-		st->vtime = bfq_hqueue(st->waiting)->start;
+		st->vtime = bfq_hentity(st->waiting)->start;
 		bfq_forget_idle(bd, st);
 		bfq_wf2q_update_eligible(st);
 	}
-	return st->eligible != NULL ? bfq_hqueue(st->eligible) : NULL;
+	return st->eligible != NULL ? bfq_hentity(st->eligible) : NULL;
+}
+
+/*
+ * The queue to serve next in bfqg, from class c on: B-WF2Q+ at each
+ * level, into the group picked (bfq_lookup_next_entity's walk down).  A
+ * group on the schedule has a busy queue on its own, none in service.
+ */
+static struct bfq_queue *bfq_lookup(struct bfq_data *bd,
+				    struct bfq_group *bfqg, int c)
+{
+	struct bfq_entity *ent;
+
+	for (; c < PIDQ_NR_CLASSES; c++) {
+		ent = bfq_wf2q_pick(bd, &bfqg->sched[c]);
+		if (ent != NULL)
+			return ent->group != NULL ?
+				bfq_lookup(bd, ent->group, 0) :
+				bfq_equeue(ent);
+	}
+	return NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1075,7 +1350,12 @@ static void bfq_set_in_service(struct bfq_data *bd, struct bfq_queue *bfqq,
 	uint64_t need = bfqq->q.next_rq != NULL ?
 		bfq_charge(bd, bfqq, bfqq->q.next_rq) : 0;
 
-	bfq_active_del(&bd->sched[bfqq->cls], bfqq);
+	bfq_active_del(bfq_st(bfqq), &bfqq->e);
+	/* Its group is in service with it (one level up). */
+	if (bfqq->bfqg != &bd->root) {
+		bfq_active_del(bfq_groups_st(bd), &bfqq->bfqg->e);
+		bfqq->bfqg->in_service = true;
+	}
 	bd->active = bfqq;
 	bd->idling = false;
 	bfqq->served = 0;
@@ -1186,7 +1466,7 @@ static void bfq_charge_time(struct bfq_data *bd, struct bfq_queue *bfqq,
 		return;
 	if (tot > bfqq->budget)
 		bfqq->budget = tot;
-	bfq_served(bd, &bd->sched[bfqq->cls], tot - bfqq->served);
+	bfq_queue_served(bd, bfqq, tot - bfqq->served);
 	bfqq->served = tot;
 }
 
@@ -1226,16 +1506,16 @@ static void bfq_expire(struct bfq_data *bd, uint64_t now_ns,
 		       enum bfq_expire_why why)
 {
 	struct bfq_queue *bfqq = bd->active;
-	struct bfq_sched *st;
+	struct bfq_group *bfqg;
 
 	if (bfqq == NULL)
 		return;
-	st = &bd->sched[bfqq->cls];
+	bfqg = bfqq->bfqg;
 	bfq_count_expiry(bd, why);
 	bfq_charge_time(bd, bfqq, why, now_ns);
 	bd->active = NULL;
 	bd->idling = false;
-	bfqq->p.finish = bfqq->start + bfq_delta(bfqq->served, bfqq->weight);
+	bfqq->e.finish = bfqq->e.start + bfq_delta(bfqq->served, bfqq->e.weight);
 	bfq_budget_feedback(bd, bfqq, why);
 
 	if (bfqq->q.queued == 0 && !bfq_keeps_busy(bd, bfqq, why)) {
@@ -1250,6 +1530,7 @@ static void bfq_expire(struct bfq_data *bd, uint64_t now_ns,
 		bfqq->served = 0;
 		bfq_deactivate(bd, bfqq, now_ns);
 		bfq_put_queue(bd, bfqq);
+		bfq_group_expire(bd, bfqg);
 		return;
 	}
 	/* Still busy: next budget, at the weight it has now. */
@@ -1259,26 +1540,31 @@ static void bfq_expire(struct bfq_data *bd, uint64_t now_ns,
 	    bfqq->budget < bfq_charge(bd, bfqq, bfqq->q.next_rq))
 		bfqq->budget = bfq_charge(bd, bfqq, bfqq->q.next_rq);
 	bfq_reweigh(bd, bfqq, now_ns);
-	bfqq->start = bfqq->p.finish;
-	bfqq->p.finish = bfqq->start + bfq_delta(bfqq->budget, bfqq->weight);
-	bfq_active_add(st, bfqq);
+	bfqq->e.start = bfqq->e.finish;
+	bfqq->e.finish = bfqq->e.start +
+		bfq_delta(bfqq->budget, bfqq->e.weight);
+	bfq_active_add(bfq_st(bfqq), &bfqq->e);
+	bfq_group_expire(bd, bfqg);
 }
 
-/* Are queues of the other classes than the idle one busy? */
+/*
+ * Are queues of the other classes than the idle one busy?  At the root:
+ * a group counts as best effort.
+ */
 static bool bfq_others_busy(const struct bfq_data *bd)
 {
-	return bd->sched[PIDQ_RT].busy + bd->sched[PIDQ_BE].busy != 0;
+	return bd->root.sched[PIDQ_RT].busy + bd->root.sched[PIDQ_BE].busy != 0;
 }
 
-/* Busy queues of all classes, the one in service too. */
-static unsigned bfq_tot_busy(const struct bfq_data *bd)
+/* How many classes of bfqg have busy entities. */
+static int bfq_busy_classes(const struct bfq_group *bfqg)
 {
-	unsigned n = 0;
-	int c;
+	int c, classes = 0;
 
 	for (c = 0; c < PIDQ_NR_CLASSES; c++)
-		n += bd->sched[c].busy;
-	return n;
+		if (bfqg->sched[c].busy != 0)
+			classes++;
+	return classes;
 }
 
 /*
@@ -1290,17 +1576,17 @@ static unsigned bfq_tot_busy(const struct bfq_data *bd)
  * decided by their raising.  The lightest queue is not waited for on
  * these grounds: the device it does not use goes to heavier queues,
  * which is their due.  A queue not counted (raised, or becoming busy)
- * sees asymmetry when two weights are counted.
+ * sees asymmetry when two weights are counted.  Two groups with busy
+ * queues (the root counted when it has some) are asymmetric whatever
+ * their weights, as the kernel's num_groups_with_pending_reqs: each group
+ * is owed its share.
  */
 static bool bfq_asymmetric(const struct bfq_data *bd,
 			   const struct bfq_queue *bfqq)
 {
-	int c, classes = 0;
-
-	for (c = 0; c < PIDQ_NR_CLASSES; c++)
-		if (bd->sched[c].busy != 0)
-			classes++;
-	if (classes > 1)
+	if (bd->busy_groups + (bd->root.busy_queues != 0 ? 1 : 0) > 1 ||
+	    bfq_busy_classes(&bd->root) > 1 ||
+	    bfq_busy_classes(bfqq->bfqg) > 1)
 		return true;
 	if (bfqq->counted_weight != 0)
 		return bd->weights[0].weight < bfqq->counted_weight;
@@ -1321,7 +1607,7 @@ static bool bfq_idling_for_guarantees(const struct bfq_data *bd,
 				      const struct bfq_queue *bfqq)
 {
 	return bfqq->p.wr_coeff > 1 || bfq_asymmetric(bd, bfqq) ||
-		bfq_tot_busy(bd) == 1;
+		bd->busy_queues == 1;
 }
 
 /*
@@ -1388,18 +1674,14 @@ static uint64_t bfq_idle_slice(const struct bfq_data *bd,
  */
 static struct bfq_queue *bfq_next_queue(struct bfq_data *bd, uint64_t now_ns)
 {
-	struct bfq_queue *bfqq;
 	int c = 0;
 
 	if (now_ns >= bd->idle_stamp + elv_ms_to_ns(BFQ_CL_IDLE_TIMEOUT_MS)) {
-		if (bd->sched[PIDQ_IDLE].busy != 0)
+		if (bd->root.sched[PIDQ_IDLE].busy != 0)
 			c = PIDQ_IDLE;
 		bd->idle_stamp = now_ns;
 	}
-	for (; c < PIDQ_NR_CLASSES; c++)
-		if ((bfqq = bfq_wf2q_pick(bd, &bd->sched[c])) != NULL)
-			return bfqq;
-	return NULL;
+	return bfq_lookup(bd, &bd->root, c);
 }
 
 /* Has bfqq's budget timeout (armed at its first dispatch) passed at t? */
@@ -1491,7 +1773,7 @@ static void bfq_remove_rq(struct bfq_data *bd, struct bfq_queue *bfqq,
 		return;
 	/* The queue in service stays busy until it expires. */
 	if (bfqq != bd->active) {
-		bfq_active_del(&bd->sched[bfqq->cls], bfqq);
+		bfq_active_del(bfq_st(bfqq), &bfqq->e);
 		bfq_deactivate(bd, bfqq, bd->now);
 	}
 }
@@ -1526,7 +1808,7 @@ static struct elv_request *bfq_take(struct bfq_data *bd, struct bfq_queue *bfqq,
 	bfqq->fifo_checked = true;
 	if (bfqq->budget_timeout == 0)
 		bfqq->budget_timeout = now_ns + elv_ms_to_ns(bd->timeout_sync);
-	bfq_served(bd, &bd->sched[bfqq->cls], charge);
+	bfq_queue_served(bd, bfqq, charge);
 	bfq_reweigh(bd, bfqq, now_ns);
 	return rq;
 }
@@ -1539,14 +1821,12 @@ static struct elv_request *bfq_dispatch_forced(struct bfq_data *bd,
 					       uint64_t now_ns)
 {
 	struct bfq_queue *bfqq = bd->active;
-	int c;
 
 	bd->idling = false;
 	/* An empty queue picked (kept busy when preempted) leaves. */
 	while (bfqq == NULL || bfqq->q.queued == 0) {
 		bfq_expire(bd, now_ns, BFQ_EXP_NO_MORE);
-		for (c = 0, bfqq = NULL; c < PIDQ_NR_CLASSES && !bfqq; c++)
-			bfqq = bfq_wf2q_pick(bd, &bd->sched[c]);
+		bfqq = bfq_lookup(bd, &bd->root, 0);
 		if (bfqq == NULL)
 			return NULL;
 		bfq_set_in_service(bd, bfqq, now_ns);
@@ -1570,13 +1850,71 @@ static void bfq_sync_slice_idle(struct bfq_data *bd)
 		bd->slice_idle_us = bd->pq.slice_idle * 1000;
 }
 
-static int bfq_init_queue(struct elevator_queue *eq)
+/*
+ * bfqg, zeroed, becomes group id; the root's pooled queues are pidq's
+ * (pidq_allow_merge knows them), the others' are bfq's own.
+ */
+static void bfq_group_init(struct bfq_data *bd, struct bfq_group *bfqg,
+			   uint64_t id)
 {
-	struct bfq_data *bd = bfq_data(eq);
 	struct bfq_queue *bfqq;
 	int c, l;
 
+	bfqg->id = id;
+	elv_list_init(&bfqg->e.active);
+	bfqg->e.group = bfqg;
+	for (c = 0; c < PIDQ_NR_CLASSES; c++) {
+		elv_list_init(&bfqg->sched[c].idle);
+		for (l = 0; l < PIDQ_LEVELS; l++) {
+			bfqq = &bfqg->pool[c][l];
+			if (bfqg == &bd->root)
+				pidq_init_pool(&bd->pq, &bfqq->q,
+					       (enum pidq_class)c, l);
+			else
+				pidq_init_queue(&bfqq->q);
+			bfq_queue_init(bfqq, bd, bfqg, (enum pidq_class)c, l,
+				       false);
+		}
+	}
+}
+
+/*
+ * Free bfqg once it is of no use: not the root, off the root's schedule
+ * and idle tree, without per-process queues, nothing of its pool in
+ * flight.  Its queues' finish times on its idle trees mean nothing once
+ * it is idle itself: they are dropped, the queues freed when they can.
+ */
+static void bfq_put_group(struct bfq_data *bd, struct bfq_group *bfqg)
+{
+	struct bfq_entity *ent;
+	int c, l;
+
+	if (bfqg == &bd->root || bfqg->busy || bfqg->e.idle_tree)
+		return;
+	for (c = 0; c < PIDQ_NR_CLASSES; c++)
+		while (!elv_list_empty(&bfqg->sched[c].idle)) {
+			ent = elv_list_first(&bfqg->sched[c].idle,
+					     struct bfq_entity, active);
+			bfq_idle_extract(&bfqg->sched[c], ent);
+			bfq_free_queue(bd, bfq_equeue(ent));
+		}
+	if (bfqg->nr_procs != 0)
+		return;
+	for (c = 0; c < PIDQ_NR_CLASSES; c++)
+		for (l = 0; l < PIDQ_LEVELS; l++)
+			if (bfqg->pool[c][l].dispatched != 0)
+				return;
+	elv_list_del(&bfqg->link);
+	free(bfqg);
+}
+
+static int bfq_init_queue(struct elevator_queue *eq)
+{
+	struct bfq_data *bd = bfq_data(eq);
+
 	pidq_data_init(&bd->pq);
+	bd->eq = eq;
+	elv_list_init(&bd->groups);
 	/* As the kernel, an optimistic start: 2/3 of the reference rate. */
 	bd->peak_rate = BFQ_REF_RATE * 2 / 3;
 	bfq_sync_slice_idle(bd);
@@ -1585,16 +1923,46 @@ static int bfq_init_queue(struct elevator_queue *eq)
 		bd->slice_idle_us = BFQ_STRICT_MIN_IDLE_US;
 		bd->pq.slice_idle = BFQ_STRICT_MIN_IDLE_US / 1000;
 	}
-	for (c = 0; c < PIDQ_NR_CLASSES; c++) {
-		elv_list_init(&bd->sched[c].idle);
-		for (l = 0; l < PIDQ_LEVELS; l++) {
-			bfqq = &bd->pool[c][l];
-			pidq_init_pool(&bd->pq, &bfqq->q, (enum pidq_class)c,
-				       l);
-			bfq_queue_init(bfqq, bd, (enum pidq_class)c, l, false);
-		}
-	}
+	bfq_group_init(bd, &bd->root, 0);
 	return 0;
+}
+
+/* Groups go with the queue; pidq frees the per-process queues. */
+static void bfq_exit_queue(struct elevator_queue *eq)
+{
+	struct bfq_data *bd = bfq_data(eq);
+	struct bfq_group *bfqg;
+
+	pidq_exit_queue(eq);
+	while (!elv_list_empty(&bd->groups)) {
+		bfqg = elv_list_first(&bd->groups, struct bfq_group, link);
+		elv_list_del(&bfqg->link);
+		free(bfqg);
+	}
+}
+
+/*
+ * pidq_allow_merge knows the root's pool only: a new pooled request of
+ * another group (async, or the kernel's) may join its group's pool.
+ */
+static bool bfq_allow_merge(struct elevator_queue *eq,
+			    const struct elv_request *rq,
+			    const struct elv_request *next,
+			    enum elv_merge type)
+{
+	struct bfq_data *bd = bfq_data(eq);
+	struct bfq_group *bfqg;
+	enum pidq_class cls;
+	int level;
+
+	if (type == ELV_REQUEST_MERGE || next->cgroup == 0 ||
+	    (next->sync && next->pid != 0))
+		return pidq_allow_merge(eq, rq, next, type);
+	if (next->sync && !rq->sync)
+		return false;
+	bfqg = bfq_find_group(bd, next->cgroup);
+	pidq_prio(next->ioprio, &cls, &level);
+	return bfqg != NULL && rq->elv_priv[0] == &bfqg->pool[cls][level].q;
 }
 
 /* next was merged into rq: it leaves its queue, which may go too. */
@@ -1611,37 +1979,65 @@ static void bfq_merged_requests(struct elevator_queue *eq,
 }
 
 /*
+ * Where bfqq competes with other, a queue of another group or the same:
+ * bfqq's entity on the level they share (bfqq itself in one group or in
+ * the root, else its group), and that entity's class there.
+ */
+static const struct bfq_entity *bfq_top(const struct bfq_data *bd,
+					const struct bfq_queue *bfqq,
+					const struct bfq_queue *other,
+					enum pidq_class *cls)
+{
+	if (bfqq->bfqg == other->bfqg || bfqq->bfqg == &bd->root) {
+		*cls = bfqq->cls;
+		return &bfqq->e;
+	}
+	*cls = PIDQ_BE;
+	return &bfqq->bfqg->e;
+}
+
+/*
  * Would B-WF2Q+ serve bfqq next, if the queue in service stopped now (the
  * kernel's next_queue_may_preempt: the next in service is not the one in
- * service)?  Of a higher class, or eligible (S <= V) in the same.
+ * service)?  Of a higher class, or eligible (S <= V) in the same, on the
+ * level where the two part (bfq_top).
  */
-static bool bfq_next_may_preempt(const struct bfq_data *bd,
+static bool bfq_next_may_preempt(struct bfq_data *bd,
 				 const struct bfq_queue *bfqq,
 				 const struct bfq_queue *active)
 {
-	if (active->cls != bfqq->cls)
-		return bfqq->cls < active->cls;
-	return !bfq_gt(bfqq->start, bd->sched[bfqq->cls].vtime);
+	enum pidq_class cls, acls;
+	const struct bfq_entity *ent = bfq_top(bd, bfqq, active, &cls);
+
+	bfq_top(bd, active, bfqq, &acls);
+	if (acls != cls)
+		return cls < acls;
+	return !bfq_gt(ent->start, ent->group != NULL ?
+		       bfq_groups_st(bd)->vtime : bfq_st(bfqq)->vtime);
 }
 
 /*
  * Should bfqq, which just became busy or changed class, take the device
  * from the queue in service at once (bfq_bfqq_handle_idle_busy_switch)?
  * If it came back in time to its budget and is raised no less, if it is
- * of a higher class or weight, or if the queue in service is not worth
+ * (or its group is, against another group) of a higher class or weight,
+ * or if the queue in service is not worth
  * idling for; and then only if the schedule would pick it.  The idle
  * class never does.
  */
-static bool bfq_should_preempt(const struct bfq_data *bd,
+static bool bfq_should_preempt(struct bfq_data *bd,
 			       const struct bfq_queue *bfqq, bool resumed)
 {
 	const struct bfq_queue *active = bd->active;
+	const struct bfq_entity *ent, *aent;
+	enum pidq_class cls, acls;
 
 	if (active == NULL || active == bfqq || bfqq->cls == PIDQ_IDLE)
 		return false;
+	ent = bfq_top(bd, bfqq, active, &cls);
+	aent = bfq_top(bd, active, bfqq, &acls);
 	if (!((resumed && bfqq->p.wr_coeff >= active->p.wr_coeff) ||
-	      bfqq->cls < active->cls ||
-	      (bfqq->cls == active->cls && bfqq->weight > active->weight) ||
+	      cls < acls || (cls == acls && ent->weight > aent->weight) ||
 	      !bfq_may_idle(bd, active)))
 		return false;
 	return bfq_next_may_preempt(bd, bfqq, active);
@@ -1652,6 +2048,7 @@ static void bfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 {
 	struct bfq_data *bd = bfq_data(eq);
 	struct bfq_queue *bfqq = NULL;
+	struct bfq_group *bfqg;
 	struct pidq *q;
 	enum pidq_class cls;
 	bool moved, resumed = false;
@@ -1665,11 +2062,12 @@ static void bfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 	}
 	bfq_expire_stale(bd, now_ns);
 	pidq_prio(rq->ioprio, &cls, &level);
+	bfqg = bfq_get_group(bd, rq->cgroup);
 	if (rq->sync && rq->pid != 0) {
 		q = pidq_find_process(&bd->pq, rq->pid);
 		/* No memory: the pool serves it (unfair but safe). */
 		bfqq = q != NULL ? bfq_queue(q) :
-			bfq_new_process(bd, rq->pid, cls, level);
+			bfq_new_process(bd, rq->pid, bfqg, cls, level);
 		/* Its pid back before the queue drained: a new process. */
 		if (bfqq != NULL)
 			bfqq->exited = false;
@@ -1682,17 +2080,18 @@ static void bfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 			pidq_think_time(&bd->pq, &bfqq->p.ttime, now_ns);
 	}
 	if (bfqq == NULL)
-		bfqq = &bd->pool[cls][level];
+		bfqq = &bfqg->pool[cls][level];
 
 	pidq_add_rq(&bd->pq, &bfqq->q, rq);
 	bfq_update_seek(bfqq, rq);
 
 	/* Holding rq, the queue cannot be freed by an expiry here. */
-	moved = bfqq->cls != cls || bfqq->level != level;
+	moved = bfqq->cls != cls || bfqq->level != level ||
+		bfqq->bfqg != bfqg;
 	if (moved) {
 		if (bfqq == bd->active)
 			bfq_expire(bd, now_ns, BFQ_EXP_PREEMPTED);
-		bfq_set_prio(bd, bfqq, cls, level, now_ns);
+		bfq_move(bd, bfqq, bfqg, cls, level, now_ns);
 	}
 
 	if (bfqq == bd->active) {
@@ -1930,8 +2329,8 @@ static struct elevator_type bfq_type = {
 	.description = "per-process budgets in sectors, shared by weight",
 	.data_size = sizeof(struct bfq_data),
 	.init_queue = bfq_init_queue,
-	.exit_queue = pidq_exit_queue,
-	.allow_merge = pidq_allow_merge,
+	.exit_queue = bfq_exit_queue,
+	.allow_merge = bfq_allow_merge,
 	.merged = pidq_merged,
 	.merged_requests = bfq_merged_requests,
 	.add_request = bfq_add_request,

@@ -80,6 +80,15 @@ void pidq_init_pool(struct pidq_data *pd, struct pidq *q,
 	pd->pool[cls][level] = q;
 }
 
+/*
+ * q, zeroed, is a pooled queue of the scheduler's own (bfq's groups'),
+ * which pidq_allow_merge does not know.
+ */
+void pidq_init_queue(struct pidq *q)
+{
+	pidq_init(q, 0);
+}
+
 struct pidq *pidq_find_process(struct pidq_data *pd, pid_t pid)
 {
 	struct elv_list *head = &pd->hash[pidq_hash_key(pid)], *pos;

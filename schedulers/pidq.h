@@ -103,6 +103,7 @@ void pidq_prio(int ioprio, enum pidq_class *cls, int *level);
 void pidq_data_init(struct pidq_data *pd);
 void pidq_init_pool(struct pidq_data *pd, struct pidq *q,
 		    enum pidq_class cls, int level);
+void pidq_init_queue(struct pidq *q);
 struct pidq *pidq_find_process(struct pidq_data *pd, pid_t pid);
 void *pidq_new_process(struct pidq_data *pd, size_t size, pid_t pid);
 void pidq_free_process(struct pidq *q);

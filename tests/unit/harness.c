@@ -37,7 +37,7 @@ static void h_wakeup(void *arg, uint64_t at_ns)
 
 static uint32_t h_cgroup_weight(void *arg, uint64_t cgroup)
 {
-	return h_weight(cgroup);
+	return h_weight != NULL ? h_weight(cgroup) : ELV_CGROUP_WEIGHT_DEFAULT;
 }
 
 struct queue *h_queue(const struct elevator_type *type, unsigned nr_requests)

@@ -24,8 +24,9 @@ extern int h_failures;
 
 /*
  * Control groups' weights, as the host's cgroup_weight service answers
- * them (asked at each call) in queues made while h_weight was set; a
- * queue made while it was NULL has no hook: every group has the default.
+ * them (h_weight asked at each call, the default while it is NULL) in
+ * queues made while h_weight was set; a queue made while it was NULL has
+ * no hook: every group has the default.
  */
 extern uint32_t (*h_weight)(uint64_t cgroup);
 

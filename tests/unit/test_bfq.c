@@ -17,7 +17,11 @@
  * non_blocking_wait_rq and the push-up of backshifted timestamps, time
  * charging, the async charge, peak rate and max_budget 0, a priority
  * change, merging, and a switch away with requests queued and in flight.
- * On a fast device, a queue preempted while empty.  Each rule's one-line
+ * On a fast device, a queue preempted while empty.  Control groups: the
+ * device shared by group weight, a group's part by its processes'
+ * weights, a group of one process as a queue of that weight, a process
+ * moving between groups, a group's async pool merging, idling and
+ * preemption decided at the groups' level.  Each rule's one-line
  * mutation is in tests/mutations.txt.
  */
 #include <stdlib.h>
@@ -59,6 +63,7 @@ struct proc {
 	unsigned size;			/* request sectors, 0: 8 (4 KiB) */
 	unsigned burst;			/* requests between pauses, 0: none */
 	unsigned pause_ms;		/* think time after each burst */
+	uint64_t cgroup;		/* its control group, 0: the root */
 
 	/* Results. */
 	unsigned issued, outstanding, served;
@@ -104,6 +109,7 @@ static void sim_feed(struct queue *q, struct proc *procs, int n)
 				  0, (uint64_t)size << 9, p->sector);
 			io->rq.pid = p->pid;
 			io->rq.ioprio = p->ioprio;
+			io->rq.cgroup = p->cgroup;
 			queue_submit(q, io);
 		}
 	}
@@ -1594,6 +1600,342 @@ static void test_preempted_empty(void)
 	queue_free(q);
 }
 
+/* ------------------------------------------------------------------ */
+/* Control groups.                                                     */
+
+/* Group n weighs group_weight[n]; 0 and the others the default. */
+static uint32_t group_weight[8];
+
+static uint32_t test_group_weight(uint64_t cgroup)
+{
+	return cgroup < 8 && group_weight[cgroup] != 0 ?
+		group_weight[cgroup] : ELV_CGROUP_WEIGHT_DEFAULT;
+}
+
+/* A queue whose host gives the groups group_weight's weights. */
+static struct queue *group_queue(void)
+{
+	h_weight = test_group_weight;
+	return bfq_queue();
+}
+
+/*
+ * Sectors of procs[0] over procs[1]'s after ms of n readers, with budgets
+ * of 128 sectors that end by exhaustion, as in test_weights.
+ */
+static double share(struct proc *procs, int n, unsigned ms,
+		    int64_t low_latency)
+{
+	struct queue *q = group_queue();
+	double ratio;
+
+	h_set_tunable(q, "low_latency", low_latency);
+	h_set_tunable(q, "max_budget", 128);
+	sim_start(q, procs, n);
+	sim_run(q, procs, n, ms * H_MS);
+	ratio = procs[1].sectors ?
+		(double)procs[0].sectors / (double)procs[1].sectors : 0;
+	sim_end(q);
+	return ratio;
+}
+
+/*
+ * Two groups of weights 300 and 100, one sequential reader each at the
+ * same priority: the device is shared 3:1 (± 20 %), with low_latency on
+ * (raising weighs a queue within its group, not its group) or off.
+ */
+static void test_group_weights(void)
+{
+	int64_t ll;
+	double ratio;
+
+	group_weight[1] = 300;
+	group_weight[2] = 100;
+	for (ll = 0; ll <= 1; ll++) {
+		struct proc procs[2] = {
+			{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ,
+			  .depth = 1, .cgroup = 1 },
+			{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ,
+			  .depth = 1, .sector = 1000000, .cgroup = 2 },
+		};
+
+		ratio = share(procs, 2, 6000, ll);
+		CHECK(ratio >= 3 * 0.8 && ratio <= 3 * 1.2);
+		if (!(ratio >= 3 * 0.8 && ratio <= 3 * 1.2))
+			fprintf(stderr, "  low_latency %" PRId64 ": groups "
+				"300:100 shared %.2f\n", ll, ratio);
+	}
+	memset(group_weight, 0, sizeof group_weight);
+}
+
+/*
+ * Within one group, two readers at ionice -n0 and -n7 share the group's
+ * part by their weights, 80:10, as in the root (test_weights); a third
+ * group alongside, idle, changes nothing.
+ */
+static void test_group_inner_weights(void)
+{
+	struct proc procs[2] = {
+		{ .pid = 1001, .ioprio = BE(0), .dir = ELV_READ, .depth = 1,
+		  .cgroup = 3 },
+		{ .pid = 1002, .ioprio = BE(7), .dir = ELV_READ, .depth = 1,
+		  .sector = 1000000, .cgroup = 3 },
+	};
+	double ratio = share(procs, 2, 3000, 0);
+
+	CHECK(ratio >= 8 * 0.8 && ratio <= 8 * 1.2);
+	if (!(ratio >= 8 * 0.8 && ratio <= 8 * 1.2))
+		fprintf(stderr, "  BE0:BE7 in one group shared %.2f\n", ratio);
+}
+
+/*
+ * Groups of one process each are shared as today's queues of those
+ * weights: groups of weights 80 and 20 get what readers at -n0 and -n6
+ * (80 and 20) get in the root, within 20 %; and a group is weighed
+ * against the root's own queues as one of them (weight 40 against a
+ * reader at -n4, 40: equal).
+ */
+static void test_group_as_queue(void)
+{
+	double groups, queues, mixed;
+
+	group_weight[1] = 80;
+	group_weight[2] = 20;
+	group_weight[3] = 40;
+	{
+		struct proc procs[2] = {
+			{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ,
+			  .depth = 1, .cgroup = 1 },
+			{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ,
+			  .depth = 1, .sector = 1000000, .cgroup = 2 },
+		};
+		groups = share(procs, 2, 3000, 0);
+	}
+	{
+		struct proc procs[2] = {
+			{ .pid = 1001, .ioprio = BE(0), .dir = ELV_READ,
+			  .depth = 1 },
+			{ .pid = 1002, .ioprio = BE(6), .dir = ELV_READ,
+			  .depth = 1, .sector = 1000000 },
+		};
+		queues = share(procs, 2, 3000, 0);
+	}
+	{
+		struct proc procs[2] = {
+			{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ,
+			  .depth = 1, .cgroup = 3 },
+			{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ,
+			  .depth = 1, .sector = 1000000 },
+		};
+		mixed = share(procs, 2, 3000, 0);
+	}
+	CHECK(within(groups, queues, 20) && within(queues, 4, 20));
+	CHECK(within(mixed, 1, 20));
+	if (!within(groups, queues, 20) || !within(mixed, 1, 20))
+		fprintf(stderr, "  groups 80:20 %.2f, queues 80:20 %.2f, "
+			"group 40 to queue 40 %.2f\n", groups, queues, mixed);
+	memset(group_weight, 0, sizeof group_weight);
+}
+
+/*
+ * Groups come and go and processes move between them: a reader moving to
+ * another group mid-run, a writer's async requests pooled per group
+ * (and merged there), a switch away with all of it queued.  Every
+ * request is served once, nothing stalls.
+ */
+static void test_group_moves(void)
+{
+	struct queue *q = group_queue();
+	struct proc procs[3] = {
+		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ, .depth = 2,
+		  .cgroup = 1, .limit = 300 },
+		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_WRITE, .depth = 4,
+		  .sector = 1000000, .cgroup = 2, .limit = 300 },
+		{ .pid = 1003, .ioprio = BE(2), .dir = ELV_READ, .depth = 1,
+		  .sector = 2000000, .think_ms = 3, .limit = 300 },
+	};
+	int g;
+
+	group_weight[1] = 500;
+	sim_start(q, procs, 3);
+	for (g = 0; g < 6; g++) {
+		sim_run(q, procs, 3, h_now + 100 * H_MS);
+		procs[0].cgroup = (uint64_t)(g % 3) + 1;
+		procs[1].cgroup = (uint64_t)g % 2 + 2;
+	}
+	CHECK(procs[0].served > 0 && procs[1].served > 0 &&
+	      procs[2].served > 0);
+	sim_end(q);
+	memset(group_weight, 0, sizeof group_weight);
+}
+
+/*
+ * A process moved to another group is served as one of it from its next
+ * request: 1001 and 1002 share group 2 equally, then 1001 moves to group
+ * 1 (300 to group 2's 100) and gets three times 1002's sectors.
+ */
+static void test_group_move_share(void)
+{
+	struct queue *q = group_queue();
+	struct proc procs[2] = {
+		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
+		  .cgroup = 2 },
+		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
+		  .sector = 1000000, .cgroup = 2 },
+	};
+	uint64_t s0, s1;
+	double ratio;
+
+	group_weight[1] = 300;
+	group_weight[2] = 100;
+	h_set_tunable(q, "low_latency", 0);
+	h_set_tunable(q, "max_budget", 128);
+	sim_start(q, procs, 2);
+	sim_run(q, procs, 2, 1000 * H_MS);
+	procs[0].cgroup = 1;
+	s0 = procs[0].sectors;
+	s1 = procs[1].sectors;
+	sim_run(q, procs, 2, 5000 * H_MS);
+	ratio = procs[1].sectors > s1 ? (double)(procs[0].sectors - s0) /
+		(double)(procs[1].sectors - s1) : 0;
+	CHECK(ratio >= 3 * 0.8 && ratio <= 3 * 1.2);
+	if (!(ratio >= 3 * 0.8 && ratio <= 3 * 1.2))
+		fprintf(stderr, "  moved to a group of 300: %.2f\n", ratio);
+	sim_end(q);
+	memset(group_weight, 0, sizeof group_weight);
+}
+
+/* A read of 8 sectors by pid of group cg at ioprio, queued. */
+static void group_rd(struct queue *q, int id, pid_t pid, int ioprio,
+		     uint64_t cg, uint64_t sector)
+{
+	struct io *io = pq_io(id, pid, ioprio, ELV_READ, sector);
+
+	io->rq.cgroup = cg;
+	queue_submit(q, io);
+}
+
+/*
+ * How long bfq waits for 1001 (group cg_a), which thinks 30 ms, when
+ * 1002 (group cg_b) has a read queued; both at the same priority, so
+ * only the groups can make the scenario asymmetric.
+ */
+static uint64_t group_idled(uint64_t cg_a, uint64_t cg_b)
+{
+	struct queue *q = group_queue();
+	struct io *io;
+	uint64_t ms = 0;
+	char want[16];
+	unsigned w;
+	int i, id = 0;
+
+	h_set_tunable(q, "low_latency", 0);
+	for (i = 1; i <= 5; i++) {
+		h_now = (uint64_t)i * 30 * H_MS;
+		group_rd(q, ++id, 1001, BE(4), cg_a, (uint64_t)i * 8);
+		CHECK_EQ(h_next_id(q), id);
+		queue_kick(q);
+	}
+	h_now = 200 * H_MS;
+	group_rd(q, ++id, 1001, BE(4), cg_a, 48);
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == id);
+	group_rd(q, ++id, 1002, BE(4), cg_b, 900000);
+	snprintf(want, sizeof want, "%d", id);
+	h_now += H_MS;
+	w = h_wakeups;
+	if (io != NULL)
+		h_complete(q, io);
+	if (strcmp(h_order(q, 0), "") == 0 && h_wakeups != w) {
+		ms = (h_wakeup_ns - h_now) / H_MS;
+		fire(q);
+		CHECK_STR(h_order(q, 0), want);
+	}
+	queue_stop(q);
+	CHECK_DONE(id);
+	queue_free(q);
+	return ms;
+}
+
+/*
+ * Two groups busy are asymmetric whatever the weights (the kernel's
+ * num_groups_with_pending_reqs > 1): the process that thinks too long to
+ * be worth waiting for is still waited for, so that its group gets its
+ * share; so it is against a queue of the root.  In one group, equal
+ * weights, it is not (as in the root: test_idle_for_guarantees).
+ */
+static void test_group_idling(void)
+{
+	CHECK_EQ(group_idled(1, 2), 8);
+	CHECK_EQ(group_idled(1, 0), 8);
+	CHECK_EQ(group_idled(1, 1), 0);
+	CHECK_EQ(group_idled(0, 0), 0);
+}
+
+/*
+ * Against a queue of another group, a queue becoming busy preempts by
+ * its group's weight, not its own: 1001 at -n7 (10) in a group of 1000
+ * takes the device from 1002 at -n0 (80) in a group of 100 at once; in
+ * one group it waits for 1002's budget to end.
+ */
+static int group_preempt(uint64_t cg_a, uint64_t cg_b)
+{
+	struct queue *q = group_queue();
+	int i, next;
+
+	group_weight[1] = 1000;
+	group_weight[2] = 100;
+	h_set_tunable(q, "low_latency", 0);
+	h_set_tunable(q, "max_budget", 128);
+	for (i = 1; i <= 8; i++)
+		group_rd(q, i, 1002, BE(0), cg_b, 900000 + (uint64_t)i * 8);
+	CHECK_EQ(h_next_id(q), 1);
+	h_now = H_MS;
+	group_rd(q, 9, 1001, BE(7), cg_a, 8);
+	next = h_next_id(q);
+	queue_stop(q);
+	while (h_next_id(q) > 0)
+		;
+	CHECK_DONE(9);
+	queue_free(q);
+	memset(group_weight, 0, sizeof group_weight);
+	return next;
+}
+
+static void test_group_preempt(void)
+{
+	CHECK_EQ(group_preempt(1, 2), 9);
+	CHECK_EQ(group_preempt(1, 1), 2);
+}
+
+/* An async write of group cg, 4 KiB at offset of file 7. */
+static struct io *group_write(int id, uint64_t cg, uint64_t offset)
+{
+	struct io *io = h_io(id, ELV_WRITE, 7, offset, 4096,
+			     1000 + offset / 512);
+
+	io->rq.sync = false;
+	io->rq.pid = 0;
+	io->rq.cgroup = cg;
+	return io;
+}
+
+/*
+ * A group's async requests are pooled in the group, and merge there as
+ * in the root's pool: two adjacent writes of group 2 go out as one.
+ */
+static void test_group_merge(void)
+{
+	struct queue *q = group_queue();
+
+	queue_submit(q, group_write(1, 2, 0));
+	queue_submit(q, group_write(2, 2, 4096));
+	queue_submit(q, group_write(3, 2, 8192));
+	CHECK_STR(h_order(q, 0), "1+2+3");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
 int main(void)
 {
 	/* A lost request would hang the drain: fail instead. */
@@ -1637,5 +1979,13 @@ int main(void)
 	pq_test_back_seek_penalty(bfq);
 	pq_test_fifo_expiry(bfq);
 	test_preempted_empty();
+	test_group_weights();
+	test_group_inner_weights();
+	test_group_as_queue();
+	test_group_moves();
+	test_group_merge();
+	test_group_move_share();
+	test_group_idling();
+	test_group_preempt();
 	return h_exit("test_bfq");
 }
