@@ -5,10 +5,11 @@
  * elevator_type.  A module is checked before it is registered: the ABI
  * version must be ours, the structure at least as large as ABI 2.0's, the
  * required methods present, the name well formed and equal to the file's,
- * and the tunable table consistent.  Before that, the file and its
- * directory must be safe to run code from (module_trusted).  A refused
- * module is closed again and leaves one log line naming the file and the
- * reason.
+ * and the tunable table consistent.  Before that, the file, its directory
+ * and every directory above it must be safe to run code from
+ * (module_trusted), checked through the very descriptors the module is
+ * then loaded from (module_dir_open, module_do_load).  A refused module is
+ * closed again and leaves one log line naming the file and the reason.
  *
  * The registry holds a copy of the module's structure: the first
  * struct_size bytes we know, the rest zeroed (nbdkit's policy), so that a
@@ -22,6 +23,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -43,6 +45,7 @@
 struct module {
 	struct module *next;
 	void *handle;
+	int fd;			/* the file, open while loaded: module_close */
 	char *path;		/* also the registry's origin string */
 	struct elevator_type type;	/* what is registered: see above */
 };
@@ -216,56 +219,134 @@ static int module_check(const struct elevator_type *type, const char *name,
  * A module is code run with the daemon's rights, often root's.  As sudo
  * does for its plugins, refuse a module file or directory that anyone but
  * root or the daemon's user could have changed: owned by another user, or
- * writable by its group or by others.  (A symlink is judged by its
- * target; the link itself can only change with its directory.)
+ * writable by its group or by others.  A sticky directory above the module
+ * directory (/tmp) may be writable by others (sticky_ok): there only an
+ * entry's owner can rename or remove it, and the entry below is checked in
+ * turn to be root's or ours.  why is completed by the caller ("X is ...").
  */
-static bool module_trusted(const char *path, char *why, size_t size)
+static bool module_trusted(const struct stat *st, bool sticky_ok, char *why,
+			   size_t size)
 {
-	struct stat st;
-
-	if (stat(path, &st) != 0) {
-		snprintf(why, size, "%s", strerror(errno));
-		return false;
-	}
-	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+	if (st->st_uid != 0 && st->st_uid != geteuid()) {
 		snprintf(why, size, "owned by uid %u, neither root nor the "
-			 "daemon's user", (unsigned)st.st_uid);
+			 "daemon's user", (unsigned)st->st_uid);
 		return false;
 	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) &&
+	    !(sticky_ok && (st->st_mode & S_ISVTX))) {
 		snprintf(why, size, "writable by %s (mode %03o)",
-			 st.st_mode & S_IWOTH ? "others" : "its group",
-			 (unsigned)(st.st_mode & 07777));
+			 st->st_mode & S_IWOTH ? "others" : "its group",
+			 (unsigned)(st->st_mode & 07777));
 		return false;
 	}
 	return true;
 }
 
-/* Whether modules may be loaded from the module directory (logged). */
-static bool module_dir_trusted(void)
+/*
+ * Open the module directory to load from, or refuse it (logged); returns
+ * a descriptor (O_RDONLY, for scandirat) or -errno.  Checking names and
+ * then loading names let a user who owned a directory above module_dir
+ * swap it in between; so, as ssh checks the directories above a user's
+ * keys, every directory from / down is checked, and through the
+ * descriptor that is used: each is opened relative to the one above with
+ * O_NOFOLLOW and fstat'ed, and the modules are opened relative to the
+ * last.  The path is made canonical first, so that a module_dir reached
+ * through a symbolic link is checked where it lies; a link that appears
+ * after that fails the walk.
+ */
+static int module_dir_open(void)
 {
-	char why[128];
+	const char *dir = module_get_dir();
+	char *real, *p, *slash, why[128];
+	size_t shown = 1;	/* the part of real checked so far */
 	struct stat st;
+	int fd, next, error = 0;
+	bool last;
 
-	/* A missing directory is reported where it is read. */
-	if (stat(module_get_dir(), &st) != 0 ||
-	    module_trusted(module_get_dir(), why, sizeof why))
-		return true;
-	log_err("module directory %s: refused: %s", module_get_dir(), why);
-	return false;
+	real = realpath(dir, NULL);
+	if (real == NULL) {
+		error = errno;
+		log_warn("module directory %s: %s", dir, strerror(error));
+		return -error;
+	}
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (p = real + 1;; p = slash != NULL ? slash + 1 : p + strlen(p)) {
+		if (fd == -1 || fstat(fd, &st) == -1) {
+			error = errno;
+			log_err("module directory %s: %.*s: %s", dir,
+				(int)shown, real, strerror(error));
+			break;
+		}
+		last = *p == '\0';
+		if (!module_trusted(&st, !last, why, sizeof why)) {
+			log_err("module directory %s: refused: %.*s is %s",
+				dir, (int)shown, real, why);
+			error = EPERM;
+			break;
+		}
+		if (last)
+			break;
+		slash = strchr(p, '/');
+		if (slash != NULL)
+			*slash = '\0';
+		next = openat(fd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+			      O_CLOEXEC);
+		shown = (size_t)(p - real) + strlen(p);
+		if (slash != NULL)
+			*slash = '/';
+		close(fd);
+		fd = next;
+	}
+	if (error == 0) {
+		next = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (next == -1) {
+			error = errno;
+			log_err("module directory %s: %s", dir,
+				strerror(error));
+		}
+	}
+	if (fd != -1)
+		close(fd);
+	free(real);
+	return error != 0 ? -error : next;
 }
 
-/* Load and register dir/name.so; the caller holds module_lock and has
- * checked the directory. */
-static int module_do_load(const char *name)
+/*
+ * dlclose a module and close its descriptor.  The dynamic loader knows an
+ * object by the name it was opened by, /proc/self/fd/N, and hands it back
+ * to any later dlopen of that name: while the object stays loaded (dlclose
+ * keeps an object with unique symbols, C++'s, for good), N stays open, so
+ * that it names no other module.
+ */
+static void module_close(void *handle, int fd)
 {
-	char path[PATH_MAX], why[256];
+	char proc[32];
+
+	dlclose(handle);
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	handle = dlopen(proc, RTLD_LAZY | RTLD_NOLOAD);
+	if (handle != NULL) {
+		dlclose(handle);
+		return;
+	}
+	close(fd);
+}
+
+/*
+ * Load and register name.so from the module directory dirfd (from
+ * module_dir_open); the caller holds module_lock.  The file is opened
+ * without following a link, checked through its descriptor and loaded
+ * through that descriptor: what runs is what was checked.
+ */
+static int module_do_load(int dirfd, const char *name)
+{
+	char path[PATH_MAX], file[NAME_MAX + 1], proc[32], why[256];
 	struct module *m;
 	struct stat st;
 	module_entry_fn entry;
 	const struct elevator_type *type;
 	void *handle;
-	int error;
+	int fd, error;
 
 	if (!module_name_ok(name)) {
 		log_warn("scheduler name \"%.40s\" is not valid "
@@ -278,20 +359,31 @@ static int module_do_load(const char *name)
 			 name);
 		return -ENAMETOOLONG;
 	}
-	if (stat(path, &st) != 0) {
+	snprintf(file, sizeof file, "%s.so", name);
+	fd = openat(dirfd, file, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1 || fstat(fd, &st) == -1) {
 		error = errno;
 		log_warn("module %s: %s", path, strerror(error));
+		if (fd != -1)
+			close(fd);
 		return -error;
 	}
-	if (!module_trusted(path, why, sizeof why)) {
+	if (!S_ISREG(st.st_mode))
+		snprintf(why, sizeof why, "%s", S_ISLNK(st.st_mode) ?
+			 "a symbolic link" : "not a regular file");
+	if (!S_ISREG(st.st_mode) || !module_trusted(&st, false, why,
+						    sizeof why)) {
 		log_err("module %s: refused: %s", path, why);
+		close(fd);
 		return -EPERM;
 	}
 
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
 	/* Resolve everything now: a missing symbol must fail here. */
-	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	handle = dlopen(proc, RTLD_NOW | RTLD_LOCAL);
 	if (handle == NULL) {
 		log_err("module %s: cannot load: %s", path, dlerror());
+		close(fd);
 		return -ENOEXEC;
 	}
 	entry = (module_entry_fn)dlsym(handle, IOSCHED_ELEVATOR_SYMBOL);
@@ -331,22 +423,26 @@ static int module_do_load(const char *name)
 		goto fail;
 	}
 	m->handle = handle;
+	m->fd = fd;
 	m->next = module_list;
 	module_list = m;
 	log_debug("module %s: scheduler %s loaded", path, name);
 	return 0;
 
 fail:
-	dlclose(handle);
+	module_close(handle, fd);
 	return error;
 }
 
 int module_load(const char *name)
 {
-	int error;
+	int dirfd, error;
 
 	pthread_mutex_lock(&module_lock);
-	error = module_dir_trusted() ? module_do_load(name) : -EPERM;
+	dirfd = module_dir_open();
+	error = dirfd < 0 ? dirfd : module_do_load(dirfd, name);
+	if (dirfd >= 0)
+		close(dirfd);
 	pthread_mutex_unlock(&module_lock);
 	return error;
 }
@@ -368,17 +464,19 @@ void module_load_all(void)
 	struct dirent **names;
 	char name[NAME_MAX + 1];
 	size_t len;
-	int i, n;
+	int dirfd, i, n;
 
 	pthread_mutex_lock(&module_lock);
-	if (!module_dir_trusted()) {
+	dirfd = module_dir_open();
+	if (dirfd < 0) {
 		pthread_mutex_unlock(&module_lock);
 		return;
 	}
-	n = scandir(module_get_dir(), &names, module_filter, alphasort);
+	n = scandirat(dirfd, ".", &names, module_filter, alphasort);
 	if (n < 0) {
 		log_warn("module directory %s: %s", module_get_dir(),
 			 strerror(errno));
+		close(dirfd);
 		pthread_mutex_unlock(&module_lock);
 		return;
 	}
@@ -386,10 +484,11 @@ void module_load_all(void)
 		len = strlen(names[i]->d_name) - 3;
 		memcpy(name, names[i]->d_name, len);
 		name[len] = '\0';
-		module_do_load(name);
+		module_do_load(dirfd, name);
 		free(names[i]);
 	}
 	free(names);
+	close(dirfd);
 	pthread_mutex_unlock(&module_lock);
 }
 
@@ -405,7 +504,7 @@ void module_unload_all(void)
 	elv_unregister_all();
 	while ((m = module_list) != NULL) {
 		module_list = m->next;
-		dlclose(m->handle);
+		module_close(m->handle, m->fd);
 		free(m->path);
 		free(m);
 	}
