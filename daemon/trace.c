@@ -46,6 +46,7 @@
 #define TRACE_RING 4096		/* events kept for the readers; a power of two */
 #define TRACE_READERS_MAX 8	/* readers open at once: EBUSY past it */
 #define TRACE_BATCH 64		/* events copied out per hold of trace_lock */
+#define TRACE_READ_MAX 1024	/* events taken for one read at most */
 #define TRACE_LINE_MAX 256	/* room for the longest line: about 230 */
 #define TRACE_COMM_SLOTS 64	/* the pid -> comm cache; a power of two */
 #define TRACE_COMM_TTL_NS 1000000000ULL
@@ -76,7 +77,7 @@ struct trace_reader {
 	bool serving;		/* a thread is formatting for it */
 	/* Only the thread that set serving touches these. */
 	char *text;		/* formatted, not yet read */
-	size_t text_len, text_off;
+	size_t text_size, text_len, text_off;
 	bool header_sent;
 };
 
@@ -245,66 +246,45 @@ static size_t trace_format(const struct trace_event *e, char *buf,
 }
 
 /*
- * Caller has set r->serving and holds no lock.  Take what fits in a read
- * of size bytes (at least one event) into evs, a loss first if r fell
- * more than the ring behind; the count.
+ * Caller has set r->serving and holds no lock.  Take up to max events
+ * (at most TRACE_BATCH) into evs, in one hold of trace_lock, a loss first
+ * if r fell more than the ring behind; the count.
  */
-static size_t trace_take(struct trace_reader *r, size_t size,
-			 struct trace_event *evs, size_t max)
+static size_t trace_take(struct trace_reader *r, struct trace_event *evs,
+			 size_t max)
 {
-	size_t want = size / 64 + 1, i = 0, n;
+	size_t i = 0;
 	uint64_t lost;
 
-	if (want > max)
-		want = max;
 	pthread_mutex_lock(&trace_lock);
-	while (i < want) {
-		if (trace_seq - r->tail > TRACE_RING) {
-			/* Overwritten before r came for them. */
-			lost = trace_seq - TRACE_RING - r->tail;
-			r->tail += lost;
-			memset(&evs[i], 0, sizeof evs[i]);
-			evs[i].action = TRACE_LOST;
-			evs[i++].sector = lost;
-			continue;
-		}
-		n = want - i;
-		if (n > trace_seq - r->tail)
-			n = (size_t)(trace_seq - r->tail);
-		if (n > TRACE_BATCH)
-			n = TRACE_BATCH;
-		if (n == 0)
-			break;
-		while (n-- > 0)
-			evs[i++] = trace_ring[++r->tail % TRACE_RING];
-		/* Let a waiting emitter (under the queue lock) in. */
-		pthread_mutex_unlock(&trace_lock);
-		pthread_mutex_lock(&trace_lock);
+	if (trace_seq - r->tail > TRACE_RING) {
+		/* Overwritten before r came for them. */
+		lost = trace_seq - TRACE_RING - r->tail;
+		r->tail += lost;
+		memset(&evs[i], 0, sizeof evs[i]);
+		evs[i].action = TRACE_LOST;
+		evs[i++].sector = lost;
 	}
+	while (i < max && r->tail != trace_seq)
+		evs[i++] = trace_ring[++r->tail % TRACE_RING];
 	pthread_mutex_unlock(&trace_lock);
 	return i;
 }
 
-/* Append the lines of evs to r's text; false on ENOMEM. */
+/* Append the lines of evs to r's text, the header first; false on ENOMEM. */
 static bool trace_append(struct trace_reader *r, const struct trace_event *evs,
 			 size_t n)
 {
-	size_t need = r->text_len - r->text_off + n * TRACE_LINE_MAX +
-		      TRACE_LINE_MAX;
-	char *text;
-	size_t i;
+	size_t need = r->text_len + (n + 1) * TRACE_LINE_MAX, i;
+	char *text = r->text;
 
-	/* Keep the unread rest at the start, and room for n lines. */
-	text = malloc(need);
-	if (text == NULL)
-		return false;
-	/* r->text is NULL before the first append: no memcpy from it. */
-	if (r->text_len > r->text_off)
-		memcpy(text, r->text + r->text_off, r->text_len - r->text_off);
-	r->text_len -= r->text_off;
-	r->text_off = 0;
-	free(r->text);
-	r->text = text;
+	if (need > r->text_size) {
+		text = realloc(r->text, need);
+		if (text == NULL)
+			return false;
+		r->text = text;
+		r->text_size = need;
+	}
 	if (!r->header_sent) {
 		r->text_len += (size_t)snprintf(text + r->text_len,
 			TRACE_LINE_MAX, "# fuse-iosched trace 1: dev cpu seq "
@@ -319,22 +299,31 @@ static bool trace_append(struct trace_reader *r, const struct trace_event *evs,
 
 /*
  * Serve one read of r: caller has set r->serving and holds no lock.
- * Replies to req with what is ready, taking events as needed; returns
- * false (no reply) when there is nothing to say.
+ * Replies to req with what is ready, taking events as needed (a line
+ * takes 64 bytes or more); returns false (no reply) when there is
+ * nothing to say.  Events are taken a batch at a time and formatted in
+ * between, so that emitters get trace_lock while this reader works.
  */
 static bool trace_serve(struct trace_reader *r, fuse_req_t req, size_t size)
 {
-	struct trace_event evs[1024];
-	size_t n;
+	struct trace_event evs[TRACE_BATCH];
+	size_t want = size / 64 + 1, n;
 
 	if (r->text_len == r->text_off) {
-		n = trace_take(r, size, evs, ARRAY_SIZE(evs));
-		if (n == 0 && r->header_sent)
+		r->text_len = r->text_off = 0;
+		if (want > TRACE_READ_MAX)
+			want = TRACE_READ_MAX;
+		do {
+			n = trace_take(r, evs, want < TRACE_BATCH ?
+				       want : TRACE_BATCH);
+			if (!trace_append(r, evs, n)) {
+				fuse_reply_err(req, ENOMEM);
+				return true;
+			}
+			want -= n;
+		} while (n > 0 && want > 0);
+		if (r->text_len == 0)
 			return false;
-		if (!trace_append(r, evs, n)) {
-			fuse_reply_err(req, ENOMEM);
-			return true;
-		}
 	}
 	n = r->text_len - r->text_off;
 	if (n > size)
