@@ -270,9 +270,12 @@ static int module_dir_open(void)
 		return -error;
 	}
 	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1)
+		error = errno;
 	for (p = real + 1;; p = slash != NULL ? slash + 1 : p + strlen(p)) {
-		if (fd == -1 || fstat(fd, &st) == -1) {
+		if (error == 0 && fstat(fd, &st) == -1)
 			error = errno;
+		if (error != 0) {
 			log_err("module directory %s: %.*s: %s", dir,
 				(int)shown, real, strerror(error));
 			break;
@@ -291,6 +294,7 @@ static int module_dir_open(void)
 			*slash = '\0';
 		next = openat(fd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW |
 			      O_CLOEXEC);
+		error = next == -1 ? errno : 0;
 		shown = (size_t)(p - real) + strlen(p);
 		if (slash != NULL)
 			*slash = '/';
