@@ -8,8 +8,8 @@
  * closed is reached again when next used: by its file handle
  * (open_by_handle_at, which needs CAP_DAC_READ_SEARCH and a file system
  * that has handles), else through its nearest ancestor with a descriptor
- * and the names below it (fs_inode_reopen_by_name).  Either way the new descriptor must name
- * the same (dev, ino), or the use fails with ESTALE.
+ * and the names below it (fs_inode_reopen_by_name).  Either way the new
+ * descriptor must name the same (dev, ino), or the use fails with ESTALE.
  *
  * A use pins the descriptor (fs_fd_get ... fs_fd_put): eviction skips
  * pinned inodes, so a descriptor is never closed under a thread using it.

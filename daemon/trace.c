@@ -20,12 +20,12 @@
  * TRACE_READERS_MAX readers are open at once (EBUSY past it).
  *
  * A read with nothing to return is not answered at once: its fuse_req is
- * parked in the reader (pending) and the session thread returns to
- * libfuse.  The producer signals trace_cv when it fills the ring of a
- * reader with a parked read, and the server thread answers it.  That
- * thread starts with the first reader: a mount nobody traces runs none.  A signal
- * to the reading process reaches us as a FUSE interrupt: the parked read
- * is answered EINTR.  When the daemon stops, or when the mount is detached
+ * parked in the reader (req) and the session thread returns to libfuse.
+ * While a read is parked the producer signals trace_cv at each event,
+ * and the server thread answers the parked reads that have events.  That
+ * thread starts with the first reader: a mount nobody traces runs none.
+ * A signal to the reading process reaches us as a FUSE interrupt: the
+ * parked read is answered EINTR.  When the daemon stops, or when the mount is detached
  * (a lazy unmount tells the daemon nothing while a file stays open: the
  * server notices the mount gone from /proc/self/mountinfo), parked reads
  * get end of file, and so does every later read, so that `cat` exits,
