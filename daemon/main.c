@@ -206,10 +206,32 @@ static const struct elevator_type *main_scheduler(struct config *cfg)
 /* SIGHUP: re-read the configuration file.                             */
 
 /*
- * Runs on the timer's libevent thread, called from its SIGHUP event (not
- * in a signal handler).  Only what changed in the file since it was last
- * read is applied, so a switch or a tunable written to .control/ since
- * then stays unless the file now says otherwise; -o options keep winning.
+ * The file is read in a thread of its own (timer_on_signal): it may be a
+ * slow or hung file system, and the timer's thread, which also serves the
+ * schedulers' wake-ups, must never wait for it.  Runs alone: nothing else
+ * changes the fields of fs->cfg that config_reload reads (the -o options,
+ * the paths), and main_reload_apply does not run meanwhile.
+ */
+static struct {
+	struct config next;
+	int ret;
+	char err[CONFIG_ERR_MAX];
+} main_reload_state;
+
+static void main_reload_read(void *arg)
+{
+	struct fs *fs = arg;
+
+	main_reload_state.ret = config_reload(fs->cfg, &main_reload_state.next,
+					      main_reload_state.err,
+					      sizeof main_reload_state.err);
+}
+
+/*
+ * Then on the timer's libevent thread.  Only what changed in the file
+ * since it was last read is applied, so a switch or a tunable written to
+ * .control/ since then stays unless the file now says otherwise; -o
+ * options keep winning.
  *
  * A scheduler switch drains the queue, and this thread also serves the
  * schedulers' wake-ups.  That is safe: while the queue is frozen dispatch
@@ -218,27 +240,28 @@ static const struct elevator_type *main_scheduler(struct config *cfg)
  * it here rather than in a thread of its own also means timer_stop, which
  * joins this thread, can never leave a reload running on a freed queue.
  */
-static void main_reload(void *arg)
+static void main_reload_apply(void *arg)
 {
 	struct fs *fs = arg;
-	struct config next;
-	char err[CONFIG_ERR_MAX];
+	struct config *next = &main_reload_state.next;
+	char *err = main_reload_state.err;
+	size_t size = sizeof main_reload_state.err;
 
-	if (config_reload(fs->cfg, &next, err, sizeof err) != 0 ||
-	    config_apply_tunables(&next, err, sizeof err) != 0) {
+	if (main_reload_state.ret != 0 ||
+	    config_apply_tunables(next, err, size) != 0) {
 		log_err("configuration reload failed, keeping the current "
 			"settings: %s", err);
 		/* Put the defaults of new instances back as they were. */
-		if (config_apply_tunables(fs->cfg, err, sizeof err) != 0)
+		if (config_apply_tunables(fs->cfg, err, size) != 0)
 			log_err("configuration reload: %s", err);
-		config_free(&next);
+		config_free(next);
 		return;
 	}
-	config_reload_apply(fs->cfg, &next, fs->queue);
+	config_reload_apply(fs->cfg, next, fs->queue);
 	log_info("configuration reloaded from %s",
-		 next.config_read != NULL ? next.config_read :
+		 next->config_read != NULL ? next->config_read :
 		 "(no file: built-in defaults)");
-	config_free(&next);
+	config_free(next);
 }
 
 static void main_wakeup(void *arg, uint64_t at_ns)
@@ -347,7 +370,8 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 		return -1;
 	trace_start(cfg->mountpoint, clock_now_ns());
 	/* After fuse_set_signal_handlers, which would make SIGHUP unmount. */
-	if (timer_on_signal(fs->timer, SIGHUP, main_reload, fs) != 0)
+	if (timer_on_signal(fs->timer, SIGHUP, main_reload_read,
+			    main_reload_apply, fs) != 0)
 		log_warn("cannot handle SIGHUP: no configuration reload");
 	log_info("mounted %s on %s, scheduler %s, %u workers, "
 		 "configuration %s", fs->cfg->backing, fs->cfg->mountpoint,
@@ -514,6 +538,8 @@ int main(int argc, char *argv[])
 	queue_stop(fs.queue);
 	dispatch_stop(fs.dispatch);
 	timer_stop(fs.timer);
+	/* A reload read while stopping, never applied. */
+	config_free(&main_reload_state.next);
 	/* The exit status, for a daemon nobody waits for. */
 	log_info("unmounting %s, exit status %d", cfg.mountpoint, status);
 out_unmount:

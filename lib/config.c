@@ -32,6 +32,7 @@
  */
 #include <confuse.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -44,6 +45,8 @@
 
 #define THREADS_MAX 256
 #define MAX_BACKGROUND_MAX 65535
+/* The configuration file's size limit: a real one is a few KiB. */
+#define CONFIG_FILE_MAX (1024 * 1024)
 
 enum config_type {
 	CONFIG_PATH,		/* a directory: made absolute at start */
@@ -501,6 +504,42 @@ config_error(cfg_t *c, const char *fmt, va_list ap)
 }
 
 /*
+ * The file, open for reading if it is a regular file (config_read_text
+ * reads at most CONFIG_FILE_MAX bytes of it).  A FIFO or a device would block the reader or
+ * never end: O_NONBLOCK opens a FIFO without waiting for a writer, and
+ * the open descriptor (not the name, which may change meanwhile) is
+ * checked.  A symbolic link is followed: the file is the administrator's
+ * choice, and a link to it (from configuration management, say) is usual.
+ */
+static FILE *config_open(const char *file, char *err, size_t size)
+{
+	struct stat st;
+	FILE *fp;
+	int fd;
+
+	fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, size, "%s: %s", file, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0) {
+		snprintf(err, size, "%s: %s", file, strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, size, "%s: not a regular file", file);
+		goto fail;
+	}
+	fp = fdopen(fd, "r");
+	if (fp != NULL)
+		return fp;
+	snprintf(err, size, "%s: %s", file, strerror(errno));
+fail:
+	close(fd);
+	return NULL;
+}
+
+/*
  * The file's text with its comments blanked out, for cfg_parse_buf.
  * libconfuse 3.3 counts a line comment's newline more than once, so its
  * line numbers drift after every comment; without comments they are
@@ -510,17 +549,15 @@ config_error(cfg_t *c, const char *fmt, va_list ap)
  */
 static char *config_read_text(const char *file, char *err, size_t size)
 {
-	FILE *fp = fopen(file, "r");
+	FILE *fp = config_open(file, err, size);
 	char *text = NULL;
-	size_t len = 0;
+	size_t len = 0, nread = 0;
 	int c, quote = 0, line = 1, depth = 0, open_line = 0;
 	bool comment = false, block = false;
 	FILE *out;
 
-	if (fp == NULL) {
-		snprintf(err, size, "%s: %s", file, strerror(errno));
+	if (fp == NULL)
 		return NULL;
-	}
 	out = open_memstream(&text, &len);
 	if (out == NULL) {
 		fclose(fp);
@@ -530,6 +567,9 @@ static char *config_read_text(const char *file, char *err, size_t size)
 	while ((c = getc(fp)) != EOF) {
 		int next;
 
+		/* Bounded: the file may be huge, or grow as we read. */
+		if (++nread > CONFIG_FILE_MAX)
+			break;
 		if (c == '\n') {
 			line++;
 			comment = false;
@@ -578,6 +618,12 @@ static char *config_read_text(const char *file, char *err, size_t size)
 	if (fclose(out) != 0) {
 		free(text);
 		snprintf(err, size, "%s: out of memory", file);
+		return NULL;
+	}
+	if (nread > CONFIG_FILE_MAX) {
+		free(text);
+		snprintf(err, size, "%s: larger than %d MiB", file,
+			 CONFIG_FILE_MAX >> 20);
 		return NULL;
 	}
 	if (depth > 0) {

@@ -143,8 +143,10 @@ typedef void (*timer_fn)(void *arg);
 struct timer *timer_start(timer_fn fn, void *arg);
 void timer_arm(struct timer *t, uint64_t at_ns);
 void timer_stop(struct timer *t);
-/* Run fn(arg) on the loop thread when signal signo arrives; -errno. */
-int timer_on_signal(struct timer *t, int signo, timer_fn fn, void *arg);
+/* When signal signo arrives, work(arg) in a thread of its own, then
+ * done(arg) on the loop thread; one run at a time.  0 or -errno. */
+int timer_on_signal(struct timer *t, int signo, timer_fn work, timer_fn done,
+		    void *arg);
 /* The loop's libevent base, for what serves on it (metrics.c). */
 struct event_base *timer_base(struct timer *t);
 /* Run fn(arg) in timer_stop, after the loop ended, before the base goes. */
