@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -26,10 +27,12 @@
 
 enum {
 	MAIN_KEY_PRINT_CONFIG,
+	MAIN_KEY_MAX_READ,
 };
 
 static const struct fuse_opt main_opts[] = {
 	FUSE_OPT_KEY("--print-config", MAIN_KEY_PRINT_CONFIG),
+	FUSE_OPT_KEY("max_read=", MAIN_KEY_MAX_READ),
 	FUSE_OPT_END
 };
 
@@ -60,6 +63,30 @@ static void main_usage(const char *prog)
 	fuse_lowlevel_help();
 }
 
+/*
+ * -o max_read=N is libfuse's (it passes it to the kernel), but libfuse
+ * also requires the filesystem's init to ask for the same value, or it
+ * ends the session at FUSE_INIT, after mounting: it is read here for
+ * fs_ops_init, checked as strictly as our options, and kept for libfuse.
+ */
+static int main_max_read(struct config *cfg, const char *arg)
+{
+	const char *value = arg + strlen("max_read=");
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(value, &end, 10);
+	if (*value < '0' || *value > '9' || *end != '\0' || errno != 0 ||
+	    n > UINT_MAX) {
+		fprintf(stderr, "fuse-iosched: %s: not a number from 0 to "
+			"%u\n", arg, UINT_MAX);
+		return -1;
+	}
+	cfg->max_read = (unsigned)n;
+	return 1;
+}
+
 /* Our -o options, --print-config and the two positional arguments. */
 static int main_opt_proc(void *data, const char *arg, int key,
 			 struct fuse_args *outargs)
@@ -74,6 +101,8 @@ static int main_opt_proc(void *data, const char *arg, int key,
 		ma->print_config = true;
 		return 0;
 	}
+	if (key == MAIN_KEY_MAX_READ)
+		return main_max_read(cfg, arg);
 	if (key == FUSE_OPT_KEY_OPT) {
 		ret = config_option(cfg, arg, err, sizeof err);
 		if (ret < 0)

@@ -92,6 +92,7 @@ struct config {
 	char *log;		/* log level name */
 	bool foreground;
 	bool debug;
+	unsigned max_read;	/* libfuse's -o max_read=, or 0 (fs_ops_init) */
 
 	char *config_file;	/* -o config=PATH; NULL: CONFIG_FILE if any */
 	char *config_read;	/* the file actually read, or NULL */
