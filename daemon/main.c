@@ -182,6 +182,70 @@ static int main_check(struct config *cfg, int *root_fd)
 	return 0;
 }
 
+/* path is the directory dir, or inside it (both resolved, absolute). */
+static bool main_inside(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(path, dir, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
+}
+
+/* dir is the root of a mount: its mount differs from its parent's. */
+static bool main_is_mount(const char *dir)
+{
+	struct statx sx, up;
+	char *parent;
+	bool ret;
+
+	if (asprintf(&parent, "%s/..", dir) < 0)
+		return false;
+	ret = statx(AT_FDCWD, dir, 0, STATX_MNT_ID, &sx) == 0 &&
+	      statx(AT_FDCWD, parent, 0, STATX_MNT_ID, &up) == 0 &&
+	      (sx.stx_dev_major != up.stx_dev_major ||
+	       sx.stx_dev_minor != up.stx_dev_minor ||
+	       ((sx.stx_mask & up.stx_mask & STATX_MNT_ID) &&
+		sx.stx_mnt_id != up.stx_mnt_id));
+	free(parent);
+	return ret;
+}
+
+/*
+ * Where the mount goes, once both paths are resolved and the settings
+ * read.  Never where the mount would contain itself (MOUNTPOINT inside
+ * BACKING: every walk of the tree would find the mount again, through the
+ * daemon, without end).  Not over another mount nor over BACKING itself
+ * (a second daemon stacked on the first, a directory that disappears)
+ * unless -o overmount says so: the daemon holds BACKING open from before
+ * mounting, so it keeps serving it once hidden.
+ */
+static int main_check_place(const struct config *cfg)
+{
+	const char *b = cfg->backing, *m = cfg->mountpoint;
+
+	if (strcmp(b, m) != 0 && main_inside(m, b)) {
+		fprintf(stderr, "fuse-iosched: mountpoint %s is inside the "
+			"backing directory %s: the mount would contain "
+			"itself\n", m, b);
+		return -1;
+	}
+	if (cfg->overmount)
+		return 0;
+	if (main_inside(b, m)) {
+		fprintf(stderr, "fuse-iosched: mountpoint %s would hide the "
+			"backing directory %s (-o overmount allows it)\n", m, b);
+		return -1;
+	}
+	if (main_is_mount(m)) {
+		fprintf(stderr, "fuse-iosched: mountpoint %s is already a "
+			"mount point (-o overmount mounts over it)\n", m);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Settings from the configuration file, under the -o options, and the
  * schedulers: module_dir may come from the file, and the file's scheduler
@@ -445,6 +509,8 @@ static int main_print_config(struct config *cfg, struct fuse_args *args)
 	}
 	if (main_config(cfg) != 0)
 		return 1;
+	if (cfg->backing != NULL && main_check_place(cfg) != 0)
+		return 1;
 	type = main_scheduler(cfg);
 	if (type == NULL)
 		return 1;
@@ -500,7 +566,8 @@ int main(int argc, char *argv[])
 		status = main_print_config(&cfg, &args);
 		goto out;
 	}
-	if (main_check(&cfg, &fs.root_fd) != 0 || main_config(&cfg) != 0)
+	if (main_check(&cfg, &fs.root_fd) != 0 || main_config(&cfg) != 0 ||
+	    main_check_place(&cfg) != 0)
 		goto out;
 
 	type = main_scheduler(&cfg);

@@ -175,6 +175,10 @@ static const struct config_setting config_settings[] = {
 	  .def = "auto",
 	  .arg = "MODE", .help = "auto: O_DIRECT below when the opener asked; "
 	  "direct: always; buffered: never" },
+	{ .name = "overmount", .type = CONFIG_BOOL, CONFIG_FIELD(overmount),
+	  .def = "no",
+	  .help = "mount even where the mount hides another mount or the "
+	  "backing directory" },
 	{ .name = "metrics", .type = CONFIG_STR, CONFIG_FIELD(metrics),
 	  .valid = metrics_addr_valid,
 	  .expect = "off, HOST:PORT, [HOST]:PORT or :PORT (port 1 to 65535)",

@@ -90,6 +90,7 @@ struct config {
 	unsigned ssd_drain_mb_per_s; /* ssd: the buffer's drain rate */
 	char *backing_io;	/* "auto", "direct" or "buffered" (backing.c) */
 	char *log;		/* log level name */
+	bool overmount;		/* mount where it hides something */
 	bool foreground;
 	bool debug;
 	unsigned max_read;	/* libfuse's -o max_read=, or 0 (fs_ops_init) */
