@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +120,39 @@ static int main_opt_proc(void *data, const char *arg, int key,
 	}
 	*slot = strdup(arg);
 	return *slot == NULL ? -1 : 0;
+}
+
+/* libfuse said why it failed (main_fuse_log): ours would be a second line. */
+static bool main_fuse_said;
+
+/*
+ * libfuse's messages before mounting (log_open takes them over then): its
+ * errors are the one line of a failure, in our form; the rest is held
+ * with ours.  It writes an error in pieces ("unknown option(s): `", "-o
+ * x", "'\n"): they are gathered up to the newline.
+ */
+static void __attribute__((format(printf, 2, 0)))
+main_fuse_log(enum fuse_log_level level, const char *fmt, va_list ap)
+{
+	static char line[CONFIG_ERR_MAX];
+	size_t n = strlen(line);
+	const char *text = line;
+
+	if ((int)level > LOG_ERR) {
+		log_vmsg((int)level, fmt, ap);
+		return;
+	}
+	vsnprintf(line + n, sizeof line - n, fmt, ap);
+	n = strlen(line);
+	if (n == 0 || (line[n - 1] != '\n' && n < sizeof line - 1))
+		return;
+	while (n > 0 && line[n - 1] == '\n')
+		line[--n] = '\0';
+	if (strncmp(text, "fuse: ", 6) == 0)
+		text += 6;
+	fprintf(stderr, "fuse-iosched: %s\n", text);
+	line[0] = '\0';
+	main_fuse_said = true;
 }
 
 /* Replace *path by its absolute, resolved form. */
@@ -286,8 +320,19 @@ static const struct elevator_type *main_scheduler(struct config *cfg)
 		names[0] = '\0';
 	names[strcspn(names, "\n")] = '\0';
 	if (config_named(cfg, "scheduler")) {
-		fprintf(stderr, "fuse-iosched: unknown scheduler '%s' "
-			"(available: %s)\n", cfg->scheduler, names);
+		char file[PATH_MAX + 64];
+		const char *why;
+
+		/* Its module may be there, and refused: say why instead. */
+		snprintf(file, sizeof file, "%s/%s.so:", cfg->module_dir,
+			 cfg->scheduler);
+		why = log_held_find(file);
+		if (why != NULL)
+			fprintf(stderr, "fuse-iosched: scheduler '%s': %s\n",
+				cfg->scheduler, why);
+		else
+			fprintf(stderr, "fuse-iosched: unknown scheduler '%s' "
+				"(available: %s)\n", cfg->scheduler, names);
 		return NULL;
 	}
 	log_warn("default scheduler %s not found in %s; using noop",
@@ -524,6 +569,7 @@ static int main_print_config(struct config *cfg, struct fuse_args *args)
 		return 1;
 	free(cfg->scheduler);
 	cfg->scheduler = name;
+	log_release();
 	config_print(cfg, stdout);
 	return fflush(stdout) == 0 ? 0 : 1;
 }
@@ -545,6 +591,9 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "fuse-iosched: out of memory\n");
 		goto out;
 	}
+	/* A problem found before mounting is one line (log.c). */
+	log_hold();
+	fuse_set_log_func(main_fuse_log);
 	if (fuse_opt_parse(&args, &ma, main_opts, main_opt_proc) != 0)
 		goto out;
 	if (fuse_parse_cmdline(&args, &opts) != 0)
@@ -611,9 +660,12 @@ int main(int argc, char *argv[])
 			goto out_signals;
 		}
 	}
+	/* Nothing failed: the warnings held meanwhile are worth seeing. */
+	log_release();
 	if (fuse_session_mount(fs.se, cfg.mountpoint) != 0) {
-		fprintf(stderr, "fuse-iosched: cannot mount on %s\n",
-			cfg.mountpoint);
+		if (!main_fuse_said)
+			fprintf(stderr, "fuse-iosched: cannot mount on %s\n",
+				cfg.mountpoint);
 		goto out_signals;
 	}
 	/* From here on the mount exists: the parent exits 0. */

@@ -53,6 +53,11 @@ void log_msg(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void log_vmsg(int level, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+/* Hold stderr's messages from now on, until log_release prints them. */
+void log_hold(void);
+void log_release(void);
+/* The last held message containing text, or NULL. */
+const char *log_held_find(const char *text);
 #define log_err(...) log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARNING, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
