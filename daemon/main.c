@@ -564,6 +564,17 @@ static int main_print_config(struct config *cfg, struct fuse_args *args)
 	if (se == NULL)
 		return 1;
 	fuse_session_destroy(se);
+	/* As the mount does: an address that does not resolve, a port in use. */
+	if (strcmp(cfg->metrics, "off") != 0) {
+		char err[CONFIG_ERR_MAX];
+		int fd = metrics_listen(cfg->metrics, err, sizeof err);
+
+		if (fd < 0) {
+			fprintf(stderr, "fuse-iosched: %s\n", err);
+			return 1;
+		}
+		close(fd);
+	}
 	name = strdup(type->name);
 	if (name == NULL)
 		return 1;
