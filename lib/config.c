@@ -1191,8 +1191,8 @@ static void config_apply_log(struct queue *q, const struct config *next)
 
 struct config_tunable_change {
 	const struct config *cur, *next;
-	unsigned nr;
-	char what[4][96];	/* the first few, for the log */
+	unsigned failed;
+	char what[96];		/* the first failure, for the log */
 };
 
 /* Under the queue lock: what the file changed, on the active instance. */
@@ -1205,15 +1205,40 @@ static int config_reload_tunables(struct elevator_queue *eq, void *arg)
 		int64_t was = config_tunable_value(c->cur, eq->type, t);
 		int64_t now = config_tunable_value(c->next, eq->type, t);
 
-		if (was == now || elv_tunable_set(eq, t->name, now) != 0)
+		if (was == now || elv_tunable_set(eq, t->name, now) == 0)
 			continue;
-		if (c->nr < ARRAY_SIZE(c->what))
-			snprintf(c->what[c->nr], sizeof c->what[0],
-				 "%s %s %" PRId64 " -> %" PRId64,
-				 eq->type->name, t->name, was, now);
-		c->nr++;
+		if (c->failed++ == 0)
+			snprintf(c->what, sizeof c->what, "%s %s %" PRId64,
+				 eq->type->name, t->name, now);
 	}
 	return 0;
+}
+
+/*
+ * Every tunable the file changed, of every scheduler: the defaults of new
+ * instances change (config_apply_tunables), whether or not the scheduler
+ * is active; the active one's instance also takes it.
+ */
+static void config_reload_log_tunables(const struct config *cur,
+				       const struct config *next,
+				       const struct elevator_type *active)
+{
+	const struct elevator_type *type;
+
+	for (unsigned i = 0; (type = elv_nth(i)) != NULL; i++) {
+		const struct elv_tunable *t = type->tunables;
+
+		for (; t != NULL && t->name != NULL; t++) {
+			int64_t was = config_tunable_value(cur, type, t);
+			int64_t now = config_tunable_value(next, type, t);
+
+			if (was == now)
+				continue;
+			log_info("configuration reload: %s %s %" PRId64 " -> %"
+				 PRId64 "%s", type->name, t->name, was, now,
+				 type == active ? "" : " (for new instances)");
+		}
+	}
 }
 
 void config_reload_apply(struct config *cur, struct config *next,
@@ -1246,9 +1271,11 @@ void config_reload_apply(struct config *cur, struct config *next,
 		s->apply(q, next);
 		config_swap(cur, next, s);
 	}
+	config_reload_log_tunables(cur, next, queue_elevator_type(q));
 	queue_with_elevator(q, config_reload_tunables, &tc);
-	for (unsigned i = 0; i < tc.nr && i < ARRAY_SIZE(tc.what); i++)
-		log_info("configuration reload: %s", tc.what[i]);
+	if (tc.failed > 0)
+		log_err("configuration reload: %u tunables not applied to the "
+			"active scheduler, the first %s", tc.failed, tc.what);
 	swap = cur->tunables;
 	cur->tunables = next->tunables;
 	next->tunables = swap;
