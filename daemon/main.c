@@ -58,8 +58,9 @@ static void main_usage(const char *prog)
 	config_usage(stdout);
 	printf(
 "Options mount(8) passes from fstab (defaults, nofail, noauto, _netdev,\n"
-"user, relatime, x-*, ...) are accepted and ignored.  SIGHUP re-reads\n"
-"the configuration file.\n\n");
+"user, relatime, x-*, ...) are accepted and ignored.\n\n");
+	config_usage_reload(stdout);
+	putchar('\n');
 	fuse_cmdline_help();
 	fuse_lowlevel_help();
 }

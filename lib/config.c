@@ -1069,10 +1069,11 @@ void config_print(const struct config *cfg, FILE *fp)
 	}
 }
 
-/* Text after an option of --help, from column col, wrapped at 76. */
-static void config_usage_words(FILE *fp, const char *text, size_t col)
+/* Text from column col, wrapped at 76 to column indent. */
+static void config_usage_words(FILE *fp, const char *text, size_t col,
+			       size_t indent)
 {
-	const size_t indent = 27, width = 76;
+	const size_t width = 76;
 	bool first = true;
 
 	while (*text != '\0') {
@@ -1116,9 +1117,42 @@ void config_usage(FILE *fp)
 		else
 			snprintf(text, sizeof text, "%s (default: %s)", s->help,
 				 def);
-		config_usage_words(fp, text, col);
+		config_usage_words(fp, text, col, 27);
 		fputc('\n', fp);
 	}
+}
+
+/*
+ * What SIGHUP applies at once and what waits for the next mount, from the
+ * table (tests/man-coverage.sh checks the pages' lists against it).
+ */
+void config_usage_reload(FILE *fp)
+{
+	char text[1024];
+	size_t len, n = 0, nr_mount = 0;
+
+	len = (size_t)snprintf(text, sizeof text, "SIGHUP re-reads the "
+			       "configuration file: a change of ");
+	for (size_t i = 0; i < ARRAY_SIZE(config_settings); i++)
+		if (config_settings[i].apply != NULL)
+			len += (size_t)snprintf(text + len, sizeof text - len,
+						"%s, ", config_settings[i].name);
+	len += (size_t)snprintf(text + len, sizeof text - len,
+				"or a scheduler's tunables applies at once; of ");
+	for (size_t i = 0; i < ARRAY_SIZE(config_settings); i++)
+		nr_mount += config_settings[i].apply == NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(config_settings); i++) {
+		if (config_settings[i].apply != NULL)
+			continue;
+		n++;
+		len += (size_t)snprintf(text + len, sizeof text - len, "%s%s",
+					config_settings[i].name,
+					n + 1 < nr_mount ? ", " :
+					n + 1 == nr_mount ? " or " : "");
+	}
+	snprintf(text + len, sizeof text - len, ", at the next mount.");
+	config_usage_words(fp, text, 0, 0);
+	fputc('\n', fp);
 }
 
 /* ------------------------------------------------------------------ */

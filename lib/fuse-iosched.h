@@ -119,6 +119,8 @@ bool config_named(const struct config *cfg, const char *name);
 int config_log_level(const struct config *cfg);
 /* The -o lines of --help, from the settings table. */
 void config_usage(FILE *fp);
+/* --help: what SIGHUP applies at once, what at the next mount. */
+void config_usage_reload(FILE *fp);
 /* One -o option: 0 ours and valid, 1 not ours, -1 invalid (err set). */
 int config_option(struct config *cfg, const char *opt, char *err,
 		  size_t size);
