@@ -270,7 +270,8 @@ static int main_check_place(const struct config *cfg)
 		return 0;
 	if (main_inside(b, m)) {
 		fprintf(stderr, "fuse-iosched: mountpoint %s would hide the "
-			"backing directory %s (-o overmount allows it)\n", m, b);
+			"backing directory %s (-o overmount allows it)\n",
+			m, b);
 		return -1;
 	}
 	if (main_is_mount(m)) {
@@ -565,7 +566,7 @@ static int main_print_config(struct config *cfg, struct fuse_args *args)
 	if (se == NULL)
 		return 1;
 	fuse_session_destroy(se);
-	/* As the mount does: an address that does not resolve, a port in use. */
+	/* As a mount: an address that does not resolve, a port in use. */
 	if (strcmp(cfg->metrics, "off") != 0) {
 		char err[CONFIG_ERR_MAX];
 		int fd = metrics_listen(cfg->metrics, err, sizeof err);

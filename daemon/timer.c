@@ -27,7 +27,7 @@
 struct timer_signal {
 	struct timer_signal *next;
 	struct event *ev;
-	struct event *done_ev;	/* activated by the worker when it is done */
+	struct event *done_ev;	/* the worker activates it when done */
 	timer_fn work, done;
 	void *arg;
 	pthread_t thread;	/* the worker, while running */

@@ -509,10 +509,10 @@ config_error(cfg_t *c, const char *fmt, va_list ap)
 
 /*
  * The file, open for reading if it is a regular file (config_read_text
- * reads at most CONFIG_FILE_MAX bytes of it).  A FIFO or a device would block the reader or
- * never end: O_NONBLOCK opens a FIFO without waiting for a writer, and
- * the open descriptor (not the name, which may change meanwhile) is
- * checked.  A symbolic link is followed: the file is the administrator's
+ * reads at most CONFIG_FILE_MAX bytes of it).  A FIFO or a device would
+ * block the reader or never end: O_NONBLOCK opens a FIFO without waiting
+ * for a writer, and the open descriptor (not the name, which may change
+ * meanwhile) is checked.  A symbolic link is followed: the file is the administrator's
  * choice, and a link to it (from configuration management, say) is usual.
  */
 static FILE *config_open(const char *file, char *err, size_t size)
@@ -1128,31 +1128,32 @@ void config_usage(FILE *fp)
  */
 void config_usage_reload(FILE *fp)
 {
-	char text[1024];
-	size_t len, n = 0, nr_mount = 0;
+	const struct config_setting *s,
+		*end = config_settings + ARRAY_SIZE(config_settings);
+	size_t nr_mount = 0, n = 0, len = 0;
+	char *text = NULL;
+	FILE *out = open_memstream(&text, &len);
 
-	len = (size_t)snprintf(text, sizeof text, "SIGHUP re-reads the "
-			       "configuration file: a change of ");
-	for (size_t i = 0; i < ARRAY_SIZE(config_settings); i++)
-		if (config_settings[i].apply != NULL)
-			len += (size_t)snprintf(text + len, sizeof text - len,
-						"%s, ", config_settings[i].name);
-	len += (size_t)snprintf(text + len, sizeof text - len,
-				"or a scheduler's tunables applies at once; of ");
-	for (size_t i = 0; i < ARRAY_SIZE(config_settings); i++)
-		nr_mount += config_settings[i].apply == NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(config_settings); i++) {
-		if (config_settings[i].apply != NULL)
-			continue;
-		n++;
-		len += (size_t)snprintf(text + len, sizeof text - len, "%s%s",
-					config_settings[i].name,
-					n + 1 < nr_mount ? ", " :
-					n + 1 == nr_mount ? " or " : "");
+	if (out == NULL)
+		return;
+	fputs("SIGHUP re-reads the configuration file: a change of ", out);
+	for (s = config_settings; s < end; s++) {
+		if (s->apply != NULL)
+			fprintf(out, "%s, ", s->name);
+		else
+			nr_mount++;
 	}
-	snprintf(text + len, sizeof text - len, ", at the next mount.");
-	config_usage_words(fp, text, 0, 0);
-	fputc('\n', fp);
+	fputs("or a scheduler's tunables applies at once; of ", out);
+	for (s = config_settings; s < end; s++)
+		if (s->apply == NULL)
+			fprintf(out, "%s%s", ++n == 1 ? "" :
+				n == nr_mount ? " or " : ", ", s->name);
+	fputs(", at the next mount.", out);
+	if (fclose(out) == 0) {
+		config_usage_words(fp, text, 0, 0);
+		fputc('\n', fp);
+	}
+	free(text);
 }
 
 /* ------------------------------------------------------------------ */

@@ -98,7 +98,7 @@ struct config {
 	bool overmount;		/* mount where it hides something */
 	bool foreground;
 	bool debug;
-	unsigned max_read;	/* libfuse's -o max_read=, or 0 (fs_ops_init) */
+	unsigned max_read;	/* -o max_read= (libfuse's), or 0 */
 
 	char *config_file;	/* -o config=PATH; NULL: CONFIG_FILE if any */
 	char *config_read;	/* the file actually read, or NULL */
