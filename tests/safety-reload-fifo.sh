@@ -9,6 +9,15 @@
 require_root
 require_module "$MODULE_DIR" cfq
 
+# At start-up too: a FIFO is refused at once, in one line.
+mkfifo "$T/fifo.conf"
+st=0
+timeout 10 "$FUSE_IOSCHED" --print-config -o "config=$T/fifo.conf" \
+	>/dev/null 2>"$T/err" </dev/null || st=$?
+assert_eq 1 "$st" "--print-config exit status with a FIFO"
+assert_eq "fuse-iosched: $T/fifo.conf: not a regular file" "$(cat "$T/err")" \
+	"--print-config with a FIFO"
+
 C=$T/reload.conf
 printf 'nr_requests = 128\n' >"$C"
 mount_fs -o "config=$C,scheduler=cfq"
@@ -59,11 +68,16 @@ wait_for "the second mount" mountpoint -q "$M2"
 timeout 30 stat "$M2" >/dev/null || fail "the second mount does not answer"
 ln -sf "$M2/conf" "$C"
 kill -STOP "$PID2"
+# stopped: every thread of the second daemon is (kill returns before).
+stopped() {
+	! awk '{ print $3 }' "/proc/$PID2/task/"*/stat | grep -qv T
+}
+wait_for "the second daemon to stop" stopped
 kill -HUP "$DAEMON_PID"
 # blocked: a thread of the daemon waits for the stopped one's answer.
 blocked() {
 	cat "/proc/$DAEMON_PID/task/"*/wchan 2>/dev/null |
-		grep -q 'request_wait_answer\|fuse_'
+		grep -q request_wait_answer
 }
 wait_for "the reload to block on the stopped file system" blocked
 io "while the configuration file does not answer"
