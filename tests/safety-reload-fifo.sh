@@ -23,16 +23,23 @@ printf 'nr_requests = 128\n' >"$C"
 mount_fs -o "config=$C,scheduler=cfq"
 grep -q '\[cfq\]' "$MNT/.control/scheduler" || fail "cfq is not active"
 
-# io WHAT: two O_DIRECT writers at once (cfq idles for each in turn, and
-# a timer ends the idling); a hang is a failure, not a slow run.
+# io WHAT: two O_DIRECT readers at once.  cfq idles for the process of
+# the request that completed, and only its idle timer ends the wait when
+# that process is done: the other reader's last requests need the timer
+# thread.  A hang is a failure, not a slow run.
+for f in a b; do head -c 4194304 /dev/urandom >"$BACKING/$f"; done
 io() {
 	for f in a b; do
-		timeout 30 dd if=/dev/zero of="$MNT/$f" bs=64k count=64 \
-			oflag=direct conv=fsync status=none &
+		timeout 30 dd if="$MNT/$f" of=/dev/null bs=64k iflag=direct \
+			status=none &
 		eval "pid_$f=\$!"
 	done
+	# Bounded: a reader stuck in the kernel does not die of timeout.
 	for f in a b; do
-		eval "wait \$pid_$f" || fail "I/O under cfq did not complete: $1"
+		eval "p=\$pid_$f"
+		wait_for "I/O under cfq to complete $1" \
+			sh -c "! kill -0 $p 2>/dev/null"
+		wait "$p" || fail "I/O under cfq failed $1"
 	done
 }
 io "before any reload"
@@ -63,7 +70,9 @@ printf 'nr_requests = 64\n' >"$B2/conf"
 "$FUSE_IOSCHED" -f -o "module_dir=$MODULE_DIR,scheduler=noop" "$B2" "$M2" \
 	>>"$T/daemon2.log" 2>&1 &
 PID2=$!
-cleanup_push "kill -CONT $PID2; fusermount3 -u '$M2'; timeout 30 tail --pid=$PID2 -f /dev/null"
+cleanup_push "fusermount3 -u '$M2' 2>/dev/null || umount -l '$M2'; timeout 30 tail --pid=$PID2 -f /dev/null"
+# First of all: what waits for it can then end.
+cleanup_push "kill -CONT $PID2"
 wait_for "the second mount" mountpoint -q "$M2"
 timeout 30 stat "$M2" >/dev/null || fail "the second mount does not answer"
 ln -sf "$M2/conf" "$C"
