@@ -362,6 +362,11 @@ static void main_reload_read(void *arg)
 {
 	struct fs *fs = arg;
 
+	/*
+	 * The log file too (logrotate), here for the same reason, and first,
+	 * so that what the reload logs goes to the new file.
+	 */
+	log_file_reopen();
 	main_reload_state.ret = config_reload(fs->cfg, &main_reload_state.next,
 					      main_reload_state.err,
 					      sizeof main_reload_state.err);
@@ -513,9 +518,10 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 	if (timer_on_signal(fs->timer, SIGHUP, main_reload_read,
 			    main_reload_apply, fs) != 0)
 		log_warn("cannot handle SIGHUP: no configuration reload");
-	log_info("mounted %s on %s, scheduler %s, %u workers, "
+	log_info("mounted %s on %s, pid %ld, scheduler %s, %u workers, "
 		 "configuration %s", fs->cfg->backing, fs->cfg->mountpoint,
-		 queue_elevator_type(fs->queue)->name, fs->cfg->threads,
+		 (long)getpid(), queue_elevator_type(fs->queue)->name,
+		 fs->cfg->threads,
 		 fs->cfg->config_read != NULL ? fs->cfg->config_read :
 		 "built in");
 	if (opts->singlethread) {
@@ -618,8 +624,9 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	if (opts.show_version) {
-		printf("fuse-iosched %s (scheduler ABI %d, libfuse %s)\n",
-		       PACKAGE_VERSION, IOSCHED_ABI_VERSION, fuse_pkgversion());
+		printf("fuse-iosched %s (scheduler ABI %d.%d, libfuse %s)\n",
+		       PACKAGE_VERSION, IOSCHED_ABI_VERSION, IOSCHED_ABI_MINOR,
+		       fuse_pkgversion());
 		status = 0;
 		goto out;
 	}
@@ -632,6 +639,13 @@ int main(int argc, char *argv[])
 	if (main_check(&cfg, &fs.root_fd) != 0 || main_config(&cfg) != 0 ||
 	    main_check_place(&cfg) != 0)
 		goto out;
+	if (log_file_open(cfg.log_file, err, sizeof err) != 0) {
+		fprintf(stderr, "fuse-iosched: %s\n", err);
+		goto out;
+	}
+	/* While stderr still reaches someone. */
+	if (!cfg.foreground)
+		log_syslog_check(cfg.mountpoint);
 
 	type = main_scheduler(&cfg);
 	if (type == NULL)

@@ -187,7 +187,7 @@ static bool cost_allow_merge(struct elevator_queue *eq,
 	bool ok;
 	COST_BEGIN;
 
-	ok = cost_type->ops.allow_merge(eq, rq, next, type);
+	ok = cost_type->allow_merge(eq, rq, next, type);
 	COST_END;
 	return ok;
 }
@@ -198,7 +198,7 @@ static enum elv_may_queue cost_may_queue(struct elevator_queue *eq,
 	enum elv_may_queue m;
 	COST_BEGIN;
 
-	m = cost_type->ops.may_queue(eq, rq);
+	m = cost_type->may_queue(eq, rq);
 	COST_END;
 	return m;
 }
@@ -208,7 +208,7 @@ static void cost_merged(struct elevator_queue *eq, struct elv_request *rq,
 {
 	COST_BEGIN;
 
-	cost_type->ops.merged(eq, rq, type);
+	cost_type->merged(eq, rq, type);
 	COST_END;
 }
 
@@ -217,7 +217,7 @@ static void cost_merged_requests(struct elevator_queue *eq,
 {
 	COST_BEGIN;
 
-	cost_type->ops.merged_requests(eq, rq, next);
+	cost_type->merged_requests(eq, rq, next);
 	COST_END;
 }
 
@@ -226,7 +226,7 @@ static void cost_add_request(struct elevator_queue *eq, struct elv_request *rq,
 {
 	COST_BEGIN;
 
-	cost_type->ops.add_request(eq, rq, now_ns);
+	cost_type->add_request(eq, rq, now_ns);
 	COST_END;
 }
 
@@ -236,7 +236,7 @@ static struct elv_request *cost_dispatch(struct elevator_queue *eq,
 	struct elv_request *rq;
 	COST_BEGIN;
 
-	rq = cost_type->ops.dispatch(eq, now_ns, force);
+	rq = cost_type->dispatch(eq, now_ns, force);
 	COST_END;
 	return rq;
 }
@@ -246,7 +246,7 @@ static void cost_completed(struct elevator_queue *eq, struct elv_request *rq,
 {
 	COST_BEGIN;
 
-	cost_type->ops.completed(eq, rq, now_ns);
+	cost_type->completed(eq, rq, now_ns);
 	COST_END;
 }
 
@@ -255,7 +255,7 @@ static bool cost_has_work(struct elevator_queue *eq)
 	bool w;
 	COST_BEGIN;
 
-	w = cost_type->ops.has_work(eq);
+	w = cost_type->has_work(eq);
 	COST_END;
 	return w;
 }
@@ -264,22 +264,22 @@ static bool cost_has_work(struct elevator_queue *eq)
 static void replay_timed_type(const struct elevator_type *type,
 			      struct elevator_type *timed)
 {
-	const struct elevator_ops *o = &type->ops;
+	const struct elevator_type *o = type;
 
 	*timed = *type;
 	cost_type = type;
 	cost_total_ns = 0;
 	cost_calls = 0;
 	cost_kept_calls = 0;
-	timed->ops.allow_merge = o->allow_merge ? cost_allow_merge : NULL;
-	timed->ops.may_queue = o->may_queue ? cost_may_queue : NULL;
-	timed->ops.merged = o->merged ? cost_merged : NULL;
-	timed->ops.merged_requests = o->merged_requests ?
+	timed->allow_merge = o->allow_merge ? cost_allow_merge : NULL;
+	timed->may_queue = o->may_queue ? cost_may_queue : NULL;
+	timed->merged = o->merged ? cost_merged : NULL;
+	timed->merged_requests = o->merged_requests ?
 				     cost_merged_requests : NULL;
-	timed->ops.add_request = cost_add_request;
-	timed->ops.dispatch = cost_dispatch;
-	timed->ops.completed = o->completed ? cost_completed : NULL;
-	timed->ops.has_work = cost_has_work;
+	timed->add_request = cost_add_request;
+	timed->dispatch = cost_dispatch;
+	timed->completed = o->completed ? cost_completed : NULL;
+	timed->has_work = cost_has_work;
 }
 
 /*
