@@ -51,7 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /* Like sysfs: at most a page written at once. */
 #define CONTROL_BUF_SIZE 4096

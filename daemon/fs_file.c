@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /*
  * Writes to the control files are short commands: of a longer one, only
@@ -89,12 +89,11 @@ void fs_file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fd = fs_inode_reopen(inode, flags);
 	/* A write-only file the daemon may not read: writes that need a
 	 * read-modify-write will fail with EBADF, the others work. */
-	if (fd == -1 && errno == EACCES &&
-	    (flags & O_ACCMODE) != (fi->flags & O_ACCMODE))
+	if (fd == -EACCES && (flags & O_ACCMODE) != (fi->flags & O_ACCMODE))
 		fd = fs_inode_reopen(inode, (flags & ~O_ACCMODE) |
 					    (fi->flags & O_ACCMODE));
-	if (fd == -1) {
-		fuse_reply_err(req, errno);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
 		return;
 	}
 	if (fi->flags & O_TRUNC)
@@ -108,7 +107,7 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		    mode_t mode, struct fuse_file_info *fi)
 {
 	struct fuse_entry_param e;
-	struct fs_cred cred;
+	struct cred cred;
 	struct inode *dir, *inode;
 	int fd, dfd, err;
 
@@ -122,10 +121,10 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_reply_err(req, -dfd);
 		return;
 	}
-	err = fs_inode_cred_enter(req, &cred);
+	err = cred_enter(req, &cred);
 	if (err) {
 		fs_fd_put(dir);
-		fuse_reply_err(req, err);
+		fuse_reply_err(req, -err);
 		return;
 	}
 	/* O_NOFOLLOW: a symlink put there behind the kernel's back must not
@@ -133,7 +132,7 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	fd = openat(dfd, name,
 		    fs_file_flags(req, fi->flags) | O_CREAT | O_NOFOLLOW, mode);
 	err = fd == -1 ? errno : 0;
-	fs_inode_cred_leave(&cred);
+	cred_leave(&cred);
 	fs_fd_put(dir);
 	if (err) {
 		fuse_reply_err(req, err);
@@ -142,7 +141,7 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	err = fs_inode_entry(req, dir, name, &e);
 	if (err) {
 		close(fd);
-		fuse_reply_err(req, err);
+		fuse_reply_err(req, -err);
 		return;
 	}
 	inode = (struct inode *)(uintptr_t)e.ino;
@@ -161,8 +160,8 @@ void fs_file_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (control_is_ino(ino))
 		control_read(req, ino, size, off, fi);
 	else
-		io_submit_read(req, fs_inode(req, ino), fi->fh, size, off,
-			       fi->flags);
+		request_read(req, fs_inode(req, ino), fi->fh, size, off,
+			     fi->flags);
 }
 
 /* A write to a control file: gather it into memory for control.c. */
@@ -200,8 +199,8 @@ void fs_file_write_buf(fuse_req_t req, fuse_ino_t ino,
 	if (control_is_ino(ino))
 		fs_file_control_write(req, ino, in, off, fi);
 	else
-		io_submit_write(req, fs_inode(req, ino), fi->fh, in, off,
-				fi->flags);
+		request_write(req, fs_inode(req, ino), fi->fh, in, off,
+			      fi->flags);
 }
 
 void fs_file_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

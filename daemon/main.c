@@ -15,7 +15,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +23,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 enum {
 	MAIN_KEY_PRINT_CONFIG,
@@ -121,39 +120,6 @@ static int main_opt_proc(void *data, const char *arg, int key,
 	}
 	*slot = strdup(arg);
 	return *slot == NULL ? -1 : 0;
-}
-
-/* libfuse said why it failed (main_fuse_log): ours would be a second line. */
-static bool main_fuse_said;
-
-/*
- * libfuse's messages before mounting (log_open takes them over then): its
- * errors are the one line of a failure, in our form; the rest is held
- * with ours.  It writes an error in pieces ("unknown option(s): `", "-o
- * x", "'\n"): they are gathered up to the newline.
- */
-static void __attribute__((format(printf, 2, 0)))
-main_fuse_log(enum fuse_log_level level, const char *fmt, va_list ap)
-{
-	static char line[CONFIG_ERR_MAX];
-	size_t n = strlen(line);
-	const char *text = line;
-
-	if ((int)level > LOG_ERR) {
-		log_vmsg((int)level, fmt, ap);
-		return;
-	}
-	vsnprintf(line + n, sizeof line - n, fmt, ap);
-	n = strlen(line);
-	if (n == 0 || (line[n - 1] != '\n' && n < sizeof line - 1))
-		return;
-	while (n > 0 && line[n - 1] == '\n')
-		line[--n] = '\0';
-	if (strncmp(text, "fuse: ", 6) == 0)
-		text += 6;
-	fprintf(stderr, "fuse-iosched: %s\n", text);
-	line[0] = '\0';
-	main_fuse_said = true;
 }
 
 /* Replace *path by its absolute, resolved form. */
@@ -613,7 +579,7 @@ int main(int argc, char *argv[])
 	}
 	/* A problem found before mounting is one line (log.c). */
 	log_hold();
-	fuse_set_log_func(main_fuse_log);
+	liblog_start();
 	if (fuse_opt_parse(&args, &ma, main_opts, main_opt_proc) != 0)
 		goto out;
 	if (fuse_parse_cmdline(&args, &opts) != 0)
@@ -645,7 +611,7 @@ int main(int argc, char *argv[])
 	}
 	/* While stderr still reaches someone. */
 	if (!cfg.foreground)
-		log_syslog_check(cfg.mountpoint);
+		log_syslog_check(cfg.mountpoint, CONTROL_NAME "/log");
 
 	type = main_scheduler(&cfg);
 	if (type == NULL)
@@ -653,6 +619,7 @@ int main(int argc, char *argv[])
 	qp.nr_requests = cfg.nr_requests;
 	qp.wakeup_at = main_wakeup;
 	qp.wakeup_arg = &fs;
+	qp.trace = trace_rq;
 	fs.queue = queue_new(&qp, type);
 	if (fs.queue == NULL)
 		goto out;
@@ -693,7 +660,7 @@ int main(int argc, char *argv[])
 	/* Nothing failed: the warnings held meanwhile are worth seeing. */
 	log_release();
 	if (fuse_session_mount(fs.se, cfg.mountpoint) != 0) {
-		if (!main_fuse_said)
+		if (!liblog_fuse_failed())
 			fprintf(stderr, "fuse-iosched: cannot mount on %s\n",
 				cfg.mountpoint);
 		goto out_signals;
@@ -702,6 +669,7 @@ int main(int argc, char *argv[])
 	if (fuse_daemonize(cfg.foreground) != 0)
 		goto out_unmount;
 	log_open(!cfg.foreground, config_log_level(&cfg));
+	liblog_open();
 	fs_fd_report();
 
 	/*

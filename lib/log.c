@@ -31,8 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <event2/event.h>
-
 #include "fuse-iosched.h"
 
 /* At most this many lines per call site per interval, as the kernel's. */
@@ -80,46 +78,13 @@ static const char *const log_names[] = {
 	[LOG_NOTICE] = "notice", [LOG_INFO] = "info", [LOG_DEBUG] = "debug",
 };
 
-/* libfuse's levels are syslog's. */
-static void log_from_fuse(enum fuse_log_level level, const char *fmt,
-			  va_list ap)
-{
-	log_vmsg((int)level, fmt, ap);
-}
-
-static void log_from_libevent(int severity, const char *msg)
-{
-	int level;
-
-	switch (severity) {
-	case EVENT_LOG_DEBUG:
-		level = LOG_DEBUG;
-		break;
-	case EVENT_LOG_MSG:
-		level = LOG_INFO;
-		break;
-	case EVENT_LOG_WARN:
-		level = LOG_WARNING;
-		break;
-	default:
-		level = LOG_ERR;
-		break;
-	}
-	log_msg(level, "libevent: %s", msg);
-}
-
-/*
- * libfuse and libevent print to stderr by themselves, which goes nowhere
- * once daemonized: their messages come here instead, to syslog then.
- */
+/* Messages from the daemon's libraries come here too (liblog.c). */
 void log_open(bool to_syslog, int max_level)
 {
 	log_to_syslog = to_syslog;
 	log_set_level(max_level);
 	if (to_syslog)
 		openlog("fuse-iosched", LOG_PID, LOG_DAEMON);
-	fuse_set_log_func(log_from_fuse);
-	event_set_log_callback(log_from_libevent);
 }
 
 void log_set_level(int max_level)
@@ -480,15 +445,15 @@ static int log_syslog_probe(void)
 	return err;
 }
 
-void log_syslog_check(const char *mountpoint)
+void log_syslog_check(const char *mountpoint, const char *ring)
 {
 	int err = log_syslog_probe();
 
 	if (err == 0)
 		return;
 	log_warn("syslog cannot be reached (%s: %s): once detached, the "
-		 "daemon logs only to %s/%s/log%s%s", _PATH_LOG, strerror(err),
-		 mountpoint, CONTROL_NAME,
+		 "daemon logs only to %s/%s%s%s", _PATH_LOG, strerror(err),
+		 mountpoint, ring,
 		 log_file_path != NULL ? " and " : "",
 		 log_file_path != NULL ? log_file_path : "");
 }

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * log.c: a level out of the syslog range (a module may pass any int) is
- * clamped, not used as a table index; libfuse's and libevent's messages
- * come out through our log, one line each, marked with their level.
- * The ring (.control/log) keeps the newest whole lines, dated, within its
- * size; the log file gets them too and refuses what is not a regular
- * file; a rate-limited call site prints its burst and then counts; a
- * user's value is cut and escaped.
+ * clamped, not used as a table index; liblog.c: libfuse's and libevent's
+ * messages come out through our log, one line each, marked with their
+ * level.  The ring (.control/log) keeps the newest whole lines, dated,
+ * within its size; the log file gets them too and refuses what is not a
+ * regular file; a rate-limited call site prints its burst and then
+ * counts; a user's value is cut and escaped.
  *
  * stderr goes to a temporary file, read back after each case.
  */
@@ -24,7 +24,7 @@
 #include <event2/util.h>
 #include <fuse_log.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 static int failures;
 static FILE *out;
@@ -195,6 +195,7 @@ int main(void)
 		return 99;
 	}
 	log_open(false, LOG_DEBUG);
+	liblog_open();
 
 	log_msg(1000, "too high");
 	expect("level 1000", "fuse-iosched: debug: too high\n");
