@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The backing side of a file: whether its descriptor does direct I/O
- * (the backing_io setting), the alignment that direct I/O needs, and the
- * block device beneath BACKING: as .control/backing_device shows it, and
- * its size and layout for the sector estimates of sectormap.c.
+ * (the backing_io setting, backing_io.c), the alignment that direct I/O
+ * needs, and the block device beneath BACKING: as .control/backing_device
+ * shows it, and its size and layout for the sector estimates of
+ * sectormap.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,34 +17,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /* The alignment direct I/O is assumed to need when nothing says. */
 #define BACKING_ALIGN_DEFAULT 512
-
-static const char *const backing_io_names[] = {
-	[BACKING_IO_AUTO] = "auto",
-	[BACKING_IO_DIRECT] = "direct",
-	[BACKING_IO_BUFFERED] = "buffered",
-};
-
-int backing_io_parse(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(backing_io_names); i++)
-		if (strcmp(name, backing_io_names[i]) == 0)
-			return (int)i;
-	return -1;
-}
-
-bool backing_io_name_valid(const char *name)
-{
-	return backing_io_parse(name) >= 0;
-}
-
-const char *backing_io_name(enum backing_io mode)
-{
-	return backing_io_names[mode];
-}
 
 /*
  * Read the first line of /sys/dev/block/MAJ:MIN/<rel> into buf, without

@@ -39,7 +39,7 @@
 #include <sys/ioctl.h>
 #include <time.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 #define SECTORMAP_WINDOW 64		/* extents per FIEMAP call */
 #define SECTORMAP_UNMAPPED_TTL_NS 100000000ULL	/* 100 ms */

@@ -3,14 +3,14 @@
  * Request events for readers of .control/trace, the mount's trace_pipe.
  *
  * The queue reports each request's life (Q queued, M and F back and front
- * merged into another, D dispatched, C completed) with trace_rq() under
- * its lock.  With no reader open that is one relaxed load of
- * trace_nr_readers.  With readers, trace_emit stores the raw event once,
- * in one ring shared by the readers, under trace_lock: what the queue
- * lock holder pays does not grow with the readers.  Each reader keeps
- * its place in the ring and copies events out when it reads, outside
- * the queue lock and a batch at a time under trace_lock, so that an
- * emitter never waits for more than a batch.  A reader that falls more
+ * merged into another, D dispatched, C completed) to its trace hook,
+ * trace_rq(), under its lock.  With no reader open that is a call and one
+ * relaxed load of trace_nr_readers.  With readers, trace_emit stores the
+ * raw event once, in one ring shared by the readers, under trace_lock:
+ * what the queue lock holder pays does not grow with the readers.  Each
+ * reader keeps its place in the ring and copies events out when it reads,
+ * outside the queue lock and a batch at a time under trace_lock, so that
+ * an emitter never waits for more than a batch.  A reader that falls more
  * than a ring behind loses the oldest events and is told how many, so a
  * slow reader never slows the I/O path.  Text is made only when a reader
  * reads, outside every lock but its own.
@@ -41,7 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 #define TRACE_RING 4096		/* events kept for the readers; a power of two */
 #define TRACE_READERS_MAX 8	/* readers open at once: EBUSY past it */
@@ -122,8 +122,8 @@ static uint64_t trace_coarse_ns(void)
 /* ------------------------------------------------------------------ */
 /* Producer side.                                                      */
 
-void trace_emit(char action, const struct elv_request *rq, uint64_t now_ns,
-		uint64_t wait_ns, uint64_t service_ns)
+static void trace_emit(char action, const struct elv_request *rq,
+		       uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns)
 {
 	struct trace_event e = {
 		.time_ns = now_ns > trace_start_ns ? now_ns - trace_start_ns : 0,
@@ -145,6 +145,13 @@ void trace_emit(char action, const struct elv_request *rq, uint64_t now_ns,
 	if (trace_parked > 0)
 		pthread_cond_signal(&trace_cv);
 	pthread_mutex_unlock(&trace_lock);
+}
+
+void trace_rq(void *arg, char action, const struct elv_request *rq,
+	      uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns)
+{
+	if (trace_on())
+		trace_emit(action, rq, now_ns, wait_ns, service_ns);
 }
 
 /* Outside the queue lock: one small read of /proc per new pid. */

@@ -20,7 +20,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 #define FALLBACK_MIN (1ULL << 62)
 #define MiB (1024ULL * 1024)
