@@ -270,7 +270,7 @@ static int module_dir_open(void)
 	if (real == NULL) {
 		error = errno;
 		/* A missing one: the caller says what that means, once. */
-		log_msg(error == ENOENT ? LOG_DEBUG : LOG_WARNING,
+		log_msg(error != ENOENT ? LOG_WARNING : LOG_DEBUG,
 			"module directory %s: %s", dir, strerror(error));
 		return -error;
 	}
