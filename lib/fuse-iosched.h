@@ -533,15 +533,18 @@ static inline bool trace_on(void)
 	return atomic_load_explicit(&trace_nr_readers,
 				    memory_order_relaxed) != 0;
 }
-/* Record an event ('Q', 'M', 'F', 'D', 'C') of rq for every reader. */
+/*
+ * Record an event ('Q', 'M', 'F', 'D', 'C') of rq for every reader; a C
+ * has its wait, service and error (0, or the first part's -errno).
+ */
 void trace_emit(char action, const struct elv_request *rq, uint64_t now_ns,
-		uint64_t wait_ns, uint64_t service_ns);
+		uint64_t wait_ns, uint64_t service_ns, int error);
 static inline void trace_rq(char action, const struct elv_request *rq,
 			    uint64_t now_ns, uint64_t wait_ns,
-			    uint64_t service_ns)
+			    uint64_t service_ns, int error)
 {
 	if (trace_on())
-		trace_emit(action, rq, now_ns, wait_ns, service_ns);
+		trace_emit(action, rq, now_ns, wait_ns, service_ns, error);
 }
 /* Remember pid's process name while it still exists. */
 void trace_note_pid(pid_t pid);
@@ -783,6 +786,7 @@ struct replay_trace {
 	int64_t *procs;		/* process keys: pids, or MSR host+disk */
 	uint32_t nr_procs;
 	const char *format;	/* as named or detected */
+	size_t nr_failed;	/* C events with an error */
 };
 /* "auto", "fuse-iosched", "blkparse" or "msr". */
 bool replay_format_valid(const char *name);

@@ -262,7 +262,7 @@ static void queue_trace_merge(struct queue *q, char action,
 			      const struct io *io)
 {
 	if (trace_on())
-		trace_emit(action, &io->rq, queue_now(q), 0, 0);
+		trace_emit(action, &io->rq, queue_now(q), 0, 0, 0);
 }
 
 /* Free the shell of an io whose parts now belong to another. */
@@ -387,7 +387,7 @@ static void do_queue_arrive(struct queue *q, struct io *io)
 	q->stats.dir[io->rq.dir].requests += io->nr_parts;
 	/* Time spent waiting for a slot counts as queueing time. */
 	io->rq.arrival_ns = queue_now(q);
-	trace_rq('Q', &io->rq, io->rq.arrival_ns, 0, 0);
+	trace_rq('Q', &io->rq, io->rq.arrival_ns, 0, 0, 0);
 }
 
 /* Caller holds q->lock: merge io or hand it to the elevator, unless the
@@ -467,7 +467,7 @@ static struct io *do_queue_dispatch(struct queue *q)
 	q->stats.dir[rq->dir].wait_ns += now - rq->arrival_ns;
 	stats_hist_add(&q->stats.dir[rq->dir].wait[stats_class_of(rq->ioprio)],
 		       now - rq->arrival_ns);
-	trace_rq('D', rq, now, 0, 0);
+	trace_rq('D', rq, now, 0, 0, 0);
 	return io;
 }
 
@@ -542,6 +542,7 @@ void queue_done(struct queue *q, struct io *io)
 	struct stats_dir *sd = &q->stats.dir[io->rq.dir];
 	struct io_part *p;
 	uint64_t now;
+	int error = 0;
 
 	pthread_mutex_lock(&q->lock);
 	now = queue_now(q);
@@ -556,11 +557,14 @@ void queue_done(struct queue *q, struct io *io)
 	sd->service_ns += now - io->dispatch_ns;
 	stats_hist_add(&sd->service[stats_class_of(io->rq.ioprio)],
 		       now - io->dispatch_ns);
-	trace_rq('C', &io->rq, now, io->dispatch_ns - io->rq.arrival_ns,
-		 now - io->dispatch_ns);
 	for (p = io->parts; p != NULL; p = p->next)
-		if (p->result < 0)
+		if (p->result < 0) {
 			sd->errors++;
+			if (error == 0)
+				error = p->result;
+		}
+	trace_rq('C', &io->rq, now, io->dispatch_ns - io->rq.arrival_ns,
+		 now - io->dispatch_ns, error);
 	if (q->nr_queued == 0 && q->nr_in_flight == 0)
 		pthread_cond_broadcast(&q->idle_cv);
 	/*

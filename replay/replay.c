@@ -206,8 +206,8 @@ static const char *const replay_columns[] = {
 };
 
 static void replay_row(const struct replay_main *m, const char *trace,
-		       const char *name, const struct replay_result *r,
-		       bool first)
+		       const struct replay_trace *t, const char *name,
+		       const struct replay_result *r, bool first)
 {
 	double v[] = {
 		replay_mib_s(r),
@@ -223,6 +223,7 @@ static void replay_row(const struct replay_main *m, const char *trace,
 		       ", \"%s\": %" PRIu64, first ? "" : ",\n", trace,
 		       replay_columns[0], name, replay_columns[1],
 		       r->requests, replay_columns[2], r->merges);
+		printf(", \"failed\": %zu", t->nr_failed);
 		printf(", \"%s\": %.2f", replay_columns[3], v[0]);
 		for (i = 1; i < ARRAY_SIZE(v); i++)
 			printf(", \"%s\": %.3f", replay_columns[3 + i], v[i]);
@@ -264,10 +265,10 @@ static void replay_header(const struct replay_main *m, const char *path,
 				  t->span_ns) / 1e9);
 	else if (m->o.closed_loop)
 		snprintf(loop, sizeof loop, "closed loop");
-	printf("# %s: %s, %zu requests, %u processes, %s, disk %s, host "
-	       "overhead %.3f ms read, %.3f ms write, lag %.3f ms head, "
-	       "%.3f ms idle\n", path,
-	       t->format, t->nr, t->nr_procs, loop, models[m->o.model],
+	printf("# %s: %s, %zu requests, %zu failed, %u processes, %s, disk "
+	       "%s, host overhead %.3f ms read, %.3f ms write, lag %.3f ms "
+	       "head, %.3f ms idle\n", path, t->format, t->nr, t->nr_failed,
+	       t->nr_procs, loop, models[m->o.model],
 	       (double)m->o.overhead_ns[0] / 1e6,
 	       (double)m->o.overhead_ns[1] / 1e6,
 	       (double)m->o.lag_ns[REPLAY_LAG_HEAD] / 1e6,
@@ -396,7 +397,8 @@ static int replay_trace_run(struct replay_main *m, const char *path,
 			replay_trace_free(&t);
 			return -1;
 		}
-		replay_row(m, path, m->types[i]->name, &r, nth == 0 && i == 0);
+		replay_row(m, path, &t, m->types[i]->name, &r,
+			   nth == 0 && i == 0);
 		if (lat != NULL && replay_plot_data(lat, thr,
 						    m->types[i]->name,
 						    &r) != 0) {

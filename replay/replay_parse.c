@@ -237,6 +237,30 @@ static uint64_t replay_c_wait(const char *rest)
 	return replay_seconds(num, &ns) ? ns : UINT64_MAX;
 }
 
+/*
+ * A failed completion: "[-5]" where blkparse has "[0]" after the count,
+ * after the process name in ours.
+ */
+static bool replay_c_failed(const char *rest, bool ours)
+{
+	const char *s = rest;
+	char *end;
+	long v;
+
+	if (s == NULL)
+		return false;
+	s += strspn(s, " \t");
+	if (ours) {
+		if (*s != '[' || (s = strchr(s, ']')) == NULL)
+			return false;
+		s += 1 + strspn(s + 1, " \t");
+	}
+	if (*s != '[')
+		return false;
+	v = strtol(s + 1, &end, 10);
+	return end != s + 1 && *end == ']' && v != 0;
+}
+
 /* A D event of ours: a dispatch whose C will tell its service time. */
 static int replay_dispatched(struct replay_parser *p, bool write,
 			     uint64_t sector, uint32_t nr, uint64_t time_ns)
@@ -368,6 +392,8 @@ static int replay_parse_blk(struct replay_parser *p, char *line, size_t len,
 		replay_complete(p, write, sector, nr, t_ns);
 		replay_dispatch_done(p, write, sector, (uint32_t)nr, t_ns,
 				     rest < end ? rest + 1 : NULL);
+		if (replay_c_failed(rest < end ? rest + 1 : NULL, p->ours))
+			p->t->nr_failed++;
 		return 0;
 	}
 	if (replay_proc(p->t, pid, &proc) != 0 ||
