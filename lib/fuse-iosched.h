@@ -790,7 +790,12 @@ struct replay_trace {
 };
 /* "auto", "fuse-iosched", "blkparse" or "msr". */
 bool replay_format_valid(const char *name);
-int replay_parse(const char *path, const char *format,
+/*
+ * Lost events and a trace of ours without its first line: an error, or
+ * with force a warning on stderr each; time going backwards and unknown
+ * actions: a warning.
+ */
+int replay_parse(const char *path, const char *format, bool force,
 		 struct replay_trace *t, char *err, size_t size);
 void replay_trace_free(struct replay_trace *t);
 
