@@ -156,8 +156,12 @@ struct queue;
 bool metrics_addr_valid(const char *addr);
 /* Bind and listen, before mounting: the socket, or -1 and err set. */
 int metrics_listen(const char *addr, char *err, size_t size);
-/* Serve /metrics on fd (taken over, closed on failure); 0 or -errno. */
-int metrics_start(struct timer *t, int fd, struct queue *q);
+/*
+ * Serve /metrics on fd (taken over, closed on failure), labelled with the
+ * mount's paths; 0 or -errno.
+ */
+int metrics_start(struct timer *t, int fd, struct queue *q,
+		  const char *mountpoint, const char *backing);
 
 /* stats.c: per direction, updated under the queue lock */
 /*
