@@ -153,11 +153,12 @@ static struct io *dispatch_next(struct dispatch *d, uint64_t *end_ns)
  */
 static void dispatch_one(struct dispatch *d, struct io *io, uint64_t end_ns)
 {
-	log_debug("dispatch %c off=%llu bytes=%llu sector=%llu",
+	log_debug("dispatch %c off=%llu bytes=%llu sector=%llu ino=%llu",
 		  io->rq.dir == ELV_READ ? 'R' : 'W',
 		  (unsigned long long)io->rq.offset,
 		  (unsigned long long)io->rq.bytes,
-		  (unsigned long long)io->rq.sector);
+		  (unsigned long long)io->rq.sector,
+		  (unsigned long long)(io->inode != NULL ? io->inode->ino : 0));
 	dispatch_perform(io);
 	if (end_ns != 0)
 		diskmodel_wait(end_ns);

@@ -419,6 +419,7 @@ int main(int argc, char *argv[])
 	struct main_args ma = { .cfg = &cfg };
 	struct fs fs = { .cfg = &cfg, .root_fd = -1, .timeout = 1.0 };
 	struct queue_params qp = { 0 };
+	struct sectormap_layout layout = { 0 };
 	bool inodes = false;
 	int status = 1, metrics_fd = -1;
 	char err[CONFIG_ERR_MAX];
@@ -468,6 +469,8 @@ int main(int argc, char *argv[])
 	if (fs_inode_table_init(&fs) != 0)
 		goto out;
 	inodes = true;
+	backing_device_layout(fs.root_fd, &layout);
+	sectormap_set_layout(&layout);
 	if (main_mount_opts(&args, &cfg) != 0)
 		goto out;
 

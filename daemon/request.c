@@ -202,7 +202,8 @@ static struct io *io_prepare(fuse_req_t req, struct inode *inode,
 	io->inode = inode;
 	io->end = io_end;
 	io->parts->req = req;
-	io->rq.sector = sectormap_lookup(inode->smap, fd, (uint64_t)off);
+	io->rq.sector = sectormap_lookup(inode->smap, fd, (uint64_t)off,
+					  size);
 	io_set_origin(io, req, open_flags);
 	return io;
 }

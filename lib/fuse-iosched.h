@@ -230,8 +230,21 @@ int stats_format(const struct stats *s, char *buf, size_t size);
 struct sectormap;
 struct sectormap *sectormap_new(dev_t dev, ino_t ino);
 void sectormap_free(struct sectormap *m);
-/* The sector of byte off of the file open as fd; never fails. */
-uint64_t sectormap_lookup(struct sectormap *m, int fd, uint64_t off);
+/* The sector of byte off of the file open as fd, for len bytes; never fails. */
+uint64_t sectormap_lookup(struct sectormap *m, int fd, uint64_t off,
+			  uint64_t len);
+/* What the estimates of unplaced data know of the backing device. */
+struct sectormap_layout {
+	uint64_t device_bytes;	/* estimates stay below; 0: unknown */
+	/* An ext2/3/4 superblock's, for the allocator's goal; 0: unknown */
+	uint32_t block_size;
+	uint32_t first_data_block;
+	uint32_t blocks_per_group;
+	uint32_t inodes_per_group;
+	uint32_t flex_size;	/* block groups per flex group, 1 without */
+};
+/* Set before the first lookup; not for a filesystem without FIEMAP. */
+void sectormap_set_layout(const struct sectormap_layout *l);
 /* The layout of [off, off + len) may have changed; len 0 means "to end". */
 void sectormap_invalidate(struct sectormap *m, uint64_t off, uint64_t len);
 
@@ -255,6 +268,8 @@ struct fs;
 unsigned backing_open(struct fs *fs, int fd, int open_flags);
 /* .control/backing_device's content; length or -errno. */
 int backing_device_show(struct fs *fs, char *buf, size_t size);
+/* Fill in what is known of the device beneath root_fd (l zeroed first). */
+void backing_device_layout(int root_fd, struct sectormap_layout *l);
 
 /* fs_inode.c: the inode table; a fuse_ino_t is a struct inode pointer */
 struct inode {
