@@ -10,6 +10,7 @@
  * as gnuplot data and PNGs.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <spawn.h>
@@ -406,24 +407,57 @@ static int replay_plot_script(const struct replay_main *m, const char *p)
 	return fclose(fp) == 0 ? 0 : -1;
 }
 
-/* 0, or -1 after a line on stderr: gnuplot failed. */
+/* The last line of path with more than blanks and gnuplot's "^". */
+static void replay_last_line(const char *path, char *buf, size_t size)
+{
+	char line[512];
+	FILE *fp = fopen(path, "re");
+
+	buf[0] = '\0';
+	if (fp == NULL)
+		return;
+	while (fgets(line, sizeof line, fp) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[strspn(line, " \t^")] != '\0')
+			snprintf(buf, size, "%s", line + strspn(line, " \t"));
+	}
+	fclose(fp);
+}
+
+/*
+ * gnuplot, its messages in PREFIX-gnuplot.log; 0, or -1 after one line
+ * with the last of them: gnuplot failed.
+ */
 static int replay_run_gnuplot(const char *p)
 {
-	char script[4096];
+	char script[4096], log[4096], why[256];
 	char *argv[] = { "gnuplot", script, NULL };
+	posix_spawn_file_actions_t fa;
 	pid_t pid;
-	int st;
+	int st, ret;
 
 	snprintf(script, sizeof script, "%s.gp", p);
-	if (posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ) != 0) {
-		fprintf(stderr, "fuse-iosched-replay: gnuplot not found: "
-			"wrote %s.gp and its .dat files; run gnuplot %s.gp\n",
-			p, p);
+	snprintf(log, sizeof log, "%s-gnuplot.log", p);
+	if (posix_spawn_file_actions_init(&fa) != 0 ||
+	    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, log,
+					     O_WRONLY | O_CREAT | O_TRUNC,
+					     0644) != 0) {
+		fprintf(stderr, "fuse-iosched-replay: gnuplot %s.gp: out of "
+			"memory\n", p);
+		return -1;
+	}
+	ret = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (ret != 0) {
+		fprintf(stderr, "fuse-iosched-replay: gnuplot %s: wrote %s.gp "
+			"and its .dat files; run gnuplot %s.gp\n",
+			ret == ENOENT ? "not found" : strerror(ret), p, p);
 		return 0;
 	}
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		fprintf(stderr, "fuse-iosched-replay: gnuplot %s.gp failed\n",
-			p);
+		replay_last_line(log, why, sizeof why);
+		fprintf(stderr, "fuse-iosched-replay: gnuplot %s.gp failed%s%s "
+			"(its messages: %s)\n", p, why[0] ? ": " : "", why, log);
 		return -1;
 	}
 	return 0;

@@ -91,10 +91,17 @@ else
 fi
 # A gnuplot that fails: status 1 and the replay's one line about it.
 mkdir "$T/bin"
-printf '#!/bin/sh\nexit 1\n' >"$T/bin/gnuplot"
+printf '#!/bin/sh\necho "plot x" >&2; echo "  ^" >&2\necho "line 13: x range is invalid" >&2\nexit 1\n' >"$T/bin/gnuplot"
 chmod +x "$T/bin/gnuplot"
 (cd "$T" && PATH=$T/bin:$PATH replay -s noop --plot q "$TR" >/dev/null 2>err) &&
 	fail "a failing gnuplot: status 0"
-assert_eq "fuse-iosched-replay: gnuplot q.gp failed" "$(cat "$T/err")" \
-	"a failing gnuplot's message"
+assert_eq "fuse-iosched-replay: gnuplot q.gp failed: line 13: x range is invalid (its messages: q-gnuplot.log)" \
+	"$(cat "$T/err")" "a failing gnuplot's message"
+grep -q '^plot x$' "$T/q-gnuplot.log" || fail "gnuplot's messages not in q-gnuplot.log"
+# A gnuplot that is not there: the files, a line saying so, status 0.
+mkdir "$T/nobin"
+(cd "$T" && PATH=$T/nobin "$FUSE_IOSCHED_REPLAY" -o "module_dir=$MODULE_DIR" \
+	-s noop --plot r "$TR" >/dev/null 2>err) ||
+	fail "no gnuplot: status 1: $(cat "$T/err")"
+grep -q 'gnuplot not found: .*run gnuplot r.gp' "$T/err" || fail "no gnuplot: $(cat "$T/err")"
 exit 0
