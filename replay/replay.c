@@ -36,7 +36,7 @@ struct replay_main {
 	const char *model;	/* -m, or NULL: -o disk_model, else hdd */
 	const char *overhead;	/* --overhead: "auto" or microseconds */
 	bool json;
-	bool force;		/* --force: replay what it cannot be true to */
+	bool force;		/* --force: replay a doubtful trace */
 	bool has_lat[2];	/* --plot: some reads, some writes */
 	const struct elevator_type *types[REPLAY_MAX_SCHEDS];
 	unsigned nr_types;
@@ -457,7 +457,8 @@ static int replay_run_gnuplot(const char *p)
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
 		replay_last_line(log, why, sizeof why);
 		fprintf(stderr, "fuse-iosched-replay: gnuplot %s.gp failed%s%s "
-			"(its messages: %s)\n", p, why[0] ? ": " : "", why, log);
+			"(its messages: %s)\n", p, why[0] ? ": " : "", why,
+			log);
 		return -1;
 	}
 	return 0;
