@@ -17,7 +17,10 @@
 
 #include "fuse-iosched.h"
 
-/* Writes to the control files are short commands. */
+/*
+ * Writes to the control files are short commands: of a longer one, only
+ * its start is copied, for control.c to refuse and log.
+ */
 #define FS_FILE_CONTROL_MAX (64 * 1024)
 
 /* Flags for the backing open: what the application asked, adjusted. */
@@ -168,15 +171,12 @@ static void fs_file_control_write(fuse_req_t req, fuse_ino_t ino,
 				  struct fuse_file_info *fi)
 {
 	size_t size = fuse_buf_size(in);
-	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(size);
+	size_t copy = size < FS_FILE_CONTROL_MAX ? size : FS_FILE_CONTROL_MAX;
+	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(copy);
 	ssize_t res;
 	char *buf;
 
-	if (size > FS_FILE_CONTROL_MAX) {
-		fuse_reply_err(req, EINVAL);
-		return;
-	}
-	buf = malloc(size + 1);
+	buf = malloc(copy + 1);
 	if (!buf) {
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -187,7 +187,8 @@ static void fs_file_control_write(fuse_req_t req, fuse_ino_t ino,
 		fuse_reply_err(req, -res);
 	else {
 		buf[res] = '\0';	/* convenience for parsers */
-		control_write(req, ino, buf, res, off, fi);
+		control_write(req, ino, buf,
+			      (size_t)res == copy ? size : (size_t)res, off, fi);
 	}
 	free(buf);
 }

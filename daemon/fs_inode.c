@@ -524,14 +524,20 @@ void fs_inode_write_failed(struct fs *fs, struct inode *inode, int fd,
 	inode->write_failed = true;
 	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size < end &&
 	    ftruncate(fd, (off_t)end) == -1)
-		log_warn("inode %llu: cannot keep size %llu: %s",
-			 (unsigned long long)inode->ino,
-			 (unsigned long long)end, strerror(errno));
+		log_ratelimited(LOG_WARNING,
+				"inode %llu: cannot keep size %llu: %s",
+				(unsigned long long)inode->ino,
+				(unsigned long long)end, strerror(errno));
 	pthread_mutex_unlock(&inode->lock);
-	/* Once until the pages are dropped, not once per failed write. */
+	/*
+	 * Once until the pages are dropped, not once per failed write; and
+	 * a disk that fails every file's writes is a few lines, not one per
+	 * file.
+	 */
 	if (first)
-		log_warn("writeback to inode %llu failed: %s",
-			 (unsigned long long)inode->ino, strerror(err));
+		log_ratelimited(LOG_WARNING,
+				"writeback to inode %llu failed: %s",
+				(unsigned long long)inode->ino, strerror(err));
 	res = fuse_lowlevel_notify_inval_inode(fs->se, fs_inode_id(fs, inode),
 					       -1, 0);
 	if (res < 0 && res != -ENOENT)

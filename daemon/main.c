@@ -224,6 +224,8 @@ static void main_reload(void *arg)
 	struct config next;
 	char err[CONFIG_ERR_MAX];
 
+	/* First, so that what follows goes to the new file (logrotate). */
+	log_file_reopen();
 	if (config_reload(fs->cfg, &next, err, sizeof err) != 0 ||
 	    config_apply_tunables(&next, err, sizeof err) != 0) {
 		log_err("configuration reload failed, keeping the current "
@@ -350,9 +352,10 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 	/* After fuse_set_signal_handlers, which would make SIGHUP unmount. */
 	if (timer_on_signal(fs->timer, SIGHUP, main_reload, fs) != 0)
 		log_warn("cannot handle SIGHUP: no configuration reload");
-	log_info("mounted %s on %s, scheduler %s, %u workers, "
+	log_info("mounted %s on %s, pid %ld, scheduler %s, %u workers, "
 		 "configuration %s", fs->cfg->backing, fs->cfg->mountpoint,
-		 queue_elevator_type(fs->queue)->name, fs->cfg->threads,
+		 (long)getpid(), queue_elevator_type(fs->queue)->name,
+		 fs->cfg->threads,
 		 fs->cfg->config_read != NULL ? fs->cfg->config_read :
 		 "built in");
 	if (opts->singlethread) {
@@ -451,6 +454,13 @@ int main(int argc, char *argv[])
 	}
 	if (main_check(&cfg, &fs.root_fd) != 0 || main_config(&cfg) != 0)
 		goto out;
+	if (log_file_open(cfg.log_file, err, sizeof err) != 0) {
+		fprintf(stderr, "fuse-iosched: %s\n", err);
+		goto out;
+	}
+	/* While stderr still reaches someone. */
+	if (!cfg.foreground)
+		log_syslog_check(cfg.mountpoint);
 
 	type = main_scheduler(&cfg);
 	if (type == NULL)

@@ -137,7 +137,8 @@ int elv_show(struct queue *q, char *buf, size_t size)
 	return elv_list_names(buf, size, queue_elevator_type(q)->name);
 }
 
-int elv_store(struct queue *q, const char *buf, size_t len)
+int elv_store(struct queue *q, const char *buf, size_t len, char *why,
+	      size_t size)
 {
 	const struct elevator_type *type;
 	char name[ELV_NAME_MAX + 1];
@@ -149,16 +150,18 @@ int elv_store(struct queue *q, const char *buf, size_t len)
 			   buf[len - 1] == '\t'))
 		len--;
 	if (!elv_name_valid(buf, len)) {
-		log_warn("scheduler switch refused: not a scheduler name");
+		snprintf(why, size, "not a scheduler name ([a-z0-9_-], at most "
+			 "%d)", ELV_NAME_MAX);
 		return -EINVAL;
 	}
 	memcpy(name, buf, len);
 	name[len] = '\0';
 	type = elv_get(name);
 	if (type == NULL) {
-		log_warn("scheduler switch refused: no scheduler '%s'", name);
+		snprintf(why, size, "no such scheduler");
 		return -EINVAL;
 	}
+	/* It logs why a switch failed. */
 	return elv_switch(q, type);
 }
 

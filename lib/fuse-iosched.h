@@ -8,7 +8,8 @@
  * and the disk model's head lock  ->  queue lock (diskmodel_next),
  * and queue lock  ->  trace lock (trace_emit), libfuse's request lock
  * ->  trace lock (a FUSE interrupt of a parked trace read),
- * and the inode table mutex  ->  the fd lock (fs_fd.c; a leaf).
+ * and the inode table mutex  ->  the fd lock (fs_fd.c; a leaf),
+ * and any lock  ->  the log lock (log.c; a leaf).
  * The queue lock is never held while calling into FUSE or doing I/O.
  * An inode's dio_lock is taken with no other lock held, around backing
  * I/O only (dispatch_perform, dio.c).
@@ -42,7 +43,22 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* log.c */
+/* After detaching: syslog if to_syslog, else stderr (and, always, the
+ * ring and the log file). */
 void log_open(bool to_syslog, int max_level);
+/* -o log_file: append to path (NULL or "none": no file); 0, or -1 with
+ * one line in err.  Before the threads start. */
+int log_file_open(const char *path, char *err, size_t size);
+/* A log_file setting: "none" or an absolute path. */
+bool log_file_name_valid(const char *value);
+/* SIGHUP: reopen the log file by its name (logrotate); logged. */
+void log_file_reopen(void);
+/* Before detaching: if syslog cannot be reached, say so (once). */
+void log_syslog_check(const char *mountpoint);
+/* The mount's own log (.control/log): the newest whole lines of the ring
+ * that fit in size bytes, oldest first; their length. */
+#define LOG_RING_SIZE 65536
+size_t log_ring_read(char *buf, size_t size);
 void log_set_level(int max_level);
 /* "error", "warning", "info", "debug"...: a syslog level, or -1. */
 int log_level_parse(const char *name);
@@ -57,6 +73,33 @@ void log_vmsg(int level, const char *fmt, va_list ap)
 #define log_warn(...) log_msg(LOG_WARNING, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+/*
+ * A call site that users or the I/O can repeat at will: at most a burst
+ * of lines per interval, then one line with the count left out, at the
+ * site's next message after the interval (the kernel's
+ * printk_ratelimited).  The count lives at the call site.
+ */
+struct log_ratelimit {
+	uint64_t begin_ns;	/* the interval's start; log.c's log lock */
+	unsigned printed;	/* lines in this interval */
+	unsigned missed;	/* lines left out in it */
+};
+void log_msg_ratelimited(struct log_ratelimit *rl, const char *where,
+			 int level, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+#define log_ratelimited(level, ...) do {				\
+	static struct log_ratelimit log_rl_;				\
+	log_msg_ratelimited(&log_rl_, __func__, level, __VA_ARGS__);	\
+} while (0)
+/*
+ * A value a user gave (a name written to a control file, a setting from
+ * the file) as a log line shows it: printable ASCII as it is, any other
+ * byte and the backslash as \xNN, cut to fit in size with "...(N bytes)"
+ * after it.  Returns buf; LOG_VALUE_SIZE is what callers use.  It reads
+ * at most size bytes of value, whatever len says.
+ */
+#define LOG_VALUE_SIZE 96
+const char *log_value(char *buf, size_t size, const void *value, size_t len);
 
 /* config.c: built-in defaults < the configuration file < -o options */
 #define CONFIG_FILE SYSCONF_DIR "/fuse-iosched.conf"
@@ -90,6 +133,7 @@ struct config {
 	unsigned ssd_drain_mb_per_s; /* ssd: the buffer's drain rate */
 	char *backing_io;	/* "auto", "direct" or "buffered" (backing.c) */
 	char *log;		/* log level name */
+	char *log_file;		/* "none" or an absolute path (log.c) */
 	bool foreground;
 	bool debug;
 
@@ -473,6 +517,8 @@ void control_getattr(fuse_req_t req, fuse_ino_t ino);
 void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		  struct fuse_file_info *fi);
+/* A write of size bytes, of which buf holds at least the first
+ * min(size, 64 KiB) (a longer one is refused, logged from its start). */
 void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		   size_t size, off_t off, struct fuse_file_info *fi);
 void control_release(fuse_req_t req, fuse_ino_t ino,
@@ -671,8 +717,10 @@ const struct elevator_type *elv_nth(unsigned i);
 const struct elevator_type *elv_get(const char *name);
 /* "noop [deadline] ...\n" */
 int elv_show(struct queue *q, char *buf, size_t size);
-/* Parse a user's write ("cfq\n") and switch; 0 or -errno. */
-int elv_store(struct queue *q, const char *buf, size_t len);
+/* Parse a user's write ("cfq\n") and switch; 0, or -errno and why in a
+ * few words (a failed switch logs its own reason; why stays as it was). */
+int elv_store(struct queue *q, const char *buf, size_t len, char *why,
+	      size_t size);
 int elv_switch(struct queue *q, const struct elevator_type *type);
 /* Bind an instance: allocate data, set tunable defaults, init. */
 struct elevator_queue *elv_alloc(const struct elevator_type *type,

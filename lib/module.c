@@ -268,8 +268,12 @@ static int module_do_load(const char *name)
 	int error;
 
 	if (!module_name_ok(name)) {
-		log_warn("scheduler name \"%.40s\" is not valid "
-			 "(want [a-z0-9_-]{1,%d})", name, MODULE_NAME_MAX);
+		char shown[LOG_VALUE_SIZE];
+
+		log_warn("scheduler name \"%s\" is not valid "
+			 "(want [a-z0-9_-]{1,%d})",
+			 log_value(shown, sizeof shown, name, strlen(name)),
+			 MODULE_NAME_MAX);
 		return -EINVAL;
 	}
 	if ((size_t)snprintf(path, sizeof path, "%s/%s.so", module_get_dir(),
@@ -280,7 +284,9 @@ static int module_do_load(const char *name)
 	}
 	if (stat(path, &st) != 0) {
 		error = errno;
-		log_warn("module %s: %s", path, strerror(error));
+		/* A missing one: the caller says what that means, once. */
+		log_msg(error == ENOENT ? LOG_DEBUG : LOG_WARNING,
+			"module %s: %s", path, strerror(error));
 		return -error;
 	}
 	if (!module_trusted(path, why, sizeof why)) {

@@ -114,7 +114,11 @@ queue_host_log(struct elevator_queue *eq, enum elv_log_level level,
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
-	log_msg((int)level, "%s: %s", eq->type->name, line);
+	/* A module may log from every request: all but debug are limited. */
+	if (level >= ELV_LOG_DEBUG)
+		log_msg((int)level, "%s: %s", eq->type->name, line);
+	else
+		log_ratelimited((int)level, "%s: %s", eq->type->name, line);
 }
 
 static const struct elevator_host queue_host = {

@@ -212,7 +212,8 @@ import re, sys
 path, moddir = sys.argv[1], sys.argv[2]
 swap = {"scheduler": '"noop"', "module_dir": '"%s/."' % moddir,
 	"writeback_cache": "yes", "log": '"debug"', "disk_model": '"hdd"',
-	"backing_io": '"buffered"', "metrics": '"off"'}
+	"backing_io": '"buffered"', "metrics": '"off"',
+	"log_file": '"%s.log"' % path}
 out = []
 for line in open(path):
 	m = re.match(r'^([a-z_]+) = (.*)$', line)

@@ -149,6 +149,7 @@ static void test_failinit(void)
 {
 	struct queue *q = h_queue(elv_noop(), 64);
 	const struct elevator_type *failinit;
+	char why[128];
 
 	module_set_dir(test_dir);
 	CHECK_EQ(module_load("failinit"), 0);
@@ -165,7 +166,7 @@ static void test_failinit(void)
 	CHECK_EQ(elv_switch(q, failinit), -ENOMEM);
 	CHECK(queue_elevator_type(q) == elv_noop());
 	/* Through the control-file path too: an error, nothing changes. */
-	CHECK(elv_store(q, "failinit\n", 9) < 0);
+	CHECK(elv_store(q, "failinit\n", 9, why, sizeof why) < 0);
 	CHECK(queue_elevator_type(q) == elv_noop());
 	/* The queue still works, in FIFO order. */
 	queue_submit(q, h_io(2, ELV_READ, 2, 0, 4096, 300));
