@@ -68,8 +68,12 @@ void timer_on_stop(struct timer *t, timer_fn fn, void *arg);
 struct queue;
 /* Bind and listen, before mounting: the socket, or -1 and err set. */
 int metrics_listen(const char *addr, char *err, size_t size);
-/* Serve /metrics on fd (taken over, closed on failure); 0 or -errno. */
-int metrics_start(struct timer *t, int fd, struct queue *q);
+/*
+ * Serve /metrics on fd (taken over, closed on failure), labelled with the
+ * mount's paths; 0 or -errno.
+ */
+int metrics_start(struct timer *t, int fd, struct queue *q,
+		  const char *mountpoint, const char *backing);
 
 /* sectormap.c: file offset -> device sector */
 struct sectormap;
@@ -367,7 +371,7 @@ static inline bool trace_on(void)
 /* The queue's hook (queue_params.trace): an event ('Q', 'M', 'F', 'D',
  * 'C') of rq, recorded for every reader. */
 void trace_rq(void *arg, char action, const struct elv_request *rq,
-	      uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns);
+	      uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns, int error);
 /* Remember pid's process name while it still exists. */
 void trace_note_pid(pid_t pid);
 struct trace_reader;

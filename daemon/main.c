@@ -465,7 +465,8 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 		return -1;
 	}
 	if (metrics_fd >= 0) {
-		if (metrics_start(fs->timer, metrics_fd, fs->queue) != 0)
+		if (metrics_start(fs->timer, metrics_fd, fs->queue,
+				  cfg->mountpoint, cfg->backing) != 0)
 			return -1;
 		log_info("metrics: serving /metrics on %s", cfg->metrics);
 	}

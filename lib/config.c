@@ -92,7 +92,7 @@ static void config_apply_log(struct queue *q, const struct config *next);
 /*
  * Every setting, one row each, in the order --help and --print-config
  * show them.  Adding one: a row here, a field in struct config, and its
- * entries in fuse-iosched(8), fuse-iosched.conf(5), etc/fuse-iosched.conf
+ * entries in fuse-iosched(8), fuse-iosched.conf(5), etc/fuse-iosched.conf.in
  * and the README (tests/man-coverage.sh checks them against --help).
  * A string whose values another file knows names that file's checker:
  *

@@ -325,11 +325,13 @@ struct queue_params {
 	void *wakeup_arg;
 	/*
 	 * Request events ('Q' queued, 'M' and 'F' back and front merged,
-	 * 'D' dispatched, 'C' completed, with its wait and service times),
-	 * called under the queue lock; NULL: none.  The daemon's trace.
+	 * 'D' dispatched, 'C' completed, with its wait and service times and
+	 * error: 0, or the first part's -errno), called under the queue
+	 * lock; NULL: none.  The daemon's trace.
 	 */
 	void (*trace)(void *arg, char action, const struct elv_request *rq,
-		      uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns);
+		      uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns,
+		      int error);
 	void *trace_arg;
 	/* An io emptied by a merge; NULL: free().  The replay's pool. */
 	void (*free_shell)(void *arg, struct io *io);

@@ -11,10 +11,10 @@
 #   as --print-config shows them; so is every setting.
 . "$top_srcdir/tests/lib.sh"
 
-page=$top_srcdir/man/fuse-iosched.8
-conf=$top_srcdir/man/fuse-iosched.conf.5
+page=$top_builddir/man/fuse-iosched.8
+conf=$top_builddir/man/fuse-iosched.conf.5
 readme=$top_srcdir/README
-etc=$top_srcdir/etc/fuse-iosched.conf
+etc=$top_builddir/etc/fuse-iosched.conf
 # The formatted text, so that font escapes and \- do not get in the way.
 require mandoc
 mandoc -Tascii "$page" | col -b >"$T/page.txt"
