@@ -21,11 +21,19 @@
  * nothing to count.
  *
  * Files behave like sysfs attributes: the content is generated into a
- * per-open buffer when the file is opened (and again whenever it is read
- * from offset 0, so that a reader that rewinds sees fresh values), and a
- * write is applied as a whole, at offset 0, its errno going back to the
- * writer.  Direct I/O keeps the page cache out of it: the size we report
- * (4096, as sysfs does) has nothing to do with the content.
+ * per-open buffer when the file is opened (and again when it is read from
+ * offset 0 after that first content was read or written through, so that
+ * a reader that rewinds sees fresh values), and a write is applied as a
+ * whole, at offset 0, its errno going back to the writer.  Direct I/O
+ * keeps the page cache out of it.
+ *
+ * Files must copy as they read (cp, tar, rsync size a file by fstat(2)
+ * after opening it, and tar reads exactly that many bytes).  fstat(2)
+ * reaches us as a getattr without the file handle, but with the caller's
+ * pid: a process that has the file open sees the length of its own
+ * content, whole blocks allocated (nothing takes it for sparse), and
+ * SEEK_DATA and SEEK_HOLE see one extent of data.  Anyone else sees 4096,
+ * as sysfs reports: not 0, which tar takes for an empty file and skips.
  *
  * The trace file is a stream, not an attribute: each open is a reader of
  * trace.c, and its reads wait for events (answered later, from another
@@ -117,14 +125,18 @@ struct control_node {
 struct control_file {
 	LIST_ENTRY(control_file) link;	/* control_files; control_files_lock */
 	const struct control_node *node;
+	fuse_ino_t ino;
 	bool append;		/* opened O_APPEND: the offset means nothing */
+	pid_t pid;		/* the opener's thread: its getattr sees len */
 	/*
 	 * A tunable file: whose tunable it is.  Immutable.  The name points
 	 * into the type's table, which stays loaded until the daemon exits.
 	 */
 	const struct elevator_type *type;
 	const char *tunable;
-	pthread_mutex_t lock;	/* protects len and buf */
+	pthread_mutex_t lock;	/* protects fresh, len and buf */
+	/* buf is as generated at open: the first read from 0 keeps it. */
+	bool fresh;
 	size_t len;
 	char buf[CONTROL_SHOW_SIZE];
 };
@@ -468,7 +480,31 @@ static bool control_may_write(fuse_req_t req)
 	return ctx->uid == 0 || ctx->uid == fs->owner_uid;
 }
 
-static void control_fill_attr(struct fs *fs, fuse_ino_t ino, struct stat *st)
+/*
+ * The size of ino for the caller: the length of the content of its most
+ * recent open of ino, or CONTROL_BUF_SIZE when it has none open.
+ */
+static off_t control_size(fuse_req_t req, fuse_ino_t ino)
+{
+	pid_t pid = fuse_req_ctx(req)->pid;
+	struct control_file *f;
+	off_t size = CONTROL_BUF_SIZE;
+
+	pthread_mutex_lock(&control_files_lock);
+	LIST_FOREACH(f, &control_files, link) {
+		if (f->pid != pid || f->ino != ino)
+			continue;
+		pthread_mutex_lock(&f->lock);
+		size = (off_t)f->len;
+		pthread_mutex_unlock(&f->lock);
+		break;
+	}
+	pthread_mutex_unlock(&control_files_lock);
+	return size;
+}
+
+static void control_fill_attr(struct fs *fs, fuse_ino_t ino, off_t size,
+			      struct stat *st)
 {
 	const struct control_node *node = control_node(ino);
 
@@ -482,7 +518,8 @@ static void control_fill_attr(struct fs *fs, fuse_ino_t ino, struct stat *st)
 		st->st_nlink = S_ISDIR(node->mode) ? 2 : 1;
 	st->st_uid = fs->owner_uid;
 	st->st_gid = fs->owner_gid;
-	st->st_size = CONTROL_BUF_SIZE;
+	st->st_size = S_ISDIR(node->mode) ? CONTROL_BUF_SIZE : size;
+	st->st_blocks = (st->st_size + 511) / 512;
 	st->st_blksize = CONTROL_BUF_SIZE;
 	st->st_atim = control_mount_time;
 	st->st_mtim = control_mount_time;
@@ -501,7 +538,7 @@ static void control_reply_entry(fuse_req_t req, fuse_ino_t ino)
 	e.ino = ino;
 	e.attr_timeout = 0;
 	e.entry_timeout = 0;
-	control_fill_attr(fs_of(req), ino, &e.attr);
+	control_fill_attr(fs_of(req), ino, control_size(req, ino), &e.attr);
 	fuse_reply_entry(req, &e);
 }
 
@@ -559,7 +596,7 @@ void control_getattr(fuse_req_t req, fuse_ino_t ino)
 {
 	struct stat st;
 
-	control_fill_attr(fs_of(req), ino, &st);
+	control_fill_attr(fs_of(req), ino, control_size(req, ino), &st);
 	fuse_reply_attr(req, &st, 0);
 }
 
@@ -638,6 +675,8 @@ void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	f->node = node;
+	f->ino = ino;
+	f->pid = fuse_req_ctx(req)->pid;
 	f->append = (fi->flags & O_APPEND) != 0;
 	if (control_is_tunable(ino)) {
 		const struct elv_tunable *t;
@@ -654,6 +693,7 @@ void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	pthread_mutex_init(&f->lock, NULL);
 	error = control_fill(fs_of(req), f);
+	f->fresh = true;
 	if (error != 0) {
 		pthread_mutex_destroy(&f->lock);
 		free(f);
@@ -695,10 +735,11 @@ void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 	/* Copy out so that no lock is held while replying. */
 	pthread_mutex_lock(&f->lock);
-	if (off == 0)
+	if (off == 0 && !f->fresh)
 		error = control_fill(fs_of(req), f);
 	else if (f->tunable != NULL)
 		error = control_tunable_check(fs_of(req), f);
+	f->fresh = false;
 	if (error == 0 && (uint64_t)off < f->len) {
 		n = f->len - (size_t)off;
 		if (n > size)
@@ -744,10 +785,42 @@ void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 	/* May block while the queue drains for a switch: we are a session
 	 * thread, and other session threads keep serving. */
 	error = node->store(fs_of(req), f, buf, size);
+	/* What was read at open may be stale now. */
+	pthread_mutex_lock(&f->lock);
+	f->fresh = false;
+	pthread_mutex_unlock(&f->lock);
 	if (error < 0)
 		fuse_reply_err(req, -error);
 	else
 		fuse_reply_write(req, size);
+}
+
+/*
+ * The kernel asks only for SEEK_DATA and SEEK_HOLE: the content is one
+ * extent of data, with the hole at its end, as for a file of that size.
+ */
+void control_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+		   struct fuse_file_info *fi)
+{
+	struct control_file *f = (struct control_file *)(uintptr_t)fi->fh;
+	off_t len;
+
+	if (f == NULL || ino == CONTROL_INO_TRACE ||
+	    S_ISDIR(control_node(ino)->mode)) {
+		fuse_reply_err(req, ESPIPE);
+		return;
+	}
+	if (whence != SEEK_DATA && whence != SEEK_HOLE) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	pthread_mutex_lock(&f->lock);
+	len = (off_t)f->len;
+	pthread_mutex_unlock(&f->lock);
+	if (off < 0 || off >= len)
+		fuse_reply_err(req, ENXIO);
+	else
+		fuse_reply_lseek(req, whence == SEEK_DATA ? off : len);
 }
 
 void control_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -791,10 +864,11 @@ static bool control_dirent(struct fs *fs, fuse_ino_t ino,
 	memset(e, 0, sizeof *e);
 	if (i == 0) {
 		*name = ".";
-		control_fill_attr(fs, ino, &e->attr);
+		control_fill_attr(fs, ino, CONTROL_BUF_SIZE, &e->attr);
 	} else if (i == 1 && ino == CONTROL_INO_IOSCHED) {
 		*name = "..";
-		control_fill_attr(fs, CONTROL_INO_DIR, &e->attr);
+		control_fill_attr(fs, CONTROL_INO_DIR, CONTROL_BUF_SIZE,
+				  &e->attr);
 	} else if (i == 1) {
 		struct stat rst;
 
@@ -812,7 +886,7 @@ static bool control_dirent(struct fs *fs, fuse_ino_t ino,
 		if (e->ino == 0)
 			return false;
 		*name = t->name;
-		control_fill_attr(fs, e->ino, &e->attr);
+		control_fill_attr(fs, e->ino, CONTROL_BUF_SIZE, &e->attr);
 	} else {
 		/* control_nodes[0] is .control itself. */
 		if (i - 1 >= ARRAY_SIZE(control_nodes))
@@ -823,7 +897,7 @@ static bool control_dirent(struct fs *fs, fuse_ino_t ino,
 		 * only real entries carry an inode.
 		 */
 		e->ino = control_nodes[i - 1].ino;
-		control_fill_attr(fs, e->ino, &e->attr);
+		control_fill_attr(fs, e->ino, CONTROL_BUF_SIZE, &e->attr);
 	}
 	return true;
 }
@@ -914,6 +988,6 @@ void control_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	control_fill_attr(fs_of(req), ino, &st);
+	control_fill_attr(fs_of(req), ino, control_size(req, ino), &st);
 	fuse_reply_attr(req, &st, 0);
 }

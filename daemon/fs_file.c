@@ -298,7 +298,7 @@ void fs_file_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 	off_t res;
 
 	if (control_is_ino(ino)) {
-		fuse_reply_err(req, CONTROL_EPERM);
+		control_lseek(req, ino, off, whence, fi);
 		return;
 	}
 	/* The kernel asks only for SEEK_DATA and SEEK_HOLE; holes are only
@@ -320,8 +320,9 @@ void fs_file_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 	off_t start = off_out;
 	ssize_t res;
 
+	/* Copying a control file is no error: cp(1) reads it instead. */
 	if (control_is_ino(ino_in) || control_is_ino(ino_out)) {
-		fuse_reply_err(req, CONTROL_EPERM);
+		fuse_reply_err(req, EOPNOTSUPP);
 		return;
 	}
 	in = fs_inode(req, ino_in);

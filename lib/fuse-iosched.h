@@ -456,6 +456,8 @@ void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		  struct fuse_file_info *fi);
 void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		   size_t size, off_t off, struct fuse_file_info *fi);
+void control_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+		   struct fuse_file_info *fi);
 void control_release(fuse_req_t req, fuse_ino_t ino,
 		     struct fuse_file_info *fi);
 void control_opendir(fuse_req_t req, fuse_ino_t ino,
