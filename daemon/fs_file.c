@@ -81,6 +81,11 @@ void fs_file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		control_open(req, ino, fi);
 		return;
 	}
+	if (fs_of(req)->readonly &&
+	    ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
 	inode = fs_inode(req, ino);
 	flags = fs_file_flags(req, fi->flags);
 	fd = fs_inode_reopen(inode, flags);
@@ -111,6 +116,10 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 
 	if (control_is_ino(parent) || fs_inode_is_control_name(parent, name)) {
 		fuse_reply_err(req, CONTROL_EPERM);
+		return;
+	}
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
 		return;
 	}
 	dir = fs_inode(req, parent);

@@ -300,6 +300,12 @@ struct fs {
 	struct fuse_session *se;
 	double timeout;		/* attribute and entry cache seconds */
 	enum backing_io backing_io;	/* from cfg, immutable */
+	/*
+	 * -o ro, immutable.  The kernel mount stays read-write so that
+	 * .control can be written; every change to the mirrored tree is
+	 * refused here, with EROFS, before it reaches BACKING.
+	 */
+	bool readonly;
 	int dio_refused;	/* O_DIRECT refusal logged; atomic */
 };
 
