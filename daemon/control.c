@@ -21,19 +21,21 @@
  * nothing to count.
  *
  * Files behave like sysfs attributes: the content is generated into a
- * per-open buffer when the file is opened (and again when it is read from
- * offset 0 after that first content was read or written through, so that
- * a reader that rewinds sees fresh values), and a write is applied as a
- * whole, at offset 0, its errno going back to the writer.  Direct I/O
- * keeps the page cache out of it.
+ * per-open buffer when it is first read (and whenever it is read from
+ * offset 0 again, so that a reader that rewinds sees fresh values), and a
+ * write is applied as a whole, at offset 0, its errno going back to the
+ * writer.  Direct I/O keeps the page cache out of it.  The open generates
+ * it too, only to fail there when it cannot be.
  *
- * Files must copy as they read (cp, tar, rsync size a file by fstat(2)
- * after opening it, and tar reads exactly that many bytes).  fstat(2)
+ * Files must copy as they read: cp, tar and rsync size a file by fstat(2)
+ * after opening it, and tar reads exactly that many bytes.  fstat(2)
  * reaches us as a getattr without the file handle, but with the caller's
- * pid: a process that has the file open sees the length of its own
- * content, whole blocks allocated (nothing takes it for sparse), and
- * SEEK_DATA and SEEK_HOLE see one extent of data.  Anyone else sees 4096,
- * as sysfs reports: not 0, which tar takes for an empty file and skips.
+ * pid: a process that has the file open sees the length of its content,
+ * generated then if not yet read, and its first read returns that same
+ * content.  (A read by another process, which saw no such size, is fresh:
+ * the shell opens `exec 3<file`, cat reads.)  Blocks are whole (nothing takes it for sparse), and SEEK_DATA
+ * and SEEK_HOLE see one extent of data.  Anyone else sees 4096, as sysfs
+ * reports: not 0, which tar takes for an empty file and skips.
  *
  * The trace file is a stream, not an attribute: each open is a reader of
  * trace.c, and its reads wait for events (answered later, from another
@@ -134,9 +136,12 @@ struct control_file {
 	 */
 	const struct elevator_type *type;
 	const char *tunable;
-	pthread_mutex_t lock;	/* protects fresh, len and buf */
-	/* buf is as generated at open: the first read from 0 keeps it. */
-	bool fresh;
+	pthread_mutex_t lock;	/* protects state, len and buf */
+	enum {
+		CONTROL_NEW,	/* nothing of buf shown: a read regenerates */
+		CONTROL_SIZED,	/* its length shown: the opener's read keeps it */
+		CONTROL_READ,	/* read: a read from 0 regenerates */
+	} state;
 	size_t len;
 	char buf[CONTROL_SHOW_SIZE];
 };
@@ -170,6 +175,24 @@ static void control_record_mount_time(void)
 	clock_gettime(CLOCK_REALTIME, &control_mount_time);
 }
 
+/*
+ * One rule for every value written: sysfs's for its scheduler attribute.
+ * The value is what remains once white space (space, tab, newline,
+ * vertical tab, form feed, carriage return) is stripped from both ends.
+ */
+static bool control_is_space(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static void control_strip(const char **buf, size_t *len)
+{
+	while (*len > 0 && control_is_space(**buf))
+		(*buf)++, (*len)--;
+	while (*len > 0 && control_is_space((*buf)[*len - 1]))
+		(*len)--;
+}
+
 static int control_scheduler_show(struct fs *fs,
 				  const struct control_file *f,
 				  char *buf, size_t size)
@@ -181,13 +204,14 @@ static int control_scheduler_store(struct fs *fs,
 				   const struct control_file *f,
 				   const char *buf, size_t len)
 {
+	control_strip(&buf, &len);
 	return elv_store(fs->queue, buf, len);
 }
 
 /*
- * A decimal number followed by nothing but blanks and newlines, as
- * echo(1) and printf(1) write it; like sysfs, no sign, no leading blanks.
- * At most 20 digits and at most max, or -EINVAL.
+ * Once stripped (control_strip), a decimal number: digits only (no sign,
+ * no base prefix; leading zeros are fine, as for kstrtoul), at most 20 of
+ * them and at most max, or -EINVAL.
  */
 int control_parse_number(const char *buf, size_t len, uint64_t max,
 			 uint64_t *value)
@@ -195,6 +219,7 @@ int control_parse_number(const char *buf, size_t len, uint64_t max,
 	uint64_t v = 0;
 	size_t i;
 
+	control_strip(&buf, &len);
 	for (i = 0; i < len && buf[i] >= '0' && buf[i] <= '9'; i++) {
 		unsigned d = (unsigned)(buf[i] - '0');
 
@@ -203,12 +228,8 @@ int control_parse_number(const char *buf, size_t len, uint64_t max,
 			return -EINVAL;
 		v = v * 10 + d;
 	}
-	if (i == 0)
+	if (i == 0 || i < len)
 		return -EINVAL;
-	for (; i < len; i++) {
-		if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n')
-			return -EINVAL;
-	}
 	*value = v;
 	return 0;
 }
@@ -480,9 +501,12 @@ static bool control_may_write(fuse_req_t req)
 	return ctx->uid == 0 || ctx->uid == fs->owner_uid;
 }
 
+static int control_fill(struct fs *fs, struct control_file *f);
+
 /*
  * The size of ino for the caller: the length of the content of its most
- * recent open of ino, or CONTROL_BUF_SIZE when it has none open.
+ * recent open of ino (generated now if not yet read: what its first read
+ * returns), or CONTROL_BUF_SIZE when it has none open.
  */
 static off_t control_size(fuse_req_t req, fuse_ino_t ino)
 {
@@ -495,6 +519,9 @@ static off_t control_size(fuse_req_t req, fuse_ino_t ino)
 		if (f->pid != pid || f->ino != ino)
 			continue;
 		pthread_mutex_lock(&f->lock);
+		/* A tunable switched away keeps its old content. */
+		if (f->state == CONTROL_NEW && control_fill(fs_of(req), f) == 0)
+			f->state = CONTROL_SIZED;
 		size = (off_t)f->len;
 		pthread_mutex_unlock(&f->lock);
 		break;
@@ -538,7 +565,7 @@ static void control_reply_entry(fuse_req_t req, fuse_ino_t ino)
 	e.ino = ino;
 	e.attr_timeout = 0;
 	e.entry_timeout = 0;
-	control_fill_attr(fs_of(req), ino, control_size(req, ino), &e.attr);
+	control_fill_attr(fs_of(req), ino, CONTROL_BUF_SIZE, &e.attr);
 	fuse_reply_entry(req, &e);
 }
 
@@ -590,7 +617,9 @@ bool control_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 /*
  * A tunable inode keeps its attributes after a switch: a descriptor open
- * on it can still be fstat'ed, while its reads and writes fail.
+ * on it can still be fstat'ed, while its reads and writes fail.  Only a
+ * getattr (stat, fstat) fixes the size of the caller's open file: a
+ * lookup or a truncate by the same process, for another open, must not.
  */
 void control_getattr(fuse_req_t req, fuse_ino_t ino)
 {
@@ -693,7 +722,6 @@ void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	pthread_mutex_init(&f->lock, NULL);
 	error = control_fill(fs_of(req), f);
-	f->fresh = true;
 	if (error != 0) {
 		pthread_mutex_destroy(&f->lock);
 		free(f);
@@ -735,11 +763,13 @@ void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 	/* Copy out so that no lock is held while replying. */
 	pthread_mutex_lock(&f->lock);
-	if (off == 0 && !f->fresh)
+	/* Only the opener was shown the size (by a stat of its own). */
+	if (off == 0 && (f->state != CONTROL_SIZED ||
+			 f->pid != fuse_req_ctx(req)->pid))
 		error = control_fill(fs_of(req), f);
 	else if (f->tunable != NULL)
 		error = control_tunable_check(fs_of(req), f);
-	f->fresh = false;
+	f->state = CONTROL_READ;
 	if (error == 0 && (uint64_t)off < f->len) {
 		n = f->len - (size_t)off;
 		if (n > size)
@@ -785,9 +815,9 @@ void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 	/* May block while the queue drains for a switch: we are a session
 	 * thread, and other session threads keep serving. */
 	error = node->store(fs_of(req), f, buf, size);
-	/* What was read at open may be stale now. */
+	/* What was read may be stale now. */
 	pthread_mutex_lock(&f->lock);
-	f->fresh = false;
+	f->state = CONTROL_NEW;
 	pthread_mutex_unlock(&f->lock);
 	if (error < 0)
 		fuse_reply_err(req, -error);
@@ -988,6 +1018,6 @@ void control_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	control_fill_attr(fs_of(req), ino, control_size(req, ino), &st);
+	control_fill_attr(fs_of(req), ino, CONTROL_BUF_SIZE, &st);
 	fuse_reply_attr(req, &st, 0);
 }

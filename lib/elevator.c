@@ -142,12 +142,6 @@ int elv_store(struct queue *q, const char *buf, size_t len)
 	const struct elevator_type *type;
 	char name[ELV_NAME_MAX + 1];
 
-	/* Like sysfs: surrounding blanks and a trailing newline are fine. */
-	while (len > 0 && (buf[0] == ' ' || buf[0] == '\t'))
-		buf++, len--;
-	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ' ||
-			   buf[len - 1] == '\t'))
-		len--;
 	if (!elv_name_valid(buf, len)) {
 		log_warn("scheduler switch refused: not a scheduler name");
 		return -EINVAL;

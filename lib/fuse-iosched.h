@@ -477,9 +477,9 @@ void control_close_all(void);
 /* Any other operation on a control inode gets this errno. */
 #define CONTROL_EPERM EPERM
 /*
- * The number parser of nr_requests and iosched/ writes: decimal, at most
- * max, then only blanks and newlines; 0 or -EINVAL.  Exported for the
- * fuzzer (fuzz/fuzz_number.c).
+ * The number parser of nr_requests and iosched/ writes: white space
+ * around it stripped, decimal digits, at most max; 0 or -EINVAL.
+ * Exported for the fuzzer (fuzz/fuzz_number.c).
  */
 int control_parse_number(const char *buf, size_t len, uint64_t max,
 			 uint64_t *value);
@@ -657,7 +657,8 @@ const struct elevator_type *elv_nth(unsigned i);
 const struct elevator_type *elv_get(const char *name);
 /* "noop [deadline] ...\n" */
 int elv_show(struct queue *q, char *buf, size_t size);
-/* Parse a user's write ("cfq\n") and switch; 0 or -errno. */
+/* Switch to the scheduler named exactly by buf (control.c strips a
+ * user's write first); 0 or -errno. */
 int elv_store(struct queue *q, const char *buf, size_t len);
 int elv_switch(struct queue *q, const struct elevator_type *type);
 /* Bind an instance: allocate data, set tunable defaults, init. */

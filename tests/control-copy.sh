@@ -2,8 +2,8 @@
 # Control files copy as they read: cp, tar (create and extract), rsync
 # (when installed) and copy_file_range give what cat gives.  An open file's
 # fstat reports the length of its content, in whole blocks, SEEK_DATA and
-# SEEK_HOLE see one extent of data; the content read is the one taken at
-# open, and a write through the descriptor makes the next read fresh.
+# SEEK_HOLE see one extent of data; the first read returns the content
+# whose size fstat reported, and a write makes the next one fresh.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 require python3 tar setpriv
@@ -85,19 +85,32 @@ os.close(src)
 os.close(dst)
 assert open(mnt + "/sched-cfr", "rb").read() == open(c + "/scheduler", "rb").read()
 
-# The content read is that of the open, not of the first read...
+def switch(name):
+    with open(c + "/scheduler", "w") as w:
+        w.write(name + "\n")
+
+# The first read returns the content whose size fstat reported ...
 fd = os.open(c + "/scheduler", os.O_RDONLY)
-with open(c + "/scheduler", "w") as w:
-    w.write("noop\n")
+size = os.fstat(fd).st_size
+switch("noop")
 first = os.pread(fd, 4096, 0)
-assert b"[deadline]" in first, first
+assert b"[deadline]" in first and len(first) == size, (first, size)
 # ... and a read from 0 after that is fresh again.
 assert b"[noop]" in os.pread(fd, 4096, 0)
 os.close(fd)
-# A write through the descriptor makes the next read fresh.
-fd = os.open(c + "/scheduler", os.O_RDWR)
-os.pwrite(fd, b"deadline\n", 0)
+# Without a stat of it, the first read is fresh, as in sysfs (the
+# switch by another process: a path walk of ours would stat it).
+fd = os.open(c + "/scheduler", os.O_RDONLY)
+assert os.system("echo deadline >" + c + "/scheduler") == 0
 assert b"[deadline]" in os.pread(fd, 4096, 0)
+os.close(fd)
+# A write through the descriptor makes the next fstat and read fresh.
+fd = os.open(c + "/scheduler", os.O_RDWR)
+os.fstat(fd)
+os.pwrite(fd, b"noop\n", 0)
+os.fstat(fd)
+assert b"[noop]" in os.pread(fd, 4096, 0)
+os.pwrite(fd, b"deadline\n", 0)
 os.close(fd)
 PY
 
