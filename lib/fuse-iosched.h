@@ -8,7 +8,8 @@
  * and the disk model's head lock  ->  queue lock (diskmodel_next),
  * and queue lock  ->  trace lock (trace_emit), libfuse's request lock
  * ->  trace lock (a FUSE interrupt of a parked trace read),
- * and the inode table mutex  ->  the fd lock (fs_fd.c; a leaf).
+ * and the inode table mutex  ->  the fd lock (fs_fd.c; a leaf),
+ * and control.c's files lock  ->  an open file's lock  ->  queue lock.
  * The queue lock is never held while calling into FUSE or doing I/O.
  * An inode's dio_lock is taken with no other lock held, around backing
  * I/O only (dispatch_perform, dio.c).
