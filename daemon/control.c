@@ -11,6 +11,8 @@
  *   .control/backing_io  ro  auto, direct or buffered (backing.c)
  *   .control/backing_device ro  the block device under BACKING, its
  *			  rotational flag and its kernel scheduler
+ *   .control/log	  ro  the daemon's last messages (log.c); owner only
+ *   .control/pid	  ro  the daemon's pid, for kill(1)
  *
  * The directory is reachable by path from the root but hidden from the
  * root's readdir (fs_dir.c), and it shadows a backing entry of the same
@@ -24,18 +26,20 @@
  * per-open buffer when it is first read (and whenever it is read from
  * offset 0 again, so that a reader that rewinds sees fresh values), and a
  * write is applied as a whole, at offset 0, its errno going back to the
- * writer.  Direct I/O keeps the page cache out of it.  The open generates
- * it too, only to fail there when it cannot be.
+ * writer and its reason to the log (one line, naming the file).  Direct
+ * I/O keeps the page cache out of it.  The open generates it too, only to
+ * fail there when it cannot be.
  *
  * Files must copy as they read: cp, tar and rsync size a file by fstat(2)
  * after opening it, and tar reads exactly that many bytes.  fstat(2)
  * reaches us as a getattr without the file handle, but with the caller's
  * pid: a process that has the file open sees the length of its content,
  * generated then if not yet read, and its first read returns that same
- * content.  (A read by another process, which saw no such size, is fresh:
- * the shell opens `exec 3<file`, cat reads.)  Blocks are whole (nothing takes it for sparse), and SEEK_DATA
- * and SEEK_HOLE see one extent of data.  Anyone else sees 4096, as sysfs
- * reports: not 0, which tar takes for an empty file and skips.
+ * content.  (A read by another process, which saw no such size, is
+ * fresh: the shell opens `exec 3<file`, cat reads.)  Blocks are whole
+ * (nothing takes it for sparse), and SEEK_DATA and SEEK_HOLE see one
+ * extent of data.  Anyone else sees 4096, as sysfs reports: not 0, which
+ * tar takes for an empty file and skips.
  *
  * The trace file is a stream, not an attribute: each open is a reader of
  * trace.c, and its reads wait for events (answered later, from another
@@ -59,7 +63,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /* Like sysfs: at most a page written at once. */
 #define CONTROL_BUF_SIZE 4096
@@ -79,6 +83,8 @@ enum {
 	CONTROL_INO_BACKING_IO,
 	CONTROL_INO_BACKING_DEVICE,
 	CONTROL_INO_TRACE,
+	CONTROL_INO_LOG,
+	CONTROL_INO_PID,
 	CONTROL_INO_END
 };
 
@@ -118,9 +124,10 @@ struct control_node {
 	/* Fill buf; length or -errno. */
 	int (*show)(struct fs *fs, const struct control_file *f, char *buf,
 		    size_t size);
-	/* Apply a write; 0 or -errno.  NULL: read-only. */
+	/* Apply a write; 0, or -errno and why in a few words (the value is
+	 * logged beside it).  NULL: read-only. */
 	int (*store)(struct fs *fs, const struct control_file *f,
-		     const char *buf, size_t len);
+		     const char *buf, size_t len, char *why, size_t size);
 };
 
 /* One open file: its content as generated at open or last rewind. */
@@ -143,7 +150,8 @@ struct control_file {
 		CONTROL_READ,	/* read: a read from 0 regenerates */
 	} state;
 	size_t len;
-	char buf[CONTROL_SHOW_SIZE];
+	size_t size;		/* of buf */
+	char buf[];
 };
 
 /*
@@ -202,10 +210,11 @@ static int control_scheduler_show(struct fs *fs,
 
 static int control_scheduler_store(struct fs *fs,
 				   const struct control_file *f,
-				   const char *buf, size_t len)
+				   const char *buf, size_t len, char *why,
+				   size_t size)
 {
 	control_strip(&buf, &len);
-	return elv_store(fs->queue, buf, len);
+	return elv_store(fs->queue, buf, len, why, size);
 }
 
 /*
@@ -248,16 +257,20 @@ static int control_nr_requests_show(struct fs *fs,
 
 static int control_nr_requests_store(struct fs *fs,
 				     const struct control_file *f,
-				     const char *buf, size_t len)
+				     const char *buf, size_t len, char *why,
+				     size_t size)
 {
 	uint64_t v;
 	int error;
 
 	error = control_parse_number(buf, len, NR_REQUESTS_MAX, &v);
-	if (error != 0)
+	if (error == 0 && v < NR_REQUESTS_MIN)
+		error = -EINVAL;
+	if (error != 0) {
+		snprintf(why, size, "not a number from %u to %u",
+			 NR_REQUESTS_MIN, NR_REQUESTS_MAX);
 		return error;
-	if (v < NR_REQUESTS_MIN)
-		return -EINVAL;
+	}
 	return queue_set_nr_requests(fs->queue, (unsigned)v);
 }
 
@@ -311,17 +324,29 @@ static int control_tunable_show(struct fs *fs, const struct control_file *f,
  * lock each time they use them.  elv_tunable_set checks the table's range.
  */
 static int control_tunable_store(struct fs *fs, const struct control_file *f,
-				 const char *buf, size_t len)
+				 const char *buf, size_t len, char *why,
+				 size_t size)
 {
 	struct control_tunable_op op = { .f = f, .set = true };
+	const struct elv_tunable *t = elv_tunable_find(f->type, f->tunable);
 	uint64_t v;
 	int error;
 
 	error = control_parse_number(buf, len, INT64_MAX, &v);
-	if (error != 0)
+	if (error != 0) {
+		snprintf(why, size, "not a number");
 		return error;
+	}
 	op.value = (int64_t)v;
 	error = queue_with_elevator(fs->queue, control_tunable_apply, &op);
+	if (error == -ENOENT)
+		snprintf(why, size, "%s is no longer the scheduler",
+			 f->type->name);
+	else if (error != 0 && (op.value < t->min || op.value > t->max))
+		snprintf(why, size, "out of range (%" PRId64 " to %" PRId64 ")",
+			 t->min, t->max);
+	else if (error != 0)
+		snprintf(why, size, "refused by %s", f->type->name);
 	if (error != 0)
 		return error;
 	log_info("scheduler %s: %s set to %" PRId64, f->type->name,
@@ -358,6 +383,24 @@ static int control_backing_device_show(struct fs *fs,
 	return backing_device_show(fs, buf, size);
 }
 
+/* The newest lines that fit, of the ring's LOG_RING_SIZE bytes. */
+static int control_log_show(struct fs *fs, const struct control_file *f,
+			    char *buf, size_t size)
+{
+	(void)fs;
+	(void)f;
+	return (int)log_ring_read(buf, size);
+}
+
+/* Which daemon serves this mount: kill -HUP "$(cat MNT/.control/pid)". */
+static int control_pid_show(struct fs *fs, const struct control_file *f,
+			    char *buf, size_t size)
+{
+	(void)fs;
+	(void)f;
+	return snprintf(buf, size, "%ld\n", (long)getpid());
+}
+
 static const struct control_node control_nodes[] = {
 	{ CONTROL_NAME, CONTROL_INO_DIR, S_IFDIR | 0755, NULL, NULL },
 	{ "scheduler", CONTROL_INO_SCHEDULER, S_IFREG | 0644,
@@ -372,6 +415,9 @@ static const struct control_node control_nodes[] = {
 	{ "backing_device", CONTROL_INO_BACKING_DEVICE, S_IFREG | 0444,
 	  control_backing_device_show, NULL },
 	{ "trace", CONTROL_INO_TRACE, S_IFREG | 0444, NULL, NULL },
+	/* Others' file names and errors: the owner's (default_permissions). */
+	{ "log", CONTROL_INO_LOG, S_IFREG | 0400, control_log_show, NULL },
+	{ "pid", CONTROL_INO_PID, S_IFREG | 0444, control_pid_show, NULL },
 };
 
 /*
@@ -637,10 +683,10 @@ static int control_fill(struct fs *fs, struct control_file *f)
 {
 	int n;
 
-	n = f->node->show(fs, f, f->buf, sizeof f->buf);
+	n = f->node->show(fs, f, f->buf, f->size);
 	if (n < 0)
 		return n;
-	f->len = (size_t)n < sizeof f->buf ? (size_t)n : sizeof f->buf;
+	f->len = (size_t)n < f->size ? (size_t)n : f->size;
 	return 0;
 }
 
@@ -682,6 +728,7 @@ void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	const struct control_node *node = control_node(ino);
 	struct control_file *f;
 	int accmode = fi->flags & O_ACCMODE;
+	size_t size;
 	int error;
 
 	if (S_ISDIR(node->mode)) {
@@ -698,11 +745,14 @@ void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		control_open_trace(req, fi);
 		return;
 	}
-	f = calloc(1, sizeof *f);
+	/* The log holds the whole ring; a page or a few do for the others. */
+	size = ino == CONTROL_INO_LOG ? LOG_RING_SIZE : CONTROL_SHOW_SIZE;
+	f = calloc(1, sizeof *f + size);
 	if (f == NULL) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
+	f->size = size;
 	f->node = node;
 	f->ino = ino;
 	f->pid = fuse_req_ctx(req)->pid;
@@ -744,7 +794,7 @@ void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		  struct fuse_file_info *fi)
 {
 	struct control_file *f = (struct control_file *)(uintptr_t)fi->fh;
-	char copy[CONTROL_SHOW_SIZE];
+	char *copy = NULL;
 	size_t n = 0;
 	int error = 0;
 
@@ -774,7 +824,11 @@ void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		n = f->len - (size_t)off;
 		if (n > size)
 			n = size;
-		memcpy(copy, f->buf + off, n);
+		copy = malloc(n);
+		if (copy == NULL)
+			error = -ENOMEM;
+		else
+			memcpy(copy, f->buf + off, n);
 	}
 	pthread_mutex_unlock(&f->lock);
 
@@ -782,6 +836,28 @@ void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, -error);
 	else
 		fuse_reply_buf(req, copy, n);
+	free(copy);
+}
+
+/*
+ * A refused write is one line in the log: the file, what was written
+ * (cut and escaped: it may be anything) and why.  Only the owner gets
+ * this far, but a script may repeat a mistake at will.
+ */
+static void control_write_refused(const struct control_file *f,
+				  const char *buf, size_t size, int error,
+				  const char *why)
+{
+	char shown[LOG_VALUE_SIZE];
+
+	/* echo's newline is not part of the value (of one held whole). */
+	while (size > 0 && size <= CONTROL_BUF_SIZE && buf[size - 1] == '\n')
+		size--;
+	log_value(shown, sizeof shown, buf, size);
+	log_ratelimited(LOG_WARNING, "%s/%s%s: refused \"%s\": %s",
+			CONTROL_NAME, f->tunable != NULL ? "iosched/" : "",
+			f->tunable != NULL ? f->tunable : f->node->name,
+			shown, why[0] != '\0' ? why : strerror(-error));
 }
 
 void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
@@ -789,6 +865,7 @@ void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 {
 	const struct control_node *node = control_node(ino);
 	struct control_file *f = (struct control_file *)(uintptr_t)fi->fh;
+	char why[128] = "";
 	int error;
 
 	if (f == NULL || node->store == NULL) {
@@ -803,7 +880,14 @@ void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 	 * One write is one value.  With O_APPEND the kernel places the write
 	 * at the size it believes the file has; the offset means nothing.
 	 */
-	if ((off != 0 && !f->append) || size > CONTROL_BUF_SIZE) {
+	if (off != 0 && !f->append)
+		snprintf(why, sizeof why, "written at offset %lld: a value is "
+			 "written whole, at offset 0", (long long)off);
+	else if (size > CONTROL_BUF_SIZE)
+		snprintf(why, sizeof why, "%zu bytes: at most %d at once",
+			 size, CONTROL_BUF_SIZE);
+	if (why[0] != '\0') {
+		control_write_refused(f, buf, size, -EINVAL, why);
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
@@ -814,14 +898,15 @@ void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 
 	/* May block while the queue drains for a switch: we are a session
 	 * thread, and other session threads keep serving. */
-	error = node->store(fs_of(req), f, buf, size);
+	error = node->store(fs_of(req), f, buf, size, why, sizeof why);
 	/* What was read may be stale now. */
 	pthread_mutex_lock(&f->lock);
 	f->state = CONTROL_NEW;
 	pthread_mutex_unlock(&f->lock);
-	if (error < 0)
+	if (error < 0) {
+		control_write_refused(f, buf, size, error, why);
 		fuse_reply_err(req, -error);
-	else
+	} else
 		fuse_reply_write(req, size);
 }
 

@@ -10,7 +10,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 static int fs_attr_stat(struct inode *inode, struct stat *st)
 {

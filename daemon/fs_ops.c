@@ -5,7 +5,7 @@
  */
 #include <sys/stat.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 
 static void fs_ops_want(struct fuse_conn_info *conn, unsigned cap)

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <sys/xattr.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /* Reply to a get or list call that produced res bytes into buf. */
 static void fs_xattr_reply(fuse_req_t req, ssize_t res, const char *buf,

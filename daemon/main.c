@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 enum {
 	MAIN_KEY_PRINT_CONFIG,
@@ -234,6 +234,8 @@ static void main_reload(void *arg)
 	struct config next;
 	char err[CONFIG_ERR_MAX];
 
+	/* First, so that what follows goes to the new file (logrotate). */
+	log_file_reopen();
 	if (config_reload(fs->cfg, &next, err, sizeof err) != 0 ||
 	    config_apply_tunables(&next, err, sizeof err) != 0) {
 		log_err("configuration reload failed, keeping the current "
@@ -359,9 +361,10 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 	/* After fuse_set_signal_handlers, which would make SIGHUP unmount. */
 	if (timer_on_signal(fs->timer, SIGHUP, main_reload, fs) != 0)
 		log_warn("cannot handle SIGHUP: no configuration reload");
-	log_info("mounted %s on %s, scheduler %s, %u workers, "
+	log_info("mounted %s on %s, pid %ld, scheduler %s, %u workers, "
 		 "configuration %s", fs->cfg->backing, fs->cfg->mountpoint,
-		 queue_elevator_type(fs->queue)->name, fs->cfg->threads,
+		 (long)getpid(), queue_elevator_type(fs->queue)->name,
+		 fs->cfg->threads,
 		 fs->cfg->config_read != NULL ? fs->cfg->config_read :
 		 "built in");
 	if (opts->singlethread) {
@@ -428,6 +431,7 @@ int main(int argc, char *argv[])
 	struct main_args ma = { .cfg = &cfg };
 	struct fs fs = { .cfg = &cfg, .root_fd = -1, .timeout = 1.0 };
 	struct queue_params qp = { 0 };
+	struct sectormap_layout layout = { 0 };
 	bool inodes = false;
 	int status = 1, metrics_fd = -1;
 	char err[CONFIG_ERR_MAX];
@@ -446,8 +450,9 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	if (opts.show_version) {
-		printf("fuse-iosched %s (scheduler ABI %d, libfuse %s)\n",
-		       PACKAGE_VERSION, IOSCHED_ABI_VERSION, fuse_pkgversion());
+		printf("fuse-iosched %s (scheduler ABI %d.%d, libfuse %s)\n",
+		       PACKAGE_VERSION, IOSCHED_ABI_VERSION, IOSCHED_ABI_MINOR,
+		       fuse_pkgversion());
 		status = 0;
 		goto out;
 	}
@@ -459,6 +464,13 @@ int main(int argc, char *argv[])
 	}
 	if (main_check(&cfg, &fs.root_fd) != 0 || main_config(&cfg) != 0)
 		goto out;
+	if (log_file_open(cfg.log_file, err, sizeof err) != 0) {
+		fprintf(stderr, "fuse-iosched: %s\n", err);
+		goto out;
+	}
+	/* While stderr still reaches someone. */
+	if (!cfg.foreground)
+		log_syslog_check(cfg.mountpoint, CONTROL_NAME "/log");
 
 	type = main_scheduler(&cfg);
 	if (type == NULL)
@@ -466,6 +478,7 @@ int main(int argc, char *argv[])
 	qp.nr_requests = cfg.nr_requests;
 	qp.wakeup_at = main_wakeup;
 	qp.wakeup_arg = &fs;
+	qp.trace = trace_rq;
 	fs.queue = queue_new(&qp, type);
 	if (fs.queue == NULL)
 		goto out;
@@ -478,6 +491,8 @@ int main(int argc, char *argv[])
 	if (fs_inode_table_init(&fs) != 0)
 		goto out;
 	inodes = true;
+	backing_device_layout(fs.root_fd, &layout);
+	sectormap_set_layout(&layout);
 	if (main_mount_opts(&args, &cfg) != 0)
 		goto out;
 
@@ -511,6 +526,7 @@ int main(int argc, char *argv[])
 	if (fuse_daemonize(cfg.foreground) != 0)
 		goto out_unmount;
 	log_open(!cfg.foreground, config_log_level(&cfg));
+	liblog_open();
 	fs_fd_report();
 
 	/*

@@ -23,9 +23,8 @@
 #include <event2/event.h>
 #include <event2/http.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
-#define METRICS_HOST_MAX 256
 #define METRICS_TIMEOUT_S 10		/* per connection, for reading or writing */
 #define METRICS_HEADERS_MAX 8192	/* bytes of request headers */
 #define METRICS_BODY_MAX 1024		/* a GET has none */
@@ -37,51 +36,9 @@ struct metrics {
 
 static const char *const metrics_dirs[] = { "read", "write" };
 
-/*
- * Split "HOST:PORT", "[HOST]:PORT" or ":PORT" (loopback); false if it is
- * not that.  The host is only checked for shape here: getaddrinfo judges
- * it when the socket is bound.
- */
-static bool metrics_split(const char *addr, char *host, char *port)
-{
-	const char *colon = strrchr(addr, ':');
-	size_t hlen;
-	char *end;
-	unsigned long n;
-
-	if (colon == NULL || colon[1] == '\0')
-		return false;
-	errno = 0;
-	n = strtoul(colon + 1, &end, 10);
-	if (colon[1] < '0' || colon[1] > '9' || *end != '\0' || errno != 0 ||
-	    n < 1 || n > 65535)
-		return false;
-	snprintf(port, 6, "%lu", n);
-	hlen = (size_t)(colon - addr);
-	if (hlen >= 2 && addr[0] == '[' && addr[hlen - 1] == ']') {
-		addr++;		/* an IPv6 literal in brackets */
-		hlen -= 2;
-	} else if (memchr(addr, ':', hlen) != NULL) {
-		return false;	/* IPv6 needs its brackets */
-	}
-	if (hlen >= METRICS_HOST_MAX || memchr(addr, '[', hlen) != NULL ||
-	    memchr(addr, ']', hlen) != NULL)
-		return false;
-	memcpy(host, addr, hlen);
-	host[hlen] = '\0';
-	return true;
-}
-
-bool metrics_addr_valid(const char *addr)
-{
-	char host[METRICS_HOST_MAX], port[6];
-
-	return strcmp(addr, "off") == 0 || metrics_split(addr, host, port);
-}
-
 int metrics_listen(const char *addr, char *err, size_t size)
 {
-	char host[METRICS_HOST_MAX], port[6];
+	char host[METRICS_ADDR_HOST_MAX], port[6];
 	struct addrinfo hints = {
 		.ai_family = AF_UNSPEC,
 		.ai_socktype = SOCK_STREAM,
@@ -89,7 +46,7 @@ int metrics_listen(const char *addr, char *err, size_t size)
 	}, *res, *ai;
 	int fd = -1, one = 1, ret, saved = 0;
 
-	if (!metrics_split(addr, host, port)) {
+	if (!metrics_addr_split(addr, host, port)) {
 		snprintf(err, size, "metrics=%s: not HOST:PORT, [HOST]:PORT "
 			 "or :PORT with a port from 1 to 65535", addr);
 		return -1;

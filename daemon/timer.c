@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The clock, and the libevent loop thread that serves scheduler wake-ups.
+ * The libevent loop thread that serves scheduler wake-ups.
  *
  * A scheduler that idles (anticipation, time slices) or waits for a FIFO
  * expiry asks for a wake-up; the queue arms our one timer for the earliest
@@ -16,7 +16,7 @@
 #include <event2/event.h>
 #include <event2/thread.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /* A signal turned into a call on the loop thread (timer_on_signal). */
 struct timer_signal {
@@ -36,14 +36,6 @@ struct timer {
 	timer_fn stop_fn;		/* timer_on_stop; set once */
 	void *stop_arg;
 };
-
-uint64_t clock_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void timer_fire(evutil_socket_t fd, short what, void *arg)
 {

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 #include "fuzz.h"
 
 /* The documented grammar, the slow obvious way. */

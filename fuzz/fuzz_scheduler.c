@@ -42,6 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct elevator_type *before, *after;
 	const char *name;
+	char why[128];
 	size_t len;
 	char *buf;
 	int ret;
@@ -53,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data, size);
 	before = queue_elevator_type(fuzz_queue);
-	ret = elv_store(fuzz_queue, buf, size);
+	ret = elv_store(fuzz_queue, buf, size, why, sizeof why);
 	after = queue_elevator_type(fuzz_queue);
 	fuzz_assert(after != NULL);
 	if (ret != 0) {

@@ -133,6 +133,11 @@ static const struct config_setting config_settings[] = {
 	  .def = "info", .apply = config_apply_log,
 	  .arg = "LEVEL", .help = "log level: emerg, alert, crit, error, "
 	  "warning, notice, info or debug" },
+	{ .name = "log_file", .type = CONFIG_STR, CONFIG_FIELD(log_file),
+	  .valid = log_file_name_valid, .expect = "none or an absolute path",
+	  .def = "none",
+	  .arg = "PATH", .help = "also append every log line to PATH, "
+	  "reopened on SIGHUP" },
 	{ .name = "disk_model", .type = CONFIG_STR, CONFIG_FIELD(disk_model),
 	  .valid = diskmodel_name_valid, .expect = "none, hdd or ssd",
 	  .def = "none",
@@ -307,11 +312,13 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 		      const char *value, char *err, size_t size)
 {
 	void *field = config_field(cfg, s);
-	char names[256];
+	char names[256], shown[LOG_VALUE_SIZE];
 	unsigned long n;
 	char *end, *copy;
 	int b;
 
+	/* The value in messages: it may be anything, of any length. */
+	log_value(shown, sizeof shown, value, strlen(value));
 	switch (s->type) {
 	case CONFIG_UINT:
 		errno = 0;
@@ -319,7 +326,7 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 		if (*value < '0' || *value > '9' || *end != '\0' ||
 		    errno != 0 || n < s->min || n > s->max) {
 			snprintf(err, size, "%s=%s: not a number from %u to %u",
-				 s->name, value, s->min, s->max);
+				 s->name, shown, s->min, s->max);
 			return -1;
 		}
 		*(unsigned *)field = (unsigned)n;
@@ -328,7 +335,7 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 		b = config_bool(value);
 		if (b < 0) {
 			snprintf(err, size, "%s=%s: not yes or no", s->name,
-				 value);
+				 shown);
 			return -1;
 		}
 		*(bool *)field = b;
@@ -336,7 +343,7 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 	case CONFIG_NAME:
 		if (!elv_name_valid(value, strlen(value))) {
 			snprintf(err, size, "%s=%s: not a scheduler name "
-				 "([a-z0-9_-], at most 31)", s->name, value);
+				 "([a-z0-9_-], at most 31)", s->name, shown);
 			return -1;
 		}
 		break;
@@ -344,13 +351,13 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 		if (log_level_parse(value) < 0) {
 			config_level_names(names, sizeof names);
 			snprintf(err, size, "%s=%s: not a log level (%s)",
-				 s->name, value, names);
+				 s->name, shown, names);
 			return -1;
 		}
 		break;
 	case CONFIG_STR:
 		if (s->valid != NULL && !s->valid(value)) {
-			snprintf(err, size, "%s=%s: not %s", s->name, value,
+			snprintf(err, size, "%s=%s: not %s", s->name, shown,
 				 s->expect);
 			return -1;
 		}
@@ -381,11 +388,14 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 static char *config_absolute(const char *name, const char *path, char *err,
 			     size_t size)
 {
+	char shown[LOG_VALUE_SIZE];
 	char *abs;
 
 	abs = path[0] == '/' ? strdup(path) : realpath(path, NULL);
 	if (abs == NULL)
-		snprintf(err, size, "%s=%s: %s", name, path, strerror(errno));
+		snprintf(err, size, "%s=%s: %s", name,
+			 log_value(shown, sizeof shown, path, strlen(path)),
+			 strerror(errno));
 	return abs;
 }
 
@@ -476,16 +486,31 @@ int config_option(struct config *cfg, const char *opt, char *err,
 /* ------------------------------------------------------------------ */
 /* The file.                                                           */
 
-/* libconfuse's messages, and ours from the callbacks: keep the first. */
+/* Our callbacks' errors, their values already cut: keep the first. */
+static void config_fail(cfg_t *c, const char *why)
+{
+	if (config_ctx.failed)
+		return;
+	config_ctx.failed = true;
+	snprintf(config_ctx.err, config_ctx.size, "%s:%d: %s", config_ctx.file,
+		 c->line, why);
+}
+
+/*
+ * libconfuse's messages: keep the first.  They quote what the file says
+ * ("no such option 'NAME'", "unexpected token 'X'"), which may be any
+ * bytes of any length: cut and escaped as a value.
+ */
 static void __attribute__((format(printf, 2, 0)))
 config_error(cfg_t *c, const char *fmt, va_list ap)
 {
-	char msg[CONFIG_ERR_MAX], hint[64] = "";
+	char raw[CONFIG_ERR_MAX], msg[2 * LOG_VALUE_SIZE], hint[64] = "";
 
 	if (config_ctx.failed)
 		return;
 	config_ctx.failed = true;
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
+	log_value(msg, sizeof msg, raw, strlen(raw));
 	/* Say what an unknown name is not, in our words. */
 	if (strncmp(msg, "no such option ", 15) == 0) {
 		if (strcmp(cfg_name(c), "root") == 0)
@@ -609,11 +634,12 @@ static int config_setting_cb(cfg_t *c, cfg_opt_t *opt)
 	const struct config_setting *s = config_find(name, strlen(name));
 	const char *value = cfg_opt_getnstr(opt, 0);
 	struct config scratch, *dst = config_ctx.cfg;
-	char why[CONFIG_ERR_MAX];
+	char why[CONFIG_ERR_MAX], shown[LOG_VALUE_SIZE];
 	int ret;
 
 	if (s == NULL || value == NULL)
 		return -1;
+	log_value(shown, sizeof shown, value, strlen(value));
 	if (dst->given & CONFIG_BIT(s)) {
 		/* Checked all the same, so a file is always valid or not. */
 		memset(&scratch, 0, sizeof scratch);
@@ -625,7 +651,7 @@ static int config_setting_cb(cfg_t *c, cfg_opt_t *opt)
 	 */
 	if (s->type == CONFIG_PATH && value[0] != '/') {
 		snprintf(why, sizeof why, "%s=%s: not an absolute path",
-			 s->name, value);
+			 s->name, shown);
 		ret = -1;
 	} else {
 		ret = config_set(dst, s, value, why, sizeof why);
@@ -641,11 +667,11 @@ static int config_setting_cb(cfg_t *c, cfg_opt_t *opt)
 			names[0] = '\0';
 		names[strcspn(names, "\n")] = '\0';
 		snprintf(why, sizeof why, "scheduler=%s: no such scheduler "
-			 "(available: %.300s)", value, names);
+			 "(available: %.300s)", shown, names);
 		ret = -1;
 	}
 	if (ret != 0) {
-		cfg_error(c, "%s", why);
+		config_fail(c, why);
 		return -1;
 	}
 	if (s->type == CONFIG_PATH)
@@ -660,6 +686,7 @@ static int config_tunable_cb(cfg_t *sec, cfg_opt_t *opt)
 	const char *value = cfg_opt_getnstr(opt, 0);
 	const struct elv_tunable *t;
 	struct config_tunable *ct;
+	char shown[LOG_VALUE_SIZE], why[CONFIG_ERR_MAX];
 	long long n;
 	char *end;
 
@@ -671,14 +698,17 @@ static int config_tunable_cb(cfg_t *sec, cfg_opt_t *opt)
 	errno = 0;
 	n = strtoll(value, &end, 10);
 	if (*value == '\0' || *end != '\0' || errno != 0) {
-		cfg_error(sec, "%s: %s = %s: not a number", type->name,
-			  t->name, value);
+		snprintf(why, sizeof why, "%s: %s = %s: not a number",
+			 type->name, t->name,
+			 log_value(shown, sizeof shown, value, strlen(value)));
+		config_fail(sec, why);
 		return -1;
 	}
 	if (n < t->min || n > t->max) {
-		cfg_error(sec, "%s: %s = %lld: out of range (%" PRId64
-			  " to %" PRId64 ")", type->name, t->name, n, t->min,
-			  t->max);
+		snprintf(why, sizeof why, "%s: %s = %lld: out of range (%"
+			 PRId64 " to %" PRId64 ")", type->name, t->name, n,
+			 t->min, t->max);
+		config_fail(sec, why);
 		return -1;
 	}
 	/* The last value in the file wins. */
@@ -1086,7 +1116,8 @@ static const char *config_value_str(const struct config *cfg,
 	else if (s->type == CONFIG_BOOL)
 		snprintf(buf, size, "%s", *(const bool *)field ? "yes" : "no");
 	else
-		snprintf(buf, size, "%s", *(char *const *)field);
+		log_value(buf, size, *(char *const *)field,
+			  strlen(*(char *const *)field));
 	return buf;
 }
 

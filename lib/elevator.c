@@ -182,22 +182,25 @@ int elv_show(struct queue *q, char *buf, size_t size)
 	return (int)l.len;
 }
 
-int elv_store(struct queue *q, const char *buf, size_t len)
+int elv_store(struct queue *q, const char *buf, size_t len, char *why,
+	      size_t size)
 {
 	const struct elevator_type *type;
 	char name[ELV_NAME_MAX + 1];
 
 	if (!elv_name_valid(buf, len)) {
-		log_warn("scheduler switch refused: not a scheduler name");
+		snprintf(why, size, "not a scheduler name ([a-z0-9_-], at most "
+			 "%d)", ELV_NAME_MAX);
 		return -EINVAL;
 	}
 	memcpy(name, buf, len);
 	name[len] = '\0';
 	type = elv_get(name);
 	if (type == NULL) {
-		log_warn("scheduler switch refused: no scheduler '%s'", name);
+		snprintf(why, size, "no such scheduler");
 		return -EINVAL;
 	}
+	/* It logs why a switch failed. */
 	return elv_switch(q, type);
 }
 
@@ -370,8 +373,8 @@ struct elevator_queue *elv_alloc(const struct elevator_type *type,
 	eq->host = host;
 	eq->host_data = host_data;
 	elv_tunables_init(eq);
-	if (type->ops.init_queue != NULL) {
-		ret = type->ops.init_queue(eq);
+	if (type->init_queue != NULL) {
+		ret = type->init_queue(eq);
 		if (ret != 0) {
 			*err = ret < 0 ? ret : -EINVAL;
 			log_err("scheduler %s failed to initialise: %s",
@@ -393,8 +396,8 @@ nomem:
 
 void elv_release(struct elevator_queue *eq)
 {
-	if (eq->type->ops.exit_queue != NULL)
-		eq->type->ops.exit_queue(eq);
+	if (eq->type->exit_queue != NULL)
+		eq->type->exit_queue(eq);
 	free(eq->elevator_data);
 	free(eq);
 }

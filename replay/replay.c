@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "fuse-iosched.h"
+#include "replay.h"
 
 extern char **environ;
 
@@ -379,21 +379,21 @@ static int replay_trace_run(struct replay_main *m, const char *path,
 	char err[512];
 	unsigned i;
 
-	if (replay_parse(path, m->format, &t, err, sizeof err) != 0) {
+	if (parse_trace(path, m->format, &t, err, sizeof err) != 0) {
 		fprintf(stderr, "fuse-iosched-replay: %s\n", err);
 		return -1;
 	}
 	if (strcmp(m->overhead, "auto") == 0)
-		replay_host_times(&t, &m->o);
+		sim_host_times(&t, &m->o);
 	if (!m->json)
 		replay_header(m, path, &t);
 	for (i = 0; i < m->nr_types; i++) {
-		if (replay_sim(&t, m->types[i], &m->o, &r, err,
-			       sizeof err) != 0) {
+		if (sim_run(&t, m->types[i], &m->o, &r, err,
+			    sizeof err) != 0) {
 			fprintf(stderr, "fuse-iosched-replay: %s: %s\n", path,
 				err);
-			replay_host_times_free(&m->o);
-			replay_trace_free(&t);
+			sim_host_times_free(&m->o);
+			parse_trace_free(&t);
 			return -1;
 		}
 		replay_row(m, path, m->types[i]->name, &r, nth == 0 && i == 0);
@@ -402,15 +402,15 @@ static int replay_trace_run(struct replay_main *m, const char *path,
 						    &r) != 0) {
 			fprintf(stderr, "fuse-iosched-replay: --plot: %s\n",
 				strerror(errno));
-			replay_result_free(&r);
-			replay_host_times_free(&m->o);
-			replay_trace_free(&t);
+			sim_result_free(&r);
+			sim_host_times_free(&m->o);
+			parse_trace_free(&t);
 			return -1;
 		}
-		replay_result_free(&r);
+		sim_result_free(&r);
 	}
-	replay_host_times_free(&m->o);
-	replay_trace_free(&t);
+	sim_host_times_free(&m->o);
+	parse_trace_free(&t);
 	return 0;
 }
 
@@ -523,7 +523,7 @@ static int replay_args(struct replay_main *m, int argc, char **argv)
 		}
 		m->o.overhead_ns[0] = m->o.overhead_ns[1] = ns;
 	}
-	if (!replay_format_valid(m->format)) {
+	if (!parse_format_valid(m->format)) {
 		fprintf(stderr, "fuse-iosched-replay: --format %s: want auto, "
 			"fuse-iosched, blkparse or msr\n", m->format);
 		return -1;
