@@ -44,6 +44,10 @@
 #include "fuse-iosched.h"
 
 /* liblog.c: libfuse's and libevent's messages, through log.c */
+/* Before mounting: libfuse's errors on stderr as one line, ours. */
+void liblog_start(void);
+/* Whether libfuse reported an error since liblog_start. */
+bool liblog_fuse_failed(void);
 void liblog_open(void);
 
 /* timer.c: the libevent loop thread serving wake-ups */
@@ -52,8 +56,10 @@ typedef void (*timer_fn)(void *arg);
 struct timer *timer_start(timer_fn fn, void *arg);
 void timer_arm(struct timer *t, uint64_t at_ns);
 void timer_stop(struct timer *t);
-/* Run fn(arg) on the loop thread when signal signo arrives; -errno. */
-int timer_on_signal(struct timer *t, int signo, timer_fn fn, void *arg);
+/* When signal signo arrives, work(arg) in a thread of its own, then
+ * done(arg) on the loop thread; one run at a time.  0 or -errno. */
+int timer_on_signal(struct timer *t, int signo, timer_fn work, timer_fn done,
+		    void *arg);
 /* The loop's libevent base, for what serves on it (metrics.c). */
 struct event_base *timer_base(struct timer *t);
 /* Run fn(arg) in timer_stop, after the loop ended, before the base goes. */
@@ -63,8 +69,12 @@ void timer_on_stop(struct timer *t, timer_fn fn, void *arg);
 struct queue;
 /* Bind and listen, before mounting: the socket, or -1 and err set. */
 int metrics_listen(const char *addr, char *err, size_t size);
-/* Serve /metrics on fd (taken over, closed on failure); 0 or -errno. */
-int metrics_start(struct timer *t, int fd, struct queue *q);
+/*
+ * Serve /metrics on fd (taken over, closed on failure), labelled with the
+ * mount's paths; 0 or -errno.
+ */
+int metrics_start(struct timer *t, int fd, struct queue *q,
+		  const char *mountpoint, const char *backing);
 
 /* sectormap.c: file offset -> device sector */
 struct sectormap;
@@ -364,7 +374,7 @@ static inline bool trace_on(void)
 /* The queue's hook (queue_params.trace): an event ('Q', 'M', 'F', 'D',
  * 'C') of rq, recorded for every reader. */
 void trace_rq(void *arg, char action, const struct elv_request *rq,
-	      uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns);
+	      uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns, int error);
 /* Remember pid's process name while it still exists. */
 void trace_note_pid(pid_t pid);
 struct trace_reader;

@@ -65,6 +65,11 @@ void log_msg(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void log_vmsg(int level, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+/* Hold stderr's messages from now on, until log_release prints them. */
+void log_hold(void);
+void log_release(void);
+/* The last held message containing text, or NULL. */
+const char *log_held_find(const char *text);
 #define log_err(...) log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARNING, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
@@ -130,8 +135,10 @@ struct config {
 	char *backing_io;	/* "auto", "direct" or "buffered" (backing.c) */
 	char *log;		/* log level name */
 	char *log_file;		/* "none" or an absolute path (log.c) */
+	bool overmount;		/* mount where it hides something */
 	bool foreground;
 	bool debug;
+	unsigned max_read;	/* -o max_read= (libfuse's), or 0 */
 
 	char *config_file;	/* -o config=PATH; NULL: CONFIG_FILE if any */
 	char *config_read;	/* the file actually read, or NULL */
@@ -152,6 +159,8 @@ bool config_named(const struct config *cfg, const char *name);
 int config_log_level(const struct config *cfg);
 /* The -o lines of --help, from the settings table. */
 void config_usage(FILE *fp);
+/* --help: what SIGHUP applies at once, what at the next mount. */
+void config_usage_reload(FILE *fp);
 /* One -o option: 0 ours and valid, 1 not ours, -1 invalid (err set). */
 int config_option(struct config *cfg, const char *opt, char *err,
 		  size_t size);
@@ -316,11 +325,13 @@ struct queue_params {
 	void *wakeup_arg;
 	/*
 	 * Request events ('Q' queued, 'M' and 'F' back and front merged,
-	 * 'D' dispatched, 'C' completed, with its wait and service times),
-	 * called under the queue lock; NULL: none.  The daemon's trace.
+	 * 'D' dispatched, 'C' completed, with its wait and service times and
+	 * error: 0, or the first part's -errno), called under the queue
+	 * lock; NULL: none.  The daemon's trace.
 	 */
 	void (*trace)(void *arg, char action, const struct elv_request *rq,
-		      uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns);
+		      uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns,
+		      int error);
 	void *trace_arg;
 	/* An io emptied by a merge; NULL: free().  The replay's pool. */
 	void (*free_shell)(void *arg, struct io *io);
