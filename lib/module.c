@@ -245,9 +245,9 @@ static bool module_trusted(const struct stat *st, bool sticky_ok, char *why,
 }
 
 /*
- * Open the module directory to load from, or refuse it (logged, but for
- * a missing one); returns a descriptor (O_RDONLY, for scandirat) or
- * -errno.  Checking names and
+ * Open the module directory to load from, or refuse it (logged unless
+ * quiet, but for a missing one); returns a descriptor (O_RDONLY, for
+ * scandirat) or -errno.  Checking names and
  * then loading names let a user who owned a directory above module_dir
  * swap it in between; so, as ssh checks the directories above a user's
  * keys, every directory from / down is checked, and through the
@@ -257,7 +257,7 @@ static bool module_trusted(const struct stat *st, bool sticky_ok, char *why,
  * through a symbolic link is checked where it lies; a link that appears
  * after that fails the walk.
  */
-static int module_dir_open(void)
+static int module_dir_open(bool quiet)
 {
 	const char *dir = module_get_dir();
 	char *real, *p, *slash, why[128];
@@ -270,7 +270,7 @@ static int module_dir_open(void)
 	if (real == NULL) {
 		error = errno;
 		/* A missing one: the caller says what that means, once. */
-		log_msg(error != ENOENT ? LOG_WARNING : LOG_DEBUG,
+		log_msg(error != ENOENT && !quiet ? LOG_WARNING : LOG_DEBUG,
 			"module directory %s: %s", dir, strerror(error));
 		return -error;
 	}
@@ -281,14 +281,16 @@ static int module_dir_open(void)
 		if (error == 0 && fstat(fd, &st) == -1)
 			error = errno;
 		if (error != 0) {
-			log_err("module directory %s: %.*s: %s", dir,
-				(int)shown, real, strerror(error));
+			if (!quiet)
+				log_err("module directory %s: %.*s: %s", dir,
+					(int)shown, real, strerror(error));
 			break;
 		}
 		last = *p == '\0';
 		if (!module_trusted(&st, !last, why, sizeof why)) {
-			log_err("module directory %s: refused: %.*s is %s",
-				dir, (int)shown, real, why);
+			if (!quiet)
+				log_err("module directory %s: refused: %.*s "
+					"is %s", dir, (int)shown, real, why);
 			error = EPERM;
 			break;
 		}
@@ -310,8 +312,9 @@ static int module_dir_open(void)
 		next = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (next == -1) {
 			error = errno;
-			log_err("module directory %s: %s", dir,
-				strerror(error));
+			if (!quiet)
+				log_err("module directory %s: %s", dir,
+					strerror(error));
 		}
 	}
 	if (fd != -1)
@@ -342,6 +345,35 @@ static void module_close(void *handle, int fd)
 }
 
 /*
+ * Open file, a module in the directory dirfd (from module_dir_open),
+ * without following a link, and check it through the descriptor; the
+ * descriptor, or -errno, and why filled when it is refused (-EPERM).
+ */
+static int module_file_open(int dirfd, const char *file, char *why,
+			    size_t size)
+{
+	struct stat st;
+	int fd, error;
+
+	why[0] = '\0';
+	fd = openat(dirfd, file, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1 || fstat(fd, &st) == -1) {
+		error = errno;
+		if (fd != -1)
+			close(fd);
+		return -error;
+	}
+	if (!S_ISREG(st.st_mode))
+		snprintf(why, size, "%s", S_ISLNK(st.st_mode) ?
+			 "a symbolic link" : "not a regular file");
+	if (!S_ISREG(st.st_mode) || !module_trusted(&st, false, why, size)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/*
  * Load and register name.so from the module directory dirfd (from
  * module_dir_open); the caller holds module_lock.  The file is opened
  * without following a link, checked through its descriptor and loaded
@@ -351,7 +383,6 @@ static int module_do_load(int dirfd, const char *name)
 {
 	char path[PATH_MAX], file[NAME_MAX + 1], proc[32], why[256];
 	struct module *m;
-	struct stat st;
 	module_entry_fn entry;
 	const struct elevator_type *type;
 	void *handle;
@@ -373,24 +404,17 @@ static int module_do_load(int dirfd, const char *name)
 		return -ENAMETOOLONG;
 	}
 	snprintf(file, sizeof file, "%s.so", name);
-	fd = openat(dirfd, file, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1 || fstat(fd, &st) == -1) {
-		error = errno;
+	fd = module_file_open(dirfd, file, why, sizeof why);
+	if (fd < 0 && why[0] != '\0') {
+		log_err("module %s: refused: %s", path, why);
+		return fd;
+	}
+	if (fd < 0) {
+		error = -fd;
 		/* A missing one: the caller says what that means, once. */
 		log_msg(error == ENOENT ? LOG_DEBUG : LOG_WARNING,
 			"module %s: %s", path, strerror(error));
-		if (fd != -1)
-			close(fd);
 		return -error;
-	}
-	if (!S_ISREG(st.st_mode))
-		snprintf(why, sizeof why, "%s", S_ISLNK(st.st_mode) ?
-			 "a symbolic link" : "not a regular file");
-	if (!S_ISREG(st.st_mode) || !module_trusted(&st, false, why,
-						    sizeof why)) {
-		log_err("module %s: refused: %s", path, why);
-		close(fd);
-		return -EPERM;
 	}
 
 	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
@@ -456,7 +480,7 @@ int module_load(const char *name)
 	int dirfd, error;
 
 	pthread_mutex_lock(&module_lock);
-	dirfd = module_dir_open();
+	dirfd = module_dir_open(false);
 	error = dirfd < 0 ? dirfd : module_do_load(dirfd, name);
 	if (dirfd >= 0)
 		close(dirfd);
@@ -472,6 +496,51 @@ static int module_filter(const struct dirent *d)
 }
 
 /*
+ * Call fn for the name of every NAME.so of the directory that a switch
+ * may load (a valid name, the directory and the file trusted), in name
+ * order, as module_load_all reads them.  Quiet: any reader of
+ * .control/scheduler comes here, and a refused directory or module is
+ * logged where it is loaded from.
+ */
+void module_foreach_file(void (*fn)(const char *name, void *arg), void *arg)
+{
+	struct dirent **names;
+	char name[NAME_MAX + 1], why[128];
+	int dirfd, fd, i, n = -1;
+
+	pthread_mutex_lock(&module_lock);
+	dirfd = module_dir_open(true);
+	if (dirfd >= 0)
+		n = scandirat(dirfd, ".", &names, module_filter, alphasort);
+	for (i = 0; i < n; i++) {
+		fd = module_file_open(dirfd, names[i]->d_name, why, sizeof why);
+		if (fd >= 0) {
+			close(fd);
+			continue;
+		}
+		free(names[i]);
+		names[i] = NULL;
+	}
+	if (dirfd >= 0)
+		close(dirfd);
+	pthread_mutex_unlock(&module_lock);
+	for (i = 0; i < n; i++) {
+		size_t len;
+
+		if (names[i] == NULL)
+			continue;
+		len = strlen(names[i]->d_name) - 3;
+		memcpy(name, names[i]->d_name, len);
+		name[len] = '\0';
+		if (module_name_ok(name))
+			fn(name, arg);
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+}
+
+/*
  * Register every NAME.so of the directory, in name order so that the
  * scheduler list reads the same on every start.  A module that fails is
  * logged (by module_do_load) and skipped.
@@ -484,7 +553,7 @@ void module_load_all(void)
 	int dirfd, i, n;
 
 	pthread_mutex_lock(&module_lock);
-	dirfd = module_dir_open();
+	dirfd = module_dir_open(false);
 	if (dirfd < 0) {
 		if (dirfd == -ENOENT)
 			log_warn("module directory %s: %s", module_get_dir(),
