@@ -137,6 +137,7 @@ struct control_file {
 	fuse_ino_t ino;
 	bool append;		/* opened O_APPEND: the offset means nothing */
 	pid_t pid;		/* the opener's thread: its getattr sees len */
+	uid_t uid;		/* the opener's */
 	/*
 	 * A tunable file: whose tunable it is.  Immutable.  The name points
 	 * into the type's table, which stays loaded until the daemon exits.
@@ -162,6 +163,13 @@ struct control_file {
 static LIST_HEAD(, control_file) control_files =
 	LIST_HEAD_INITIALIZER(control_files);
 static pthread_mutex_t control_files_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Open files a user other than the mount's owner may hold at once: each
+ * costs a buffer, and another user's opens must not grow the daemon
+ * without bound (fuse-iosched(8), CONTROL FILES).
+ */
+#define CONTROL_OPEN_MAX 64
 
 /*
  * The scheduler types that own a block of tunable inode numbers, by block.
@@ -542,7 +550,7 @@ static const struct control_node *control_find(const char *name)
  * Only the user who mounted, or root, may change anything, or open the
  * trace: it shows every user's offsets and process names.
  */
-static bool control_is_owner(fuse_req_t req)
+static bool control_may_write(fuse_req_t req)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct fs *fs = fs_of(req);
@@ -693,6 +701,25 @@ static int control_fill(struct fs *fs, struct control_file *f)
 	return 0;
 }
 
+/*
+ * List an open file; one of a capped user only while that user holds
+ * fewer than CONTROL_OPEN_MAX.  False if not listed.
+ */
+static bool control_listed(struct control_file *f, bool capped)
+{
+	struct control_file *g;
+	int held = 0;
+
+	pthread_mutex_lock(&control_files_lock);
+	if (capped)
+		LIST_FOREACH(g, &control_files, link)
+			held += g->uid == f->uid;
+	if (held < CONTROL_OPEN_MAX)
+		LIST_INSERT_HEAD(&control_files, f, link);
+	pthread_mutex_unlock(&control_files_lock);
+	return held < CONTROL_OPEN_MAX;
+}
+
 /* Unlink and free an open file, at its release or when the daemon stops. */
 static void control_file_free(struct control_file *f)
 {
@@ -712,7 +739,7 @@ static void control_file_free(struct control_file *f)
 static void control_open_trace(fuse_req_t req, struct fuse_file_info *fi)
 {
 	struct trace_reader *r;
-	int err = control_is_owner(req) ? trace_open(&r) : -EACCES;
+	int err = control_may_write(req) ? trace_open(&r) : -EACCES;
 
 	if (err != 0) {
 		fuse_reply_err(req, -err);
@@ -740,7 +767,7 @@ void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	if (accmode != O_RDONLY &&
-	    (node->store == NULL || !control_is_owner(req))) {
+	    (node->store == NULL || !control_may_write(req))) {
 		fuse_reply_err(req, EACCES);
 		return;
 	}
@@ -760,6 +787,7 @@ void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	f->node = node;
 	f->ino = ino;
 	f->pid = fuse_req_ctx(req)->pid;
+	f->uid = fuse_req_ctx(req)->uid;
 	f->append = (fi->flags & O_APPEND) != 0;
 	if (control_is_tunable(ino)) {
 		const struct elv_tunable *t;
@@ -787,9 +815,15 @@ void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->direct_io = 1;
 	fi->nonseekable = 0;
 	fi->keep_cache = 0;
-	pthread_mutex_lock(&control_files_lock);
-	LIST_INSERT_HEAD(&control_files, f, link);
-	pthread_mutex_unlock(&control_files_lock);
+	if (!control_listed(f, !control_may_write(req))) {
+		log_ratelimited(LOG_WARNING, ".control: uid %u has %d files "
+				"open: EMFILE", (unsigned)f->uid,
+				CONTROL_OPEN_MAX);
+		pthread_mutex_destroy(&f->lock);
+		free(f);
+		fuse_reply_err(req, EMFILE);
+		return;
+	}
 	if (fuse_reply_open(req, fi) != 0)
 		control_file_free(f);	/* the opener went away: no release */
 }
@@ -876,7 +910,7 @@ void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		fuse_reply_err(req, EBADF);
 		return;
 	}
-	if (!control_is_owner(req)) {
+	if (!control_may_write(req)) {
 		fuse_reply_err(req, EACCES);
 		return;
 	}
@@ -1099,7 +1133,7 @@ void control_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		fuse_reply_err(req, S_ISDIR(node->mode) ? EISDIR : EPERM);
 		return;
 	}
-	if (!control_is_owner(req)) {
+	if (!control_may_write(req)) {
 		fuse_reply_err(req, EACCES);
 		return;
 	}
