@@ -54,6 +54,55 @@ struct module {
 
 /* Serializes loading; protects module_dir and module_list. */
 static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Files the loader refused for what they hold (not a module, another ABI,
+ * a bad table): the scheduler list leaves them out, as a switch to one
+ * would fail, until the file changes.  The newest few; module_lock.
+ */
+#define MODULE_REFUSED_MAX 16
+static struct module_refused {
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+} module_refused[MODULE_REFUSED_MAX];
+static unsigned module_nr_refused;
+
+static bool module_refused_is(const struct module_refused *r,
+			      const struct stat *st)
+{
+	return r->dev == st->st_dev && r->ino == st->st_ino &&
+	       r->mtime.tv_sec == st->st_mtim.tv_sec &&
+	       r->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* fd's file was refused.  Caller holds module_lock. */
+static void do_module_refuse(int fd)
+{
+	struct module_refused *r;
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		return;
+	r = &module_refused[module_nr_refused++ % MODULE_REFUSED_MAX];
+	r->dev = st.st_dev;
+	r->ino = st.st_ino;
+	r->mtime = st.st_mtim;
+}
+
+/* Was fd's file, as it is now, refused?  Caller holds module_lock. */
+static bool do_module_refused(int fd)
+{
+	struct stat st;
+	unsigned i;
+
+	if (fstat(fd, &st) != 0)
+		return false;
+	for (i = 0; i < module_nr_refused && i < MODULE_REFUSED_MAX; i++)
+		if (module_refused_is(&module_refused[i], &st))
+			return true;
+	return false;
+}
 static char *module_dir;		/* NULL: MODULE_DIR */
 static struct module *module_list;
 
@@ -422,6 +471,7 @@ static int module_do_load(int dirfd, const char *name)
 	handle = dlopen(proc, RTLD_NOW | RTLD_LOCAL);
 	if (handle == NULL) {
 		log_err("module %s: cannot load: %s", path, dlerror());
+		do_module_refuse(fd);
 		close(fd);
 		return -ENOEXEC;
 	}
@@ -471,6 +521,7 @@ static int module_do_load(int dirfd, const char *name)
 	return 0;
 
 fail:
+	do_module_refuse(fd);
 	module_close(handle, fd);
 	return error;
 }
@@ -514,10 +565,12 @@ void module_foreach_file(void (*fn)(const char *name, void *arg), void *arg)
 		n = scandirat(dirfd, ".", &names, module_filter, alphasort);
 	for (i = 0; i < n; i++) {
 		fd = module_file_open(dirfd, names[i]->d_name, why, sizeof why);
-		if (fd >= 0) {
+		if (fd >= 0 && !do_module_refused(fd)) {
 			close(fd);
 			continue;
 		}
+		if (fd >= 0)
+			close(fd);
 		free(names[i]);
 		names[i] = NULL;
 	}
