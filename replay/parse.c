@@ -394,6 +394,56 @@ static void parse_dispatch_done(struct replay_parser *p, bool write,
 }
 
 /*
+ * The group of a Q event of ours, from rest of its line: the last
+ * " cgroup PATH", PATH with blanks, backslashes and other bytes escaped as
+ * \xNN (daemon/trace.c); into *id, 0 for the root, for none (a trace of
+ * before groups) and for a group forgotten ("?").  -1 without memory.
+ */
+static int parse_cgroup(struct replay_trace *t, const char *rest,
+			const char *end, uint32_t *id)
+{
+	const char *s = NULL, *q;
+	char path[4096];
+	size_t n = 0;
+	unsigned c;
+	uint32_t i;
+	char **g;
+
+	*id = 0;
+	for (q = rest; (q = strstr(q, " cgroup ")) != NULL && q < end; q++)
+		s = q + 8;
+	if (s == NULL)
+		return 0;
+	for (; s < end && *s != ' ' && *s != '\n' && n + 1 < sizeof path;
+	     s++) {
+		if (s[0] == '\\' && s[1] == 'x' &&
+		    sscanf(s + 2, "%2x", &c) == 1) {
+			path[n++] = (char)c;
+			s += 3;
+		} else {
+			path[n++] = *s;
+		}
+	}
+	path[n] = '\0';
+	if (strcmp(path, "/") == 0 || strcmp(path, "?") == 0 || n == 0)
+		return 0;
+	for (i = 0; i < t->nr_cgroups; i++)
+		if (strcmp(t->cgroups[i], path) == 0) {
+			*id = i + 1;
+			return 0;
+		}
+	g = realloc(t->cgroups, (t->nr_cgroups + 1) * sizeof *g);
+	if (g == NULL)
+		return -1;
+	t->cgroups = g;
+	g[t->nr_cgroups] = strdup(path);
+	if (g[t->nr_cgroups] == NULL)
+		return -1;
+	*id = ++t->nr_cgroups;
+	return 0;
+}
+
+/*
  * One line of blkparse's default output, or of ours (the same, with a
  * header, "lost N events" lines and C's wait and service):
  *
@@ -407,7 +457,7 @@ static void parse_dispatch_done(struct replay_parser *p, bool write,
 static int parse_blk(struct replay_parser *p, char *line, size_t len,
 		     char *err, size_t size)
 {
-	const char *end = line + len;
+	const char *end = line + len, *rest;
 	char *f[REPLAY_FIELDS], *rwbs;
 	uint64_t v, sector, nr, t_ns;
 	struct replay_rq *rq;
@@ -485,10 +535,9 @@ static int parse_blk(struct replay_parser *p, char *line, size_t len,
 			return parse_error(p, err, size, "out of memory");
 		return 0;
 	}
+	/* What follows the count: the fields split off end there. */
+	rest = f[9] + strlen(f[9]);
 	if (action == 'C') {
-		/* What follows the count: the fields split off end there. */
-		const char *rest = f[9] + strlen(f[9]);
-
 		/* blkparse's C has "[0]" after the count, ours "[comm]". */
 		if (p->detected && !p->ours && !p->headless &&
 		    rest < end && parse_c_wait(rest + 1) != UINT64_MAX) {
@@ -508,6 +557,9 @@ static int parse_blk(struct replay_parser *p, char *line, size_t len,
 	}
 	if (parse_proc(p, pid, &proc) != 0 ||
 	    (rq = parse_add(p, t_ns)) == NULL)
+		return parse_error(p, err, size, "out of memory");
+	if (p->ours && rest < end &&
+	    parse_cgroup(p->t, rest + 1, end, &rq->cgroup) != 0)
 		return parse_error(p, err, size, "out of memory");
 	rq->sector = sector;
 	rq->nr_sectors = (uint32_t)nr;
@@ -766,5 +818,8 @@ void parse_trace_free(struct replay_trace *t)
 	free(t->rq);
 	free(t->disp);
 	free(t->procs);
+	while (t->nr_cgroups > 0)
+		free(t->cgroups[--t->nr_cgroups]);
+	free(t->cgroups);
 	memset(t, 0, sizeof *t);
 }

@@ -60,6 +60,8 @@ static void replay_usage(FILE *fp)
 "                           ssd_read_us, ssd_mb_per_s, ssd_buffer_mib,\n"
 "                           ssd_drain_mb_per_s, nr_requests, threads,\n"
 "                           disk_model, module_dir, config\n"
+"    -o /GROUP=WEIGHT       the weight (1 to 1000, default 100) of a\n"
+"                           control group of the trace, as its path\n"
 "        --closed-loop      issue a process's next request when its\n"
 "                           previous one completed, plus its think time\n"
 "        --time-based[=S]   closed loop for S seconds (default: as long\n"
@@ -85,6 +87,32 @@ static const char *const replay_settings[] = {
 };
 
 /*
+ * -o /PATH=WEIGHT: the weight of control group PATH of the trace, as
+ * elv_cgroup_weight gives it to the schedulers.
+ */
+static int replay_weight(struct replay_main *m, const char *opt)
+{
+	const char *eq = strrchr(opt, '=');
+	char **n, *end;
+	long w;
+
+	w = eq != NULL ? strtol(eq + 1, &end, 10) : 0;
+	if (eq == NULL || eq[1] == '\0' || *end != '\0' ||
+	    w < ELV_CGROUP_WEIGHT_MIN || w > ELV_CGROUP_WEIGHT_MAX) {
+		fprintf(stderr, "fuse-iosched-replay: -o %s: want "
+			"/GROUP=WEIGHT, WEIGHT from %d to %d\n", opt,
+			ELV_CGROUP_WEIGHT_MIN, ELV_CGROUP_WEIGHT_MAX);
+		return -1;
+	}
+	n = realloc(m->o.weights, (m->o.nr_weights + 1) * sizeof *n);
+	if (n == NULL)
+		return -1;
+	m->o.weights = n;
+	n[m->o.nr_weights++] = (char *)opt;
+	return 0;
+}
+
+/*
  * -o: the mount's settings go to config.c, the rest are tunables.  A
  * setting the replay does not use (log, scheduler, ...) is refused
  * rather than ignored, so that nobody believes it took effect.
@@ -98,6 +126,8 @@ static int replay_option_one(struct replay_main *m, const char *opt)
 	unsigned i;
 	int ret;
 
+	if (opt[0] == '/')
+		return replay_weight(m, opt);
 	for (i = 0; i < ARRAY_SIZE(replay_settings); i++)
 		used |= strlen(replay_settings[i]) == len &&
 			strncmp(opt, replay_settings[i], len) == 0;
@@ -734,6 +764,7 @@ out:
 	if (thr != NULL)
 		fclose(thr);
 	free(m.o.tunables);
+	free(m.o.weights);
 	config_free(&m.cfg);
 	module_unload_all();
 	return status;

@@ -17,6 +17,7 @@ struct replay_rq {
 	uint64_t seq;		/* position in the file */
 	uint32_t nr_sectors;
 	uint32_t proc;		/* index into procs */
+	uint32_t cgroup;	/* 0: the root group, else cgroups[n - 1] */
 	bool write;
 	bool sync;
 	bool sync_write;	/* O_SYNC, O_DSYNC, O_DIRECT: the kernel's WS */
@@ -38,6 +39,10 @@ struct replay_trace {
 	size_t nr_disp, cap_disp;
 	int64_t *procs;		/* process keys: pids, or MSR host+disk */
 	uint32_t nr_procs;
+	/* The control groups of a trace of ours other than the root, by
+	 * path as /proc/PID/cgroup shows it, in order of appearance. */
+	char **cgroups;
+	uint32_t nr_cgroups;
 	const char *format;	/* as named or detected */
 	size_t nr_failed;	/* C events with an error */
 };
@@ -92,6 +97,9 @@ struct replay_opts {
 	/* Tunables to set, "name=value", and how many. */
 	char **tunables;
 	unsigned nr_tunables;
+	/* Control groups' weights, "/path=weight" (-o), and how many. */
+	char **weights;
+	unsigned nr_weights;
 };
 struct replay_result {
 	uint64_t requests, merges, bytes;

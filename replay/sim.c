@@ -142,6 +142,7 @@ struct replay_state {
 	size_t nr_done, cap_done;
 	struct replay_acc *procs;
 	uint64_t first_ns, last_ns, bytes;
+	uint32_t *cg_weight;	/* of t->cgroups, from o->weights */
 };
 
 /* ------------------------------------------------------------------ */
@@ -484,6 +485,7 @@ static struct io *sim_io(struct replay_state *s, size_t idx,
 	io->rq.sector = r->sector;
 	/* Distinct, non-zero: per-process schedulers key on it. */
 	io->rq.pid = (pid_t)r->proc + 1;
+	io->rq.cgroup = r->cgroup;
 	io->rq.ioprio = IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_BE, 4);
 	return io;
 }
@@ -1109,6 +1111,43 @@ out:
 	diskmodel_free(dm);
 }
 
+/* The host's cgroup_weight: the -o weight of the trace's group n. */
+static uint32_t sim_cgroup_weight(void *arg, uint64_t cgroup)
+{
+	const struct replay_state *s = arg;
+
+	return cgroup >= 1 && cgroup <= s->t->nr_cgroups ?
+		s->cg_weight[cgroup - 1] : ELV_CGROUP_WEIGHT_DEFAULT;
+}
+
+/*
+ * Each group's weight, from the last of o->weights ("/path=weight",
+ * checked by replay.c) naming it, else the default.
+ */
+static int sim_weights(struct replay_state *s)
+{
+	const struct replay_opts *o = s->o;
+	const char *eq;
+	uint32_t i;
+	unsigned w;
+
+	s->cg_weight = malloc((s->t->nr_cgroups + 1) * sizeof *s->cg_weight);
+	if (s->cg_weight == NULL)
+		return -1;
+	for (i = 0; i < s->t->nr_cgroups; i++) {
+		s->cg_weight[i] = ELV_CGROUP_WEIGHT_DEFAULT;
+		for (w = 0; w < o->nr_weights; w++) {
+			eq = strrchr(o->weights[w], '=');
+			if ((size_t)(eq - o->weights[w]) ==
+			    strlen(s->t->cgroups[i]) &&
+			    strncmp(o->weights[w], s->t->cgroups[i],
+				    (size_t)(eq - o->weights[w])) == 0)
+				s->cg_weight[i] = (uint32_t)atoi(eq + 1);
+		}
+	}
+	return 0;
+}
+
 int sim_run(const struct replay_trace *t, const struct elevator_type *type,
 	    const struct replay_opts *o, struct replay_result *res,
 	    char *err, size_t size)
@@ -1128,6 +1167,8 @@ int sim_run(const struct replay_trace *t, const struct elevator_type *type,
 		.wakeup_arg = &s,
 		.free_shell = sim_free_shell,
 		.free_shell_arg = &s,
+		.cgroup_weight = sim_cgroup_weight,
+		.cgroup_weight_arg = &s,
 	};
 	struct elevator_type timed;
 	double overhead = 0;
@@ -1144,7 +1185,7 @@ int sim_run(const struct replay_trace *t, const struct elevator_type *type,
 		s.stop_ns = o->duration_ns ? o->duration_ns : t->span_ns;
 	s.flight = calloc(o->threads, sizeof *s.flight);
 	s.procs = malloc(t->nr_procs * sizeof *s.procs);
-	if (s.flight == NULL || s.procs == NULL ||
+	if (s.flight == NULL || s.procs == NULL || sim_weights(&s) != 0 ||
 	    (o->closed_loop && sim_closed_setup(&s) != 0)) {
 		snprintf(err, size, "out of memory");
 		goto out;
@@ -1190,6 +1231,7 @@ out:
 	diskmodel_free(s.dm);
 	free(s.flight);
 	free(s.procs);
+	free(s.cg_weight);
 	free(s.heap);
 	free(s.next_of);
 	free(s.first_of);
