@@ -69,6 +69,8 @@
 #define CONTROL_BUF_SIZE 4096
 /* Content: a page, but stats with its histograms needs a few. */
 #define CONTROL_SHOW_SIZE 16384
+/* And with STATS_GROUPS groups' histograms, their largest numbers. */
+#define CONTROL_STATS_SIZE 65536
 
 /*
  * The inode numbers FUSE sees.  FUSE_ROOT_ID is 1; struct inode pointers
@@ -777,7 +779,9 @@ void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	/* The log holds the whole ring; a page or a few do for the others. */
-	size = ino == CONTROL_INO_LOG ? LOG_RING_SIZE : CONTROL_SHOW_SIZE;
+	size = ino == CONTROL_INO_LOG ? LOG_RING_SIZE :
+		ino == CONTROL_INO_STATS ? CONTROL_STATS_SIZE :
+		CONTROL_SHOW_SIZE;
 	f = calloc(1, sizeof *f + size);
 	if (f == NULL) {
 		fuse_reply_err(req, ENOMEM);

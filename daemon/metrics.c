@@ -244,6 +244,88 @@ static void metrics_label(struct evbuffer *b, const char *value)
 	}
 }
 
+/* One group's histogram of one direction, labelled with its path. */
+static void metrics_group_hist(struct evbuffer *b, const char *name,
+			       const struct stats_group *g, const char *dir,
+			       const struct stats_hist *h)
+{
+	uint64_t cum = 0;
+	unsigned i;
+
+	for (i = 0; i < STATS_BUCKETS; i++) {
+		cum += h->bucket[i];
+		evbuffer_add_printf(b, "fuse_iosched_%s_bucket{cgroup=\"", name);
+		metrics_label(b, g->path);
+		if (i < STATS_BUCKETS - 1)
+			evbuffer_add_printf(b, "\",direction=\"%s\",le=\"%.6f\"}"
+					    " %llu\n", dir,
+					    (double)stats_bucket_us(i) / 1e6,
+					    (unsigned long long)cum);
+		else
+			evbuffer_add_printf(b, "\",direction=\"%s\",le=\"+Inf\"}"
+					    " %llu\n", dir,
+					    (unsigned long long)cum);
+	}
+	evbuffer_add_printf(b, "fuse_iosched_%s_sum{cgroup=\"", name);
+	metrics_label(b, g->path);
+	evbuffer_add_printf(b, "\",direction=\"%s\"} %.9f\n", dir,
+			    (double)h->sum_ns / 1e9);
+	evbuffer_add_printf(b, "fuse_iosched_%s_count{cgroup=\"", name);
+	metrics_label(b, g->path);
+	evbuffer_add_printf(b, "\",direction=\"%s\"} %llu\n", dir,
+			    (unsigned long long)h->count);
+}
+
+/*
+ * The control groups' series (.control/stats' cgroup lines), labelled
+ * cgroup, the path escaped by metrics_label.
+ */
+static void metrics_groups(struct evbuffer *b, const struct stats *st)
+{
+	static const char *const names[] = {
+		"cgroup_ios_total", "cgroup_bytes_total",
+	};
+	const struct stats_group *g;
+	unsigned i, k, d;
+
+	if (st->nr_groups == 0)
+		return;
+	for (k = 0; k < 2; k++) {
+		metrics_head(b, names[k], "counter", k == 0 ?
+			     "I/Os dispatched of a control group (the most "
+			     "recently active groups only)." :
+			     "Bytes dispatched of a control group.");
+		for (i = 0; i < st->nr_groups; i++)
+			for (d = 0; d < 2; d++) {
+				g = &st->group[i];
+				evbuffer_add_printf(b, "fuse_iosched_%s"
+						    "{cgroup=\"", names[k]);
+				metrics_label(b, g->path);
+				evbuffer_add_printf(b, "\",direction=\"%s\"} "
+						    "%llu\n", metrics_dirs[d],
+						    (unsigned long long)(k == 0 ?
+						    g->dir[d].ios :
+						    g->dir[d].bytes));
+			}
+	}
+	for (k = 0; k < 2; k++) {
+		metrics_head(b, k == 0 ? "cgroup_wait_seconds" :
+			     "cgroup_service_seconds", "histogram", k == 0 ?
+			     "Time a control group's I/O waited in the queue." :
+			     "Time from dispatch to completion of a control "
+			     "group's I/O.");
+		for (i = 0; i < st->nr_groups; i++)
+			for (d = 0; d < 2; d++)
+				metrics_group_hist(b, k == 0 ?
+						   "cgroup_wait_seconds" :
+						   "cgroup_service_seconds",
+						   &st->group[i],
+						   metrics_dirs[d], k == 0 ?
+						   &st->group[i].dir[d].wait :
+						   &st->group[i].dir[d].service);
+	}
+}
+
 static void metrics_format(struct evbuffer *b, const struct metrics *m)
 {
 	struct queue *q = m->q;
@@ -272,6 +354,7 @@ static void metrics_format(struct evbuffer *b, const struct metrics *m)
 	evbuffer_add_printf(b, "fuse_iosched_scheduler_switches_total %llu\n",
 			    (unsigned long long)st.switches);
 	metrics_counters(b, &st.sched);
+	metrics_groups(b, &st);
 	metrics_head(b, "scheduler_info", "gauge",
 		     "The active scheduler, in the label scheduler.");
 	evbuffer_add_printf(b, "fuse_iosched_scheduler_info{scheduler=\"%s\"} "

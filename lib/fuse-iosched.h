@@ -229,6 +229,27 @@ struct stats_counters {
 	uint64_t value[IOSCHED_COUNTERS_MAX];
 };
 
+/*
+ * One control group's I/O, per direction: ios dispatched, their bytes and
+ * waits, and their service at completion.  The queue keeps STATS_GROUPS
+ * groups, the least recently active one giving its slot to a new group
+ * (its counts start again if it comes back).
+ */
+#define STATS_GROUPS 8
+#define STATS_GROUP_PATH_MAX 256
+struct stats_group_dir {
+	uint64_t ios;
+	uint64_t bytes;
+	struct stats_hist wait;
+	struct stats_hist service;
+};
+struct stats_group {
+	uint64_t id;		/* elv_request.cgroup */
+	uint64_t last_ns;	/* its latest dispatch */
+	char path[STATS_GROUP_PATH_MAX];	/* by queue_get_stats */
+	struct stats_group_dir dir[2];
+};
+
 struct stats {
 	struct stats_dir dir[2];	/* ELV_READ, ELV_WRITE */
 	uint64_t switches;
@@ -238,6 +259,8 @@ struct stats {
 	uint64_t busy_ns;
 	uint64_t depth_ns;
 	struct stats_counters sched;	/* filled by queue_get_stats */
+	unsigned nr_groups;
+	struct stats_group group[STATS_GROUPS];
 };
 extern const char *const stats_class_names[STATS_CLASSES];
 /* The class of an I/O priority (IOSCHED_IOPRIO). */
@@ -251,6 +274,11 @@ void stats_hist_add(struct stats_hist *h, uint64_t ns);
  * empty, UINT64_MAX if in the last bucket. */
 uint64_t stats_percentile_us(const struct stats_hist *h, unsigned pct);
 int stats_format(const struct stats *s, char *buf, size_t size);
+/* A group's slot in s for an io of group id at now (a new one taken from
+ * the least recently active when all are used), or, without add, NULL
+ * when it has none. */
+struct stats_group *stats_group(struct stats *s, uint64_t id, bool add,
+				uint64_t now);
 
 /* backing_io.c: the backing_io setting's modes */
 enum backing_io {

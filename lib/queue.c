@@ -493,6 +493,7 @@ void queue_submit(struct queue *q, struct io *io)
 /* Take the next io the elevator dispatches, or NULL. */
 static struct io *do_queue_dispatch(struct queue *q)
 {
+	struct stats_group *g;
 	struct elv_request *rq;
 	struct io *io;
 	uint64_t now;
@@ -514,6 +515,11 @@ static struct io *do_queue_dispatch(struct queue *q)
 	q->stats.dir[rq->dir].wait_ns += now - rq->arrival_ns;
 	stats_hist_add(&q->stats.dir[rq->dir].wait[stats_class_of(rq->ioprio)],
 		       now - rq->arrival_ns);
+	g = stats_group(&q->stats, rq->cgroup, true, now);
+	g->last_ns = now;
+	g->dir[rq->dir].ios++;
+	g->dir[rq->dir].bytes += rq->bytes;
+	stats_hist_add(&g->dir[rq->dir].wait, now - rq->arrival_ns);
 	queue_trace(q, 'D', rq, now, 0, 0, 0);
 	return io;
 }
@@ -587,6 +593,7 @@ void queue_done(struct queue *q, struct io *io)
 {
 	const struct elevator_type *et = q->eq->type;
 	struct stats_dir *sd = &q->stats.dir[io->rq.dir];
+	struct stats_group *g;
 	struct io_part *p;
 	uint64_t now;
 	int error = 0;
@@ -604,6 +611,11 @@ void queue_done(struct queue *q, struct io *io)
 	sd->service_ns += now - io->dispatch_ns;
 	stats_hist_add(&sd->service[stats_class_of(io->rq.ioprio)],
 		       now - io->dispatch_ns);
+	/* Of a group that lost its slot since: no longer shown. */
+	g = stats_group(&q->stats, io->rq.cgroup, false, now);
+	if (g != NULL)
+		stats_hist_add(&g->dir[io->rq.dir].service,
+			       now - io->dispatch_ns);
 	for (p = io->parts; p != NULL; p = p->next)
 		if (p->result < 0) {
 			sd->errors++;
@@ -767,6 +779,12 @@ void queue_get_stats(struct queue *q, struct stats *out)
 	do_queue_account(q, queue_now(q));
 	*out = q->stats;
 	do_queue_get_counters(q, &out->sched);
+	for (unsigned i = 0; i < out->nr_groups; i++)
+		if (queue_host_cgroup_path(q->eq, out->group[i].id,
+					   out->group[i].path,
+					   sizeof out->group[i].path) < 0)
+			snprintf(out->group[i].path,
+				 sizeof out->group[i].path, "?");
 	pthread_mutex_unlock(&q->lock);
 }
 

@@ -14,19 +14,29 @@
  *   queue busy_us 5120 depth_us 9730
  *   buckets_us 1 2 4 ... 33554432 inf
  *   wait read rt count 9 sum_us 120 p50_us 8 p90_us 32 p99_us 32 buckets 0 ...
+ *   cgroup /system.slice/a.service read ios 9 bytes 36864
+ *   cgroup_wait /system.slice/a.service read count 9 sum_us 120 ...
  *
  * The first word names the line; lines are only ever added, and fields
  * only appended, so that scripts keep working.  The totals of the read and
  * write lines are in milliseconds, like the kernel's io_ticks; the
  * histogram lines (wait, service) are per direction and I/O priority
  * class, in microseconds, with a fixed power-of-two scale: recording one
- * time under the queue lock is a few instructions.
+ * time under the queue lock is a few instructions.  The cgroup lines are
+ * per control group (at most STATS_GROUPS, the most recently active) and
+ * direction, the group's path with blanks, backslashes and bytes outside
+ * printable ASCII as \xNN, so that it stays one word, cut after
+ * STATS_GROUP_WORD_MAX bytes with "..." (.control/stats stays bounded).
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "fuse-iosched.h"
+
+/* A group's path is cut after this many bytes of its word, with "...". */
+#define STATS_GROUP_WORD_MAX 200
 
 const char *const stats_class_names[STATS_CLASSES] = {
 	[STATS_CLASS_RT] = "rt",
@@ -138,15 +148,15 @@ static bool stats_format_percentile(const struct stats_hist *h, unsigned pct,
 			    (unsigned long long)us);
 }
 
-static bool stats_format_hist(const char *kind, const char *dir,
-			      enum stats_class c, const struct stats_hist *h,
+/* "name a b count ...": a histogram line, named by its first words. */
+static bool stats_format_hist(const char *kind, const char *a, const char *b,
+			      const struct stats_hist *h,
 			      char *buf, size_t size, size_t *off)
 {
 	unsigned i;
 
 	if (!stats_append(buf, size, off, "%s %s %s count %llu sum_us %llu",
-			  kind, dir, stats_class_names[c],
-			  (unsigned long long)h->count,
+			  kind, a, b, (unsigned long long)h->count,
 			  (unsigned long long)(h->sum_ns / 1000)) ||
 	    !stats_format_percentile(h, 50, buf, size, off) ||
 	    !stats_format_percentile(h, 90, buf, size, off) ||
@@ -181,13 +191,15 @@ static bool stats_format_hists(const struct stats *s, char *buf, size_t size,
 
 	for (d = 0; d < 2; d++)
 		for (c = 0; c < STATS_CLASSES; c++)
-			if (!stats_format_hist("wait", dirs[d], c,
+			if (!stats_format_hist("wait", dirs[d],
+					       stats_class_names[c],
 					       &s->dir[d].wait[c], buf, size,
 					       off))
 				return false;
 	for (d = 0; d < 2; d++)
 		for (c = 0; c < STATS_CLASSES; c++)
-			if (!stats_format_hist("service", dirs[d], c,
+			if (!stats_format_hist("service", dirs[d],
+					       stats_class_names[c],
 					       &s->dir[d].service[c], buf,
 					       size, off))
 				return false;
@@ -207,6 +219,77 @@ static bool stats_format_counters(const struct stats_counters *c, char *buf,
 	return true;
 }
 
+struct stats_group *stats_group(struct stats *s, uint64_t id, bool add,
+				uint64_t now)
+{
+	struct stats_group *g, *lru = NULL;
+	unsigned i;
+
+	for (i = 0; i < s->nr_groups; i++) {
+		g = &s->group[i];
+		if (g->id == id)
+			return g;
+		if (lru == NULL || g->last_ns < lru->last_ns)
+			lru = g;
+	}
+	if (!add)
+		return NULL;
+	if (s->nr_groups < STATS_GROUPS)
+		lru = &s->group[s->nr_groups++];
+	memset(lru, 0, sizeof *lru);
+	lru->id = id;
+	lru->last_ns = now;
+	return lru;
+}
+
+/* A group's path as one word: see the top of this file. */
+static void stats_group_word(const char *path, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (; *path != '\0' && n + 5 < size; path++) {
+		unsigned char c = (unsigned char)*path;
+
+		if (n >= STATS_GROUP_WORD_MAX) {
+			n += (size_t)snprintf(out + n, size - n, "...");
+			break;
+		}
+		if (c > ' ' && c < 0x7f && c != '\\')
+			out[n++] = (char)c;
+		else
+			n += (size_t)snprintf(out + n, size - n, "\\x%02x", c);
+	}
+	out[n] = '\0';
+}
+
+static bool stats_format_groups(const struct stats *s, char *buf,
+				size_t size, size_t *off)
+{
+	static const char *const dirs[] = { "read", "write" };
+	char word[STATS_GROUP_WORD_MAX + 8];
+	const struct stats_group *g;
+	unsigned i, d;
+
+	for (i = 0; i < s->nr_groups; i++) {
+		g = &s->group[i];
+		stats_group_word(g->path, word, sizeof word);
+		for (d = 0; d < 2; d++)
+			if (!stats_append(buf, size, off,
+					  "cgroup %s %s ios %llu bytes %llu\n",
+					  word, dirs[d],
+					  (unsigned long long)g->dir[d].ios,
+					  (unsigned long long)g->dir[d].bytes) ||
+			    !stats_format_hist("cgroup_wait", word, dirs[d],
+					       &g->dir[d].wait, buf, size,
+					       off) ||
+			    !stats_format_hist("cgroup_service", word,
+					       dirs[d], &g->dir[d].service,
+					       buf, size, off))
+				return false;
+	}
+	return true;
+}
+
 /* Returns the length written (without the NUL), or -ENOSPC. */
 int stats_format(const struct stats *s, char *buf, size_t size)
 {
@@ -223,7 +306,8 @@ int stats_format(const struct stats *s, char *buf, size_t size)
 			  (unsigned long long)(s->depth_ns / 1000)) ||
 	    !stats_format_counters(&s->sched, buf, size, &off) ||
 	    !stats_format_bounds(buf, size, &off) ||
-	    !stats_format_hists(s, buf, size, &off))
+	    !stats_format_hists(s, buf, size, &off) ||
+	    !stats_format_groups(s, buf, size, &off))
 		return -ENOSPC;
 	return (int)off;
 }

@@ -66,6 +66,14 @@ assert_eq "$n" "$(metric 'fuse_iosched_wait_seconds_bucket{direction="read",clas
 	"+Inf bucket"
 assert_eq "$n" "$(metric 'fuse_iosched_dispatched_total{direction="read"}' "$T/m1")" \
 	"read wait count"
+# The root group's series: every dispatch so far is of the root group
+# (its path labelled), its I/Os those of the queue, its histogram whole.
+assert_eq "$n" "$(metric 'fuse_iosched_cgroup_ios_total{cgroup="/",direction="read"}' "$T/m1")" \
+	"the root group's reads"
+assert_eq "$n" "$(metric 'fuse_iosched_cgroup_wait_seconds_bucket{cgroup="/",direction="read",le="+Inf"}' "$T/m1")" \
+	"the root group's +Inf wait bucket"
+assert_eq "$n" "$(awk '$1 == "cgroup" && $2 == "/" && $3 == "read" { print $5 }' "$MNT/.control/stats")" \
+	"the root group's reads in .control/stats"
 assert_eq 1 "$(metric 'fuse_iosched_scheduler_info{scheduler="deadline"}' "$T/m1")" \
 	"scheduler_info"
 assert_eq 128 "$(metric fuse_iosched_nr_requests "$T/m1")" "nr_requests"

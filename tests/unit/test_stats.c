@@ -153,11 +153,89 @@ static void test_format(void)
 	queue_free(q);
 }
 
+/*
+ * Per control group: ios, bytes, wait and service of each group by
+ * direction, the path from the host's cgroup_path ("/" for the root, "?"
+ * for a group it does not know); at most STATS_GROUPS groups, the least
+ * recently active one making room for a new one.
+ */
+static void test_groups(void)
+{
+	struct queue *q = h_queue(elv_noop(), 128);
+	const struct stats_group *g;
+	static char buf[65536];
+	struct stats st;
+	struct io *io;
+	int i;
+
+	h_now = 0;
+	h_timed(q, 1, ELV_READ, ELV_IOPRIO_CLASS_BE, 10 * H_US, 3 * H_US);
+	io = h_io(2, ELV_WRITE, 2, 0, 8192, 100);
+	io->rq.cgroup = 7;
+	queue_submit(q, io);
+	h_now += 100 * H_US;
+	io = queue_try_next(q);
+	h_now += 2 * H_MS;
+	h_complete(q, io);
+	queue_get_stats(q, &st);
+	CHECK_EQ(st.nr_groups, 2);
+	g = &st.group[0];
+	CHECK(g->id == 0 && strcmp(g->path, "/") == 0);
+	CHECK(g->dir[ELV_READ].ios == 1 && g->dir[ELV_READ].bytes == 4096);
+	CHECK(g->dir[ELV_READ].wait.count == 1 &&
+	      g->dir[ELV_READ].wait.sum_ns == 10 * H_US);
+	CHECK(g->dir[ELV_READ].service.sum_ns == 3 * H_US);
+	CHECK(g->dir[ELV_WRITE].ios == 0);
+	g = &st.group[1];
+	CHECK(g->id == 7 && strcmp(g->path, "?") == 0);
+	CHECK(g->dir[ELV_WRITE].ios == 1 && g->dir[ELV_WRITE].bytes == 8192);
+	CHECK(g->dir[ELV_WRITE].wait.sum_ns == 100 * H_US);
+	CHECK(g->dir[ELV_WRITE].service.sum_ns == 2 * H_MS);
+	CHECK(stats_format(&st, buf, sizeof buf) > 0);
+	CHECK(strstr(buf, "\ncgroup / read ios 1 bytes 4096\n"
+			 "cgroup_wait / read count 1 sum_us 10 ") != NULL);
+	CHECK(strstr(buf, "\ncgroup ? write ios 1 bytes 8192\n") != NULL);
+	CHECK(strstr(buf, "\ncgroup_service ? write count 1 sum_us 2000 ")
+	      != NULL);
+
+	/* STATS_GROUPS more groups: the root and 7, least recent, go. */
+	for (i = 0; i < STATS_GROUPS; i++) {
+		h_now += H_MS;
+		io = h_io(3 + i, ELV_READ, 3 + (uint64_t)i, 0, 512, 1000);
+		io->rq.cgroup = 100 + (uint64_t)i;
+		queue_submit(q, io);
+		h_complete(q, queue_try_next(q));
+	}
+	queue_get_stats(q, &st);
+	CHECK_EQ(st.nr_groups, STATS_GROUPS);
+	for (i = 0; i < STATS_GROUPS; i++)
+		CHECK(st.group[i].id >= 100 &&
+		      st.group[i].dir[ELV_READ].service.count == 1);
+	queue_free(q);
+
+	/* A path is one word: blanks and backslashes escaped. */
+	memset(&st, 0, sizeof st);
+	st.nr_groups = 1;
+	snprintf(st.group[0].path, sizeof st.group[0].path, "/a b\\c");
+	CHECK(stats_format(&st, buf, sizeof buf) > 0);
+	CHECK(strstr(buf, "\ncgroup /a\\x20b\\x5cc read ios 0 ") != NULL);
+	/* The largest a group can print fits .control/stats' 64 KiB. */
+	memset(&st, 0xff, sizeof st);
+	st.nr_groups = STATS_GROUPS;
+	st.sched.n = 0;
+	for (i = 0; i < STATS_GROUPS; i++) {
+		memset(st.group[i].path, '\n', STATS_GROUP_PATH_MAX - 1);
+		st.group[i].path[STATS_GROUP_PATH_MAX - 1] = '\0';
+	}
+	CHECK(stats_format(&st, buf, sizeof buf) > 0);
+}
+
 int main(void)
 {
 	test_buckets();
 	test_histograms();
 	test_busy_depth();
 	test_format();
+	test_groups();
 	return h_exit("test_stats");
 }
