@@ -5,7 +5,9 @@
  * Every interval it reads MOUNTPOINT/.control/stats and .control/scheduler
  * of each mount, and prints one line per mount with the rates of the
  * interval, computed from the differences of the counters.  It reads
- * .control/ only: whoever may read stats may run it.
+ * .control/ only: whoever may read stats may run it.  With -g, a line per
+ * control group follows each mount's, from the cgroup lines of stats,
+ * the group's path in the last column.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +23,16 @@
 
 #define STAT_BUF_SIZE 65536	/* more than .control/stats ever holds */
 #define STAT_NAME_MAX 64
+#define STAT_GROUPS 64		/* more than .control/stats shows */
+#define STAT_WORD_MAX 256	/* a group's word there, cut at 200 */
+
+/* One control group's counters (the cgroup lines), by its path's word. */
+struct stat_group {
+	char word[STAT_WORD_MAX];
+	uint64_t ios[2];		/* completed: service counts */
+	uint64_t bytes[2];		/* dispatched */
+	uint64_t time_us[2];		/* wait + service */
+};
 
 /* The counters of one mount at one time. */
 struct stat_sample {
@@ -33,6 +45,8 @@ struct stat_sample {
 	uint64_t depth_us;
 	uint64_t switches;
 	char scheduler[STAT_NAME_MAX];
+	unsigned nr_groups;
+	struct stat_group group[STAT_GROUPS];
 };
 
 struct stat_mount {
@@ -45,7 +59,8 @@ static const char *stat_prog = "fuse-iosched-stat";
 static void __attribute__((noreturn)) stat_usage(int status)
 {
 	fprintf(status == 0 ? stdout : stderr,
-		"usage: %s [-i SECONDS] [-c COUNT] MOUNTPOINT...\n"
+		"usage: %s [-g] [-i SECONDS] [-c COUNT] MOUNTPOINT...\n"
+		"  -g          a line per control group too, its path last\n"
 		"  -i SECONDS  interval between reports (default 1)\n"
 		"  -c COUNT    stop after COUNT reports (default: never)\n"
 		"  -h          this help\n", stat_prog);
@@ -118,6 +133,41 @@ static int stat_dir(const char *word)
 	return -1;
 }
 
+/* The group of word in s, added if new; NULL when s has no room. */
+static struct stat_group *stat_group(struct stat_sample *s, const char *word)
+{
+	unsigned i;
+
+	for (i = 0; i < s->nr_groups; i++)
+		if (strcmp(s->group[i].word, word) == 0)
+			return &s->group[i];
+	if (s->nr_groups == STAT_GROUPS)
+		return NULL;
+	snprintf(s->group[s->nr_groups].word, STAT_WORD_MAX, "%s", word);
+	return &s->group[s->nr_groups++];
+}
+
+/* A cgroup, cgroup_wait or cgroup_service line: "KIND WORD DIR ...". */
+static void stat_parse_group(const char *line, const char *kind,
+			     struct stat_sample *s)
+{
+	char word[STAT_WORD_MAX], dir[8];
+	struct stat_group *g;
+	uint64_t v;
+	int d;
+
+	if (sscanf(line, "%*s %255s %7s", word, dir) != 2 ||
+	    (d = stat_dir(dir)) < 0 || (g = stat_group(s, word)) == NULL)
+		return;
+	if (strcmp(kind, "cgroup") == 0 && stat_field(line, "bytes", &v))
+		g->bytes[d] = v;
+	if (strcmp(kind, "cgroup") != 0 && stat_field(line, "sum_us", &v))
+		g->time_us[d] += v;
+	if (strcmp(kind, "cgroup_service") == 0 &&
+	    stat_field(line, "count", &v))
+		g->ios[d] = v;
+}
+
 /* Parse the text of .control/stats; false if it is not one. */
 static bool stat_parse(char *text, struct stat_sample *s)
 {
@@ -149,6 +199,8 @@ static bool stat_parse(char *text, struct stat_sample *s)
 			if (first[0] == 's' && stat_field(line, "count", &v))
 				s->ios[d] += v;
 			seen |= 16;
+		} else if (strncmp(first, "cgroup", 6) == 0) {
+			stat_parse_group(line, first, s);
 		}
 	}
 	return seen == 31;
@@ -207,12 +259,14 @@ static bool stat_sample(const char *mnt, struct stat_sample *s)
 
 /* The Mount column: as wide as the longest mount point, 20 at least. */
 static int stat_width = 20;
+static bool stat_groups;	/* -g */
 
 static void stat_header(void)
 {
-	printf("%-*s %9s %9s %10s %10s %8s %8s %8s %8s %7s %6s %s\n",
+	printf("%-*s %9s %9s %10s %10s %8s %8s %8s %8s %7s %6s %s%s\n",
 	       stat_width, "Mount", "r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s",
-	       "wrqm/s", "r_await", "w_await", "aqu-sz", "%util", "scheduler");
+	       "wrqm/s", "r_await", "w_await", "aqu-sz", "%util", "scheduler",
+	       stat_groups ? " cgroup" : "");
 }
 
 /* Average time of an I/O in milliseconds; 0 without I/O. */
@@ -248,6 +302,46 @@ static void stat_report(const char *mnt, const struct stat_sample *a,
 	       (double)(b->depth_us - a->depth_us) / (dt * 1e6),
 	       util, b->scheduler,
 	       b->switches != a->switches ? "*" : "");
+}
+
+/*
+ * -g: a line per group of b, its rates since a (from zero for a group
+ * new since then); what has no per-group counter is "-".
+ */
+static void stat_report_groups(const char *mnt, const struct stat_sample *a,
+			       const struct stat_sample *b)
+{
+	static const struct stat_group none;
+	const struct stat_group *g, *was;
+	double dt = b->t - a->t;
+	uint64_t dios[2];
+	unsigned i, j;
+	int d;
+
+	if (dt <= 0)
+		dt = 1e-9;
+	for (i = 0; i < b->nr_groups; i++) {
+		g = &b->group[i];
+		was = &none;
+		for (j = 0; j < a->nr_groups; j++)
+			if (strcmp(a->group[j].word, g->word) == 0)
+				was = &a->group[j];
+		/* A group that lost its slot and came back starts again. */
+		if (g->ios[0] < was->ios[0] || g->ios[1] < was->ios[1] ||
+		    g->bytes[0] < was->bytes[0] || g->bytes[1] < was->bytes[1])
+			was = &none;
+		for (d = 0; d < 2; d++)
+			dios[d] = g->ios[d] - was->ios[d];
+		printf("%-*s %9.2f %9.2f %10.2f %10.2f %8s %8s %8.2f %8.2f "
+		       "%7s %6s %s %s\n", stat_width, mnt,
+		       (double)dios[0] / dt, (double)dios[1] / dt,
+		       (double)(g->bytes[0] - was->bytes[0]) / 1024 / dt,
+		       (double)(g->bytes[1] - was->bytes[1]) / 1024 / dt,
+		       "-", "-",
+		       stat_await(g->time_us[0] - was->time_us[0], dios[0]),
+		       stat_await(g->time_us[1] - was->time_us[1], dios[1]),
+		       "-", "-", "-", g->word);
+	}
 }
 
 /* A positive number of seconds, at most a day. */
@@ -289,8 +383,11 @@ int main(int argc, char **argv)
 	double interval = 1;
 	int c, i, nr;
 
-	while ((c = getopt(argc, argv, "i:c:h")) != -1) {
+	while ((c = getopt(argc, argv, "gi:c:h")) != -1) {
 		switch (c) {
+		case 'g':
+			stat_groups = true;
+			break;
 		case 'i':
 			if (!stat_parse_interval(optarg, &interval)) {
 				fprintf(stderr, "%s: -i %s: not a number of "
@@ -338,6 +435,10 @@ int main(int argc, char **argv)
 		for (i = 0; i < nr; i++) {
 			stat_report(mounts[i].path, &mounts[i].last,
 				    &mounts[i].now);
+			if (stat_groups)
+				stat_report_groups(mounts[i].path,
+						   &mounts[i].last,
+						   &mounts[i].now);
 			mounts[i].last = mounts[i].now;
 		}
 		printf("\n");

@@ -49,6 +49,9 @@ reader=$!
 cleanup_push "touch '$T/stop'; kill $reader 2>/dev/null"
 sleep 0.3
 "$STAT" -i 1 -c 2 "$MNT" >"$T/busy"
+# -g: a line per control group, its path last; every read is of the root
+# group here, so its line has the mount's r/s.
+"$STAT" -g -i 1 -c 1 "$MNT" >"$T/groups"
 touch "$T/stop"
 wait "$reader"
 cat "$T/busy"
@@ -59,6 +62,14 @@ awk -v v="$(col rkB/s "$T/busy")" 'BEGIN { exit !(v > 0) }' ||
 awk -v v="$(col %util "$T/busy")" 'BEGIN { exit !(v > 0 && v <= 100) }' ||
 	fail "%util not in (0, 100] while reading"
 assert_eq 0.00 "$(col w/s "$T/busy")" "w/s while only reading"
+cat "$T/groups"
+assert_eq cgroup "$(awk '$1 == "Mount" { print $NF }' "$T/groups")" \
+	"-g: the last column"
+assert_eq "$(awk -v m="$MNT" '$1 == m && $NF != "/" { print $2 }' "$T/groups")" \
+	"$(awk -v m="$MNT" '$1 == m && $NF == "/" { print $2 }' "$T/groups")" \
+	"-g: the root group's r/s"
+awk -v m="$MNT" '$1 == m && $NF == "/" { exit !($2 > 0 && $4 > 0) }' \
+	"$T/groups" || fail "-g: the root group's line: $(cat "$T/groups")"
 
 # A switch is marked in its interval, and only there.  The switch comes
 # after the first report, and the reports go on until one follows the
