@@ -12,15 +12,19 @@ require python3 cp tar cmp rsync
 SIZE=1000000
 head -c "$SIZE" /dev/urandom >"$T/src"
 
-# writer MODE NAME: a process that writes $T/src to MNT/NAME (write(2), or
-# through a shared mapping of the file ftruncated to size), touches
-# $T/ready, and keeps the file open (and mapped) until $T/done exists.
+# writer MODE NAME: a process that writes $T/src to MNT/NAME (write(2);
+# write(2) appending to a file that exists; or through a shared mapping of
+# the file ftruncated to size), touches $T/ready, and keeps the file open
+# (and mapped) until $T/done exists.
 cat >"$T/writer.py" <<'PY'
 import mmap, os, sys, time
 mode, path, src, ready, done = sys.argv[1:]
 data = open(src, "rb").read()
-fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_TRUNC, 0o644)
-if mode == "write":
+if mode == "append":
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+else:
+    fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_TRUNC, 0o644)
+if mode != "mmap":
     os.write(fd, data)
 else:
     os.ftruncate(fd, len(data))
@@ -77,6 +81,11 @@ tool() {
 		name=$mode-$how-$try
 		rm -rf "$T/out"
 		mkdir "$T/out"
+		if [ "$mode" = append ]; then
+			# The kernel has its attributes, st_blocks 0 among them.
+			: >"$MNT/$name"
+			stat "$MNT/$name" >/dev/null
+		fi
 		python3 "$T/writer.py" "$mode" "$MNT/$name" "$T/src" \
 			"$T/ready" "$T/done" &
 		WRITER_PID=$!
@@ -122,6 +131,7 @@ copies() {
 
 mount_fs -o writeback_cache
 copies write
+copies append
 unmount_fs
 check_log
 
