@@ -1,47 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The backing side of a file: whether its descriptor does direct I/O
- * (the backing_io setting), the alignment that direct I/O needs, and the
- * block device beneath BACKING as .control/backing_device shows it.
+ * (the backing_io setting, backing_io.c), the alignment that direct I/O
+ * needs, and the block device beneath BACKING: as .control/backing_device
+ * shows it, and its size and layout for the sector estimates of
+ * sectormap.c.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <endian.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /* The alignment direct I/O is assumed to need when nothing says. */
 #define BACKING_ALIGN_DEFAULT 512
-
-static const char *const backing_io_names[] = {
-	[BACKING_IO_AUTO] = "auto",
-	[BACKING_IO_DIRECT] = "direct",
-	[BACKING_IO_BUFFERED] = "buffered",
-};
-
-int backing_io_parse(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(backing_io_names); i++)
-		if (strcmp(name, backing_io_names[i]) == 0)
-			return (int)i;
-	return -1;
-}
-
-bool backing_io_name_valid(const char *name)
-{
-	return backing_io_parse(name) >= 0;
-}
-
-const char *backing_io_name(enum backing_io mode)
-{
-	return backing_io_names[mode];
-}
 
 /*
  * Read the first line of /sys/dev/block/MAJ:MIN/<rel> into buf, without
@@ -183,4 +162,63 @@ int backing_device_show(struct fs *fs, char *buf, size_t size)
 	if (n < 0 || (size_t)n >= size)
 		return -ENOSPC;
 	return n;
+}
+
+/*
+ * The layout of an ext2/3/4 superblock, as far as an allocation goal
+ * needs it: what the kernel's ext4_inode_to_goal_block reads.  0, or -1
+ * when the device cannot be read (an unprivileged daemon) or holds
+ * another filesystem.
+ */
+static int backing_ext4_layout(const char *devpath, struct sectormap_layout *l)
+{
+	uint8_t sb[1024];
+	uint32_t incompat;
+	int fd;
+
+	fd = open(devpath, O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	if (pread(fd, sb, sizeof sb, 1024) != (ssize_t)sizeof sb) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+#define LE16(o) le16toh(*(const uint16_t *)(sb + (o)))
+#define LE32(o) le32toh(*(const uint32_t *)(sb + (o)))
+	if (LE16(56) != 0xEF53 || LE32(24) > 6)	/* magic; 64 KiB blocks */
+		return -1;
+	l->block_size = 1024U << LE32(24);
+	l->first_data_block = LE32(20);
+	l->blocks_per_group = LE32(32);
+	l->inodes_per_group = LE32(40);
+	incompat = LE32(96);
+	l->flex_size = incompat & 0x200 && sb[372] < 32 ? 1U << sb[372] : 1;
+#undef LE16
+#undef LE32
+	return l->blocks_per_group != 0 && l->inodes_per_group != 0 ? 0 : -1;
+}
+
+void backing_device_layout(int root_fd, struct sectormap_layout *l)
+{
+	char devpath[PATH_MAX + 8], link[64], target[PATH_MAX], size[32];
+	const char *name;
+	struct stat st;
+	ssize_t len;
+
+	if (fstat(root_fd, &st) != 0 ||
+	    backing_sysfs_read(st.st_dev, "size", size, sizeof size) != 0)
+		return;
+	l->device_bytes = strtoull(size, NULL, 10) * 512;
+	snprintf(link, sizeof link, "/sys/dev/block/%u:%u", major(st.st_dev),
+		 minor(st.st_dev));
+	len = readlink(link, target, sizeof target - 1);
+	if (len > 0) {
+		target[len] = '\0';
+		name = strrchr(target, '/');
+		snprintf(devpath, sizeof devpath, "/dev/%s",
+			 name != NULL ? name + 1 : target);
+		if (backing_ext4_layout(devpath, l) != 0)
+			l->block_size = 0;
+	}
 }

@@ -11,7 +11,7 @@
  * A read-modify-write must not overlap any other write of the same
  * blocks, or the older content it read would overwrite the newer one: it
  * holds the inode's dio_lock exclusively, and every other write to an
- * inode with a direct descriptor holds it shared (dispatch_perform).
+ * inode with a direct descriptor holds it shared (perform_io).
  * Reads take no lock: the range is written back in one call, so a read
  * sees each block before or after, as with any concurrent write.
  */
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /* Read [off, off + len) into buf, going on after short reads; bytes
  * read (less at end of file) or -errno. */
@@ -144,7 +144,7 @@ void dio_perform(struct io *io)
 
 	buf = io_alloc_buf(io, end - start);
 	if (buf == NULL) {
-		dispatch_spread(io, 0, ENOMEM);
+		io_spread(io, 0, ENOMEM);
 		return;
 	}
 	if (io->rq.dir == ELV_READ) {
@@ -162,7 +162,7 @@ void dio_perform(struct io *io)
 	}
 	io_free_buf(io, buf);
 	if (n < 0)
-		dispatch_spread(io, 0, (int)-n);
+		io_spread(io, 0, (int)-n);
 	else
-		dispatch_spread(io, (size_t)n, 0);
+		io_spread(io, (size_t)n, 0);
 }

@@ -10,7 +10,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 static int fs_attr_stat(struct inode *inode, struct stat *st)
 {
@@ -116,6 +116,10 @@ void fs_attr_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 
 	if (control_is_ino(ino)) {
 		control_setattr(req, ino, attr, to_set, fi);
+		return;
+	}
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
 		return;
 	}
 	inode = fs_inode(req, ino);

@@ -17,7 +17,7 @@
 #include <sys/queue.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /* An open directory: readdir state kept between calls. */
 struct fs_dir {
@@ -59,7 +59,7 @@ static void fs_dir_reply_entry(fuse_req_t req, struct inode *dir,
 
 	err = fs_inode_entry(req, dir, name, &e);
 	if (err)
-		fuse_reply_err(req, err);
+		fuse_reply_err(req, -err);
 	else if (fuse_reply_entry(req, &e) == -ENOENT)
 		fs_inode_unref((struct inode *)(uintptr_t)e.ino, 1);
 }
@@ -72,11 +72,15 @@ static void fs_dir_make(fuse_req_t req, fuse_ino_t parent, const char *name,
 			const char *link)
 {
 	struct inode *dir;
-	struct fs_cred cred;
+	struct cred cred;
 	int fd, res, err;
 
 	if (control_is_ino(parent) || fs_inode_is_control_name(parent, name)) {
 		fuse_reply_err(req, CONTROL_EPERM);
+		return;
+	}
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
 		return;
 	}
 	dir = fs_inode(req, parent);
@@ -87,10 +91,10 @@ static void fs_dir_make(fuse_req_t req, fuse_ino_t parent, const char *name,
 	}
 	if (kind != FS_DIR_SYMLINK)
 		mode = fs_inode_create_mode(req, fd, mode);
-	err = fs_inode_cred_enter(req, &cred);
+	err = cred_enter(req, &cred);
 	if (err) {
 		fs_fd_put(dir);
-		fuse_reply_err(req, err);
+		fuse_reply_err(req, -err);
 		return;
 	}
 	switch (kind) {
@@ -105,7 +109,7 @@ static void fs_dir_make(fuse_req_t req, fuse_ino_t parent, const char *name,
 		break;
 	}
 	err = res == -1 ? errno : 0;
-	fs_inode_cred_leave(&cred);
+	cred_leave(&cred);
 	fs_fd_put(dir);
 	if (err)
 		fuse_reply_err(req, err);
@@ -141,6 +145,10 @@ void fs_dir_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent,
 	if (control_is_ino(ino) || control_is_ino(parent) ||
 	    fs_inode_is_control_name(parent, name)) {
 		fuse_reply_err(req, CONTROL_EPERM);
+		return;
+	}
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
 		return;
 	}
 	/*
@@ -181,6 +189,10 @@ static void fs_dir_remove(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_reply_err(req, CONTROL_EPERM);
 		return;
 	}
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
 	dir = fs_inode(req, parent);
 	fd = fs_fd_get(dir);
 	if (fd < 0) {
@@ -213,6 +225,10 @@ void fs_dir_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	    fs_inode_is_control_name(parent, name) ||
 	    fs_inode_is_control_name(newparent, newname)) {
 		fuse_reply_err(req, CONTROL_EPERM);
+		return;
+	}
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
 		return;
 	}
 	from = fs_inode(req, parent);
@@ -264,10 +280,10 @@ void fs_dir_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	fd = fs_inode_reopen(fs_inode(req, ino), O_RDONLY | O_DIRECTORY);
-	if (fd == -1 || !(d->dp = fdopendir(fd))) {
-		int err = errno;
+	if (fd < 0 || !(d->dp = fdopendir(fd))) {
+		int err = fd < 0 ? -fd : errno;
 
-		if (fd != -1)
+		if (fd >= 0)
 			close(fd);
 		free(d);
 		fuse_reply_err(req, err);
@@ -321,7 +337,7 @@ static size_t fs_dir_add(fuse_req_t req, struct inode *dir, struct fs_dir *d,
 
 	/* "." and ".." carry no entry: the kernel counts no lookup. */
 	if (!fs_dir_is_dot(name)) {
-		*err = fs_inode_entry(req, dir, name, &e);
+		*err = -fs_inode_entry(req, dir, name, &e);
 		if (*err)
 			return 0;
 	}

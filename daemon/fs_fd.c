@@ -22,7 +22,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /* Descriptors kept for the daemon itself: /dev/fuse, libevent, splice
  * pipes of the session threads, syslog, module files... */

@@ -16,9 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
-/* Writes to the control files are short commands. */
+/*
+ * Writes to the control files are short commands: of a longer one, only
+ * its start is copied, for control.c to refuse and log.
+ */
 #define FS_FILE_CONTROL_MAX (64 * 1024)
 
 /* Flags for the backing open: what the application asked, adjusted. */
@@ -82,17 +85,21 @@ void fs_file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		control_open(req, ino, fi);
 		return;
 	}
+	if (fs_of(req)->readonly &&
+	    ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
 	inode = fs_inode(req, ino);
 	flags = fs_file_flags(req, fi->flags);
 	fd = fs_inode_reopen(inode, flags);
 	/* A write-only file the daemon may not read: writes that need a
 	 * read-modify-write will fail with EBADF, the others work. */
-	if (fd == -1 && errno == EACCES &&
-	    (flags & O_ACCMODE) != (fi->flags & O_ACCMODE))
+	if (fd == -EACCES && (flags & O_ACCMODE) != (fi->flags & O_ACCMODE))
 		fd = fs_inode_reopen(inode, (flags & ~O_ACCMODE) |
 					    (fi->flags & O_ACCMODE));
-	if (fd == -1) {
-		fuse_reply_err(req, errno);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
 		return;
 	}
 	/* No O_TRUNC here: the kernel truncates through setattr (fs_ops.c). */
@@ -108,12 +115,16 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		    mode_t mode, struct fuse_file_info *fi)
 {
 	struct fuse_entry_param e;
-	struct fs_cred cred;
+	struct cred cred;
 	struct inode *dir, *inode;
 	int fd, dfd, err;
 
 	if (control_is_ino(parent) || fs_inode_is_control_name(parent, name)) {
 		fuse_reply_err(req, CONTROL_EPERM);
+		return;
+	}
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
 		return;
 	}
 	dir = fs_inode(req, parent);
@@ -123,10 +134,10 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		return;
 	}
 	mode = fs_inode_create_mode(req, dfd, mode);
-	err = fs_inode_cred_enter(req, &cred);
+	err = cred_enter(req, &cred);
 	if (err) {
 		fs_fd_put(dir);
-		fuse_reply_err(req, err);
+		fuse_reply_err(req, -err);
 		return;
 	}
 	/* O_NOFOLLOW: a symlink put there behind the kernel's back must not
@@ -134,7 +145,7 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	fd = openat(dfd, name,
 		    fs_file_flags(req, fi->flags) | O_CREAT | O_NOFOLLOW, mode);
 	err = fd == -1 ? errno : 0;
-	fs_inode_cred_leave(&cred);
+	cred_leave(&cred);
 	fs_fd_put(dir);
 	if (err) {
 		fuse_reply_err(req, err);
@@ -143,7 +154,7 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	err = fs_inode_entry(req, dir, name, &e);
 	if (err) {
 		close(fd);
-		fuse_reply_err(req, err);
+		fuse_reply_err(req, -err);
 		return;
 	}
 	inode = (struct inode *)(uintptr_t)e.ino;
@@ -165,8 +176,8 @@ void fs_file_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (control_is_ino(ino))
 		control_read(req, ino, size, off, fi);
 	else
-		io_submit_read(req, fs_inode(req, ino), fi->fh, size, off,
-			       fi->flags);
+		request_read(req, fs_inode(req, ino), fi->fh, size, off,
+			     fi->flags);
 }
 
 /* A write to a control file: gather it into memory for control.c. */
@@ -175,15 +186,12 @@ static void fs_file_control_write(fuse_req_t req, fuse_ino_t ino,
 				  struct fuse_file_info *fi)
 {
 	size_t size = fuse_buf_size(in);
-	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(size);
+	size_t copy = size < FS_FILE_CONTROL_MAX ? size : FS_FILE_CONTROL_MAX;
+	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(copy);
 	ssize_t res;
 	char *buf;
 
-	if (size > FS_FILE_CONTROL_MAX) {
-		fuse_reply_err(req, EINVAL);
-		return;
-	}
-	buf = malloc(size + 1);
+	buf = malloc(copy + 1);
 	if (!buf) {
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -194,7 +202,8 @@ static void fs_file_control_write(fuse_req_t req, fuse_ino_t ino,
 		fuse_reply_err(req, -res);
 	else {
 		buf[res] = '\0';	/* convenience for parsers */
-		control_write(req, ino, buf, res, off, fi);
+		control_write(req, ino, buf,
+			      (size_t)res == copy ? size : (size_t)res, off, fi);
 	}
 	free(buf);
 }
@@ -206,8 +215,8 @@ void fs_file_write_buf(fuse_req_t req, fuse_ino_t ino,
 	if (control_is_ino(ino))
 		fs_file_control_write(req, ino, in, off, fi);
 	else
-		io_submit_write(req, fs_inode(req, ino), fi->fh, in, off,
-				fi->flags);
+		request_write(req, fs_inode(req, ino), fi->fh, in, off,
+			      fi->flags);
 }
 
 void fs_file_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -312,7 +321,7 @@ void fs_file_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 	off_t res;
 
 	if (control_is_ino(ino)) {
-		fuse_reply_err(req, CONTROL_EPERM);
+		control_lseek(req, ino, off, whence, fi);
 		return;
 	}
 	/*
@@ -355,8 +364,9 @@ void fs_file_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 	off_t start = off_out;
 	ssize_t res;
 
+	/* Copying a control file is no error: cp(1) reads it instead. */
 	if (control_is_ino(ino_in) || control_is_ino(ino_out)) {
-		fuse_reply_err(req, CONTROL_EPERM);
+		fuse_reply_err(req, EOPNOTSUPP);
 		return;
 	}
 	in = fs_inode(req, ino_in);

@@ -14,8 +14,8 @@
  * frees it.  The table maps (dev, ino) to inodes so that one backing inode
  * (hard links, lookups by two names) has one fuse_ino_t.
  *
- * This file also holds two helpers the other fs_*.c files share: building
- * a FUSE entry from a name, and acting with the caller's credentials.
+ * This file also builds a FUSE entry from a name, for the other fs_*.c
+ * files.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,11 +24,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /*
  * The table is a tsearch(3) tree keyed by (dev, ino); it needs no link
@@ -168,7 +167,7 @@ void fs_inode_table_destroy(struct fs *fs)
 /*
  * Look name up in parent and count one more kernel reference to the
  * result.  Fills e for fuse_reply_entry/create/add_direntry_plus.
- * Returns 0 or an errno.  Symlinks are never followed.
+ * Returns 0 or -errno.  Symlinks are never followed.
  */
 int fs_inode_entry(fuse_req_t req, struct inode *parent, const char *name,
 		   struct fuse_entry_param *e)
@@ -180,16 +179,16 @@ int fs_inode_entry(fuse_req_t req, struct inode *parent, const char *name,
 	memset(e, 0, sizeof(*e));
 	pfd = fs_fd_get(parent);
 	if (pfd < 0)
-		return -pfd;
+		return pfd;
 	fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	err = errno;
 	fs_fd_put(parent);
 	if (fd == -1)
-		return err;
+		return -err;
 	if (fstatat(fd, "", &e->attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) {
 		err = errno;
 		close(fd);
-		return err;
+		return -err;
 	}
 
 	key.dev = e->attr.st_dev;
@@ -219,7 +218,7 @@ int fs_inode_entry(fuse_req_t req, struct inode *parent, const char *name,
 			else
 				free(inode);
 			close(fd);
-			return ENOMEM;
+			return -ENOMEM;
 		}
 		inode->handle = fs_fd_handle(fd);
 		inode->parent = parent;
@@ -349,100 +348,19 @@ int fs_inode_reopen(struct inode *inode, int flags)
 	int pfd, fd, err;
 
 	pfd = fs_fd_get(inode);
-	if (pfd < 0) {
-		errno = -pfd;
-		return -1;
-	}
+	if (pfd < 0)
+		return pfd;
 	fs_inode_proc_path(pfd, path);
 	fd = open(path, (flags & ~O_NOFOLLOW) | O_CLOEXEC);
 	err = errno;
 	fs_fd_put(inode);
-	errno = err;
-	return fd;
+	return fd == -1 ? -err : fd;
 }
 
 /* Is this ".control" in the root, the name the control directory owns? */
 bool fs_inode_is_control_name(fuse_ino_t parent, const char *name)
 {
 	return parent == FUSE_ROOT_ID && strcmp(name, CONTROL_NAME) == 0;
-}
-
-/*
- * Credentials.  When the daemon runs as root, a file a user creates must
- * belong to that user (and setgid directories, group quotas and the like
- * must behave as they would for that user).  fsuid, fsgid and the
- * supplementary groups are per thread in the kernel, but glibc's setfsuid
- * and setgroups wrappers broadcast the change to every thread of the
- * process, so the raw system calls are used instead.
- */
-static long fs_inode_set_groups(int n, const gid_t *list)
-{
-	return syscall(SYS_setgroups, (size_t)n, list);
-}
-
-int fs_inode_cred_enter(fuse_req_t req, struct fs_cred *saved)
-{
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	gid_t small[32], *groups = small;
-	int n, err = 0;
-
-	saved->switched = false;
-	saved->nr_groups = 0;
-	saved->groups = NULL;
-	if (!fs_of(req)->as_root ||
-	    (ctx->uid == geteuid() && ctx->gid == getegid()))
-		return 0;
-
-	n = fuse_req_getgroups(req, ARRAY_SIZE(small), small);
-	if (n > (int)ARRAY_SIZE(small)) {
-		int size = n;
-
-		groups = calloc(size, sizeof(*groups));
-		if (!groups)
-			return ENOMEM;
-		/* The caller may have gained groups in between. */
-		n = fuse_req_getgroups(req, size, groups);
-		if (n > size)
-			n = size;
-	}
-	if (n < 0)
-		n = 0;		/* the caller is gone: no extra groups */
-
-	saved->nr_groups = getgroups(0, NULL);
-	if (saved->nr_groups > 0) {
-		saved->groups = calloc(saved->nr_groups, sizeof(gid_t));
-		if (!saved->groups) {
-			err = ENOMEM;
-			goto out;
-		}
-		saved->nr_groups = getgroups(saved->nr_groups, saved->groups);
-	}
-	if (saved->nr_groups < 0) {
-		err = errno;
-		free(saved->groups);
-		saved->groups = NULL;
-		goto out;
-	}
-
-	if (fs_inode_set_groups(n, groups) == -1) {
-		err = errno;
-		free(saved->groups);
-		saved->groups = NULL;
-		goto out;
-	}
-	syscall(SYS_setfsgid, ctx->gid);
-	syscall(SYS_setfsuid, ctx->uid);
-	saved->switched = true;
-	/* setfsuid reports no error; read the values back to be sure. */
-	if ((uid_t)syscall(SYS_setfsuid, -1) != ctx->uid ||
-	    (gid_t)syscall(SYS_setfsgid, -1) != ctx->gid) {
-		fs_inode_cred_leave(saved);
-		err = EPERM;
-	}
-out:
-	if (groups != small)
-		free(groups);
-	return err;
 }
 
 /*
@@ -462,23 +380,6 @@ mode_t fs_inode_create_mode(fuse_req_t req, int dfd, mode_t mode)
 	if (getxattr(path, "system.posix_acl_default", NULL, 0) > 0)
 		return mode;
 	return mode & ~fuse_req_ctx(req)->umask;
-}
-
-void fs_inode_cred_leave(struct fs_cred *saved)
-{
-	int errsv = errno;
-
-	if (!saved->switched)
-		return;
-	syscall(SYS_setfsuid, geteuid());
-	syscall(SYS_setfsgid, getegid());
-	if (fs_inode_set_groups(saved->nr_groups, saved->groups) == -1)
-		log_err("cannot restore supplementary groups: %s",
-			strerror(errno));
-	free(saved->groups);
-	saved->groups = NULL;
-	saved->switched = false;
-	errno = errsv;
 }
 
 /*
@@ -564,7 +465,7 @@ void fs_inode_attr(struct inode *inode, struct stat *st)
 
 /*
  * A write the kernel made from its page cache failed, and the kernel has
- * been answered with the error (dispatch_spread).  Reporting it is the
+ * been answered with the error (io_spread).  Reporting it is the
  * kernel's business: it keeps the error per open file (mapping_set_error
  * when its write is answered, the errseq of the FUSE inode's mapping), so
  * the next fsync(2) of each descriptor open at the time fails with it
@@ -601,14 +502,20 @@ void fs_inode_write_failed(struct fs *fs, struct inode *inode, int fd,
 	inode->write_failed = true;
 	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size < end &&
 	    ftruncate(fd, (off_t)end) == -1)
-		log_warn("inode %llu: cannot keep size %llu: %s",
-			 (unsigned long long)inode->ino,
-			 (unsigned long long)end, strerror(errno));
+		log_ratelimited(LOG_WARNING,
+				"inode %llu: cannot keep size %llu: %s",
+				(unsigned long long)inode->ino,
+				(unsigned long long)end, strerror(errno));
 	pthread_mutex_unlock(&inode->lock);
-	/* Once until the pages are dropped, not once per failed write. */
+	/*
+	 * Once until the pages are dropped, not once per failed write; and
+	 * a disk that fails every file's writes is a few lines, not one per
+	 * file.
+	 */
 	if (first)
-		log_warn("writeback to inode %llu failed: %s",
-			 (unsigned long long)inode->ino, strerror(err));
+		log_ratelimited(LOG_WARNING,
+				"writeback to inode %llu failed: %s",
+				(unsigned long long)inode->ino, strerror(err));
 	res = fuse_lowlevel_notify_inval_inode(fs->se, fs_inode_id(fs, inode),
 					       -1, 0);
 	if (res < 0 && res != -ENOENT)
@@ -670,7 +577,7 @@ void fs_inode_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	err = fs_inode_entry(req, fs_inode(req, parent), name, &e);
 	if (err) {
-		fuse_reply_err(req, err);
+		fuse_reply_err(req, -err);
 		return;
 	}
 	/* An interrupted lookup never reached the kernel: undo the count. */

@@ -30,7 +30,7 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /* Reply to a get or list call that produced res bytes into buf. */
 static void fs_xattr_reply(fuse_req_t req, ssize_t res, const char *buf,
@@ -95,19 +95,21 @@ static int fs_xattr_change(fuse_req_t req, fuse_ino_t ino, const char *name,
 			   const char *value, size_t size, int flags)
 {
 	char path[FS_PROC_PATH_MAX];
-	struct fs_cred cred = { .switched = false };
+	struct cred cred = { .switched = false };
 	struct inode *pinned;
 	int err, res;
 
 	err = fs_xattr_path(req, ino, path, &pinned);
-	if (err == 0 && fs_xattr_is_acl(name))
-		err = fs_inode_cred_enter(req, &cred);
+	if (err == 0 && fs_of(req)->readonly)
+		err = EROFS;
+	else if (err == 0 && fs_xattr_is_acl(name))
+		err = -cred_enter(req, &cred);
 	if (err == 0) {
 		res = value ? setxattr(path, name, value, size, flags)
 			    : removexattr(path, name);
 		err = res == -1 ? errno : 0;
 	}
-	fs_inode_cred_leave(&cred);
+	cred_leave(&cred);
 	fs_xattr_done(pinned);
 	return err;
 }

@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 /* From linux/ioprio.h, whose class enum clashes with elevator.h's. */
 #define IOPRIO_WHO_PROCESS 1

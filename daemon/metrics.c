@@ -23,9 +23,8 @@
 #include <event2/event.h>
 #include <event2/http.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
-#define METRICS_HOST_MAX 256
 #define METRICS_TIMEOUT_S 10		/* per connection, for reading or writing */
 #define METRICS_HEADERS_MAX 8192	/* bytes of request headers */
 #define METRICS_BODY_MAX 1024		/* a GET has none */
@@ -33,55 +32,14 @@
 struct metrics {
 	struct evhttp *http;	/* the timer thread's, after metrics_start */
 	struct queue *q;
+	struct evbuffer *info;	/* fuse_iosched_mount_info's sample */
 };
 
 static const char *const metrics_dirs[] = { "read", "write" };
 
-/*
- * Split "HOST:PORT", "[HOST]:PORT" or ":PORT" (loopback); false if it is
- * not that.  The host is only checked for shape here: getaddrinfo judges
- * it when the socket is bound.
- */
-static bool metrics_split(const char *addr, char *host, char *port)
-{
-	const char *colon = strrchr(addr, ':');
-	size_t hlen;
-	char *end;
-	unsigned long n;
-
-	if (colon == NULL || colon[1] == '\0')
-		return false;
-	errno = 0;
-	n = strtoul(colon + 1, &end, 10);
-	if (colon[1] < '0' || colon[1] > '9' || *end != '\0' || errno != 0 ||
-	    n < 1 || n > 65535)
-		return false;
-	snprintf(port, 6, "%lu", n);
-	hlen = (size_t)(colon - addr);
-	if (hlen >= 2 && addr[0] == '[' && addr[hlen - 1] == ']') {
-		addr++;		/* an IPv6 literal in brackets */
-		hlen -= 2;
-	} else if (memchr(addr, ':', hlen) != NULL) {
-		return false;	/* IPv6 needs its brackets */
-	}
-	if (hlen >= METRICS_HOST_MAX || memchr(addr, '[', hlen) != NULL ||
-	    memchr(addr, ']', hlen) != NULL)
-		return false;
-	memcpy(host, addr, hlen);
-	host[hlen] = '\0';
-	return true;
-}
-
-bool metrics_addr_valid(const char *addr)
-{
-	char host[METRICS_HOST_MAX], port[6];
-
-	return strcmp(addr, "off") == 0 || metrics_split(addr, host, port);
-}
-
 int metrics_listen(const char *addr, char *err, size_t size)
 {
-	char host[METRICS_HOST_MAX], port[6];
+	char host[METRICS_ADDR_HOST_MAX], port[6];
 	struct addrinfo hints = {
 		.ai_family = AF_UNSPEC,
 		.ai_socktype = SOCK_STREAM,
@@ -89,7 +47,7 @@ int metrics_listen(const char *addr, char *err, size_t size)
 	}, *res, *ai;
 	int fd = -1, one = 1, ret, saved = 0;
 
-	if (!metrics_split(addr, host, port)) {
+	if (!metrics_addr_split(addr, host, port)) {
 		snprintf(err, size, "metrics=%s: not HOST:PORT, [HOST]:PORT "
 			 "or :PORT with a port from 1 to 65535", addr);
 		return -1;
@@ -236,8 +194,59 @@ static void metrics_counters(struct evbuffer *b, const struct stats_counters *c)
 				    (unsigned long long)c->value[i]);
 }
 
-static void metrics_format(struct evbuffer *b, struct queue *q)
+/* The length of the valid UTF-8 sequence at s, or 0. */
+static size_t metrics_utf8_len(const unsigned char *s)
 {
+	uint32_t cp, min;
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2, cp = s[0] & 0x1f, min = 0x80;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, cp = s[0] & 0x0f, min = 0x800;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4, cp = s[0] & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)	/* the NUL too */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/*
+ * A label value as the text format wants it: backslash, double quote and
+ * newline escaped, and valid UTF-8, so a byte of a path that is not
+ * becomes U+FFFD (a scraper refuses the whole page otherwise).
+ */
+static void metrics_label(struct evbuffer *b, const char *value)
+{
+	const unsigned char *s = (const unsigned char *)value;
+
+	while (*s != '\0') {
+		size_t n = metrics_utf8_len(s);
+
+		if (*s == '\\' || *s == '"')
+			evbuffer_add_printf(b, "\\%c", *s);
+		else if (*s == '\n')
+			evbuffer_add(b, "\\n", 2);
+		else if (n == 0)
+			evbuffer_add(b, "\xef\xbf\xbd", 3);
+		else
+			evbuffer_add(b, s, n);
+		s += n > 0 ? n : 1;
+	}
+}
+
+static void metrics_format(struct evbuffer *b, const struct metrics *m)
+{
+	struct queue *q = m->q;
 	struct stats st;
 	size_t i;
 
@@ -267,6 +276,10 @@ static void metrics_format(struct evbuffer *b, struct queue *q)
 		     "The active scheduler, in the label scheduler.");
 	evbuffer_add_printf(b, "fuse_iosched_scheduler_info{scheduler=\"%s\"} "
 			    "1\n", queue_elevator_type(q)->name);
+	metrics_head(b, "mount_info", "gauge",
+		     "Always 1: the mount point and backing directory, in the "
+		     "labels mountpoint and backing.");
+	evbuffer_add_buffer_reference(b, m->info);
 }
 
 /* On the timer thread, for GET /metrics. */
@@ -285,7 +298,7 @@ static void metrics_serve(struct evhttp_request *req, void *arg)
 		evhttp_send_error(req, 500, "Out of memory");
 		return;
 	}
-	metrics_format(b, m->q);
+	metrics_format(b, m);
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 			  "Content-Type", "text/plain; version=0.0.4; "
 			  "charset=utf-8");
@@ -298,16 +311,27 @@ static void metrics_free(void *arg)
 	struct metrics *m = arg;
 
 	evhttp_free(m->http);
+	evbuffer_free(m->info);
 	free(m);
 }
 
-int metrics_start(struct timer *t, int fd, struct queue *q)
+int metrics_start(struct timer *t, int fd, struct queue *q,
+		  const char *mountpoint, const char *backing)
 {
 	struct metrics *m = calloc(1, sizeof *m);
 
 	if (m == NULL)
 		goto fail;
 	m->q = q;
+	/* The paths do not change: their sample is made once. */
+	m->info = evbuffer_new();
+	if (m->info == NULL)
+		goto fail;
+	evbuffer_add_printf(m->info, "fuse_iosched_mount_info{mountpoint=\"");
+	metrics_label(m->info, mountpoint);
+	evbuffer_add_printf(m->info, "\",backing=\"");
+	metrics_label(m->info, backing);
+	evbuffer_add_printf(m->info, "\"} 1\n");
 	m->http = evhttp_new(timer_base(t));
 	if (m->http == NULL)
 		goto fail;
@@ -327,6 +351,8 @@ int metrics_start(struct timer *t, int fd, struct queue *q)
 fail_http:
 	evhttp_free(m->http);
 fail:
+	if (m != NULL && m->info != NULL)
+		evbuffer_free(m->info);
 	free(m);
 	close(fd);
 	log_err("metrics: cannot serve: %s", strerror(ENOMEM));

@@ -4,113 +4,26 @@
  * it, and, once it has been performed, answer every FUSE request that was
  * merged into it.
  *
- * An io's life: io_submit_* allocates it with one part (the FUSE request
- * and its buffer) and hands it to the queue, after which the session
- * thread forgets it: the queue may merge it into another io (its part
+ * An io's life: request_read or request_write allocates it with one part
+ * (the FUSE request and its buffer) and hands it to the queue, after
+ * which the session thread forgets it: the queue may merge it into another io (its part
  * moves there and its shell is freed) or a worker, or the submitting
- * thread itself, may perform and free it at any moment.  io_end runs
+ * thread itself, may perform and free it at any moment.  request_end runs
  * exactly once per performed io, on the thread that performed it.
  *
  * A part's buffer is its own, except that a large synchronous write onto
  * an idle queue lends libfuse's buffer: the session thread then waits
- * until io_end has answered that part before it returns to libfuse.
+ * until request_end has answered that part before it returns to libfuse.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
-/* Writes from this size up may lend their data (io_submit_write). */
-#define IO_LEND_MIN (64 * 1024)
-
-/*
- * A direct io's buffer comes from malloc, aligned by hand, not from
- * posix_memalign: glibc before 2.38 does not reuse freed aligned chunks
- * well when small allocations come between them (its bug 14581): each
- * large direct write grew the heap by about its size, and the daemon kept
- * hundreds of MB after a burst.  The start of the malloc'd block is kept
- * in the pointer-sized slot just below the aligned buffer.
- */
-void *io_alloc_buf(const struct io *io, size_t len)
-{
-	size_t align = io->dio_align;
-	uintptr_t at;
-	char *base;
-
-	/* malloc(0) may return NULL: every buffer has at least one byte. */
-	if (align == 0)
-		return malloc(len ? len : 1);
-	/* Rounded up, so that the copy into a bounce buffer never reads
-	 * past the end of it. */
-	len = (len + align - 1) & ~(align - 1);
-	/* The slot below the buffer must be aligned for a pointer too. */
-	if (align < sizeof(void *))
-		align = sizeof(void *);
-	base = malloc(sizeof(void *) + align - 1 + (len ? len : align));
-	if (base == NULL)
-		return NULL;
-	at = ((uintptr_t)base + sizeof(void *) + align - 1) &
-	     ~(uintptr_t)(align - 1);
-	((void **)at)[-1] = base;
-	return (void *)at;
-}
-
-void io_free_buf(const struct io *io, void *buf)
-{
-	if (io->dio_align == 0 || buf == NULL)
-		free(buf);
-	else
-		free(((void **)buf)[-1]);
-}
-
-struct io *io_new(enum elv_dir dir, uint64_t file, int fd,
-		  unsigned dio_align, uint64_t off, size_t len)
-{
-	struct io *io;
-	struct io_part *p;
-
-	io = calloc(1, sizeof *io);
-	p = calloc(1, sizeof *p);
-	if (io == NULL || p == NULL)
-		goto fail;
-	io->fd = fd;
-	io->dio_align = dio_align;
-	io->dio_unaligned = dio_align != 0 && ((off | len) & (dio_align - 1));
-	if (dir == ELV_READ && (p->buf = io_alloc_buf(io, len)) == NULL)
-		goto fail;
-	p->len = len;
-	io->parts = io->parts_tail = p;
-	io->nr_parts = 1;
-	io->rq.dir = dir;
-	io->rq.file = file;
-	io->rq.offset = off;
-	io->rq.bytes = len;
-	io->rq.nr_sectors = (len + (1u << IOSCHED_SECTOR_SHIFT) - 1) >>
-			    IOSCHED_SECTOR_SHIFT;
-	if (io->rq.nr_sectors == 0)
-		io->rq.nr_sectors = 1;
-	return io;
-
-fail:
-	free(p);
-	free(io);
-	return NULL;
-}
-
-void io_free(struct io *io)
-{
-	struct io_part *p, *next;
-
-	for (p = io->parts; p != NULL; p = next) {
-		next = p->next;
-		if (p->lender == NULL)
-			io_free_buf(io, p->buf);
-		free(p);
-	}
-	free(io);
-}
+/* Writes from this size up may lend their data (request_write). */
+#define REQUEST_LEND_MIN (64 * 1024)
 
 /*
  * Synchronous means someone waits for it.  Someone always waits for a
@@ -121,7 +34,8 @@ void io_free(struct io *io)
  * writes the file asks to be durable are.  Writes from the kernel itself
  * (pid 0: writeback) never are.
  */
-static bool io_is_sync(fuse_req_t req, enum elv_dir dir, int open_flags)
+static bool request_is_sync(fuse_req_t req, enum elv_dir dir,
+			    int open_flags)
 {
 	if (dir == ELV_READ)
 		return true;
@@ -131,7 +45,9 @@ static bool io_is_sync(fuse_req_t req, enum elv_dir dir, int open_flags)
 	       (open_flags & (O_SYNC | O_DSYNC | O_DIRECT)) != 0;
 }
 
-void io_set_origin(struct io *io, fuse_req_t req, int open_flags)
+/* Fill pid, ioprio and sync from the FUSE request and open flags. */
+static void request_set_origin(struct io *io, fuse_req_t req,
+			       int open_flags)
 {
 	pid_t pid = fuse_req_ctx(req)->pid;
 
@@ -139,7 +55,7 @@ void io_set_origin(struct io *io, fuse_req_t req, int open_flags)
 	io->rq.ioprio = ioprio_of_pid(pid);
 	if (trace_on())
 		trace_note_pid(pid);
-	io->rq.sync = io_is_sync(req, io->rq.dir, open_flags);
+	io->rq.sync = request_is_sync(req, io->rq.dir, open_flags);
 	/*
 	 * Under writeback_cache, the kernel's writeback of an O_SYNC or
 	 * O_DSYNC file, and fsync's, arrives with no open flags and pid 0:
@@ -150,7 +66,7 @@ void io_set_origin(struct io *io, fuse_req_t req, int open_flags)
 }
 
 /* The worker is done with io: answer each FUSE request, then free it. */
-static void io_end(struct io *io)
+static void request_end(struct io *io)
 {
 	struct inode *inode = io->inode;
 	uint64_t end = io->rq.offset;
@@ -182,9 +98,9 @@ static void io_end(struct io *io)
 	io_free(io);
 }
 
-static struct io *io_prepare(fuse_req_t req, struct inode *inode,
-			     uint64_t fh, enum elv_dir dir, size_t size,
-			     off_t off, int open_flags)
+static struct io *request_prepare(fuse_req_t req, struct inode *inode,
+				  uint64_t fh, enum elv_dir dir, size_t size,
+				  off_t off, int open_flags)
 {
 	int fd = fs_file_fd(fh);
 	struct io *io;
@@ -200,15 +116,16 @@ static struct io *io_prepare(fuse_req_t req, struct inode *inode,
 		return NULL;
 	}
 	io->inode = inode;
-	io->end = io_end;
+	io->end = request_end;
 	io->parts->req = req;
-	io->rq.sector = sectormap_lookup(inode->smap, fd, (uint64_t)off);
-	io_set_origin(io, req, open_flags);
+	io->rq.sector = sectormap_lookup(inode->smap, fd, (uint64_t)off,
+					  size);
+	request_set_origin(io, req, open_flags);
 	return io;
 }
 
-void io_submit_read(fuse_req_t req, struct inode *inode, uint64_t fh,
-		    size_t size, off_t off, int open_flags)
+void request_read(fuse_req_t req, struct inode *inode, uint64_t fh,
+		  size_t size, off_t off, int open_flags)
 {
 	struct io *io;
 
@@ -216,14 +133,15 @@ void io_submit_read(fuse_req_t req, struct inode *inode, uint64_t fh,
 		fuse_reply_buf(req, NULL, 0);
 		return;
 	}
-	io = io_prepare(req, inode, fh, ELV_READ, size, off, open_flags);
+	io = request_prepare(req, inode, fh, ELV_READ, size, off,
+			     open_flags);
 	if (io != NULL)
 		dispatch_submit(fs_of(req)->dispatch, io);
 }
 
 /* Give a write part a buffer of its own holding in's data. */
-static int io_copy_in(struct io *io, struct io_part *p,
-		      struct fuse_bufvec *in)
+static int request_copy_in(struct io *io, struct io_part *p,
+			   struct fuse_bufvec *in)
 {
 	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(p->len);
 	ssize_t n;
@@ -241,8 +159,8 @@ static int io_copy_in(struct io *io, struct io_part *p,
 	return 0;
 }
 
-void io_submit_write(fuse_req_t req, struct inode *inode, uint64_t fh,
-		     struct fuse_bufvec *in, off_t off, int open_flags)
+void request_write(fuse_req_t req, struct inode *inode, uint64_t fh,
+		   struct fuse_bufvec *in, off_t off, int open_flags)
 {
 	struct dispatch *d = fs_of(req)->dispatch;
 	size_t size = fuse_buf_size(in);
@@ -256,7 +174,8 @@ void io_submit_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 		fuse_reply_write(req, 0);
 		return;
 	}
-	io = io_prepare(req, inode, fh, ELV_WRITE, size, off, open_flags);
+	io = request_prepare(req, inode, fh, ELV_WRITE, size, off,
+			     open_flags);
 	if (io == NULL)
 		return;
 	p = io->parts;
@@ -274,7 +193,7 @@ void io_submit_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 	 * Small writes are cheap to copy.  A direct io needs an aligned
 	 * buffer, which libfuse's (data after the request header) is not.
 	 */
-	lend = size >= IO_LEND_MIN && io->dio_align == 0 && in->count == 1 && in->idx == 0 &&
+	lend = size >= REQUEST_LEND_MIN && io->dio_align == 0 && in->count == 1 && in->idx == 0 &&
 	       in->off == 0 && !(in->buf[0].flags & FUSE_BUF_IS_FD) &&
 	       io->rq.sync && sem_init(&lender, 0, 0) == 0;
 	if (lend) {
@@ -286,7 +205,7 @@ void io_submit_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 			goto out;
 		}
 	}
-	err = io_copy_in(io, p, in);
+	err = request_copy_in(io, p, in);
 	if (err) {
 		fs_inode_write_end(inode, p->write_epoch);
 		fuse_reply_err(req, err);

@@ -24,20 +24,12 @@
  *  - Extents flagged UNKNOWN, DELALLOC, ENCODED, DATA_INLINE or NOT_ALIGNED
  *    have no meaningful physical address: they count as unmapped.
  *
- * Everything else gets the fallback: a stable, contiguous range per file,
- * far above any real device,
- *
- *   base   = 2^62 + (hash64(dev, ino) mod 2^37) * 2^24
- *   sector = base + off / 512
- *
- * Each file owns a slot of 2^24 sectors (8 GiB) within [2^62, 2^62 + 2^61),
- * and offsets in one file stay contiguous, so sequential access looks
- * sequential to the scheduler.  With 2^37 slots, two files share or border
- * a slot only by a hash collision, and a file over 8 GiB runs into a
- * neighbour's slot only if that slot is taken: no overlap in practice.
- * It is used for holes and unwritten ranges too, and for every offset of a
- * file on a filesystem without FIEMAP (tmpfs, many network and FUSE
- * filesystems); such a map remembers that and never asks again.
+ * An unmapped offset of a filesystem with FIEMAP (a fresh write, a hole)
+ * gets an estimate of where the filesystem will place it, after ext4's
+ * goal (ext4_ext_find_goal): next to the nearest mapped extent of the file
+ * at the same distance, else after the last placement this mount saw (the
+ * cursor below), within the device's size.  Without FIEMAP, a stable range
+ * per file far above any device (fuse-iosched(8) says how it is chosen).
  */
 #include <errno.h>
 #include <linux/fiemap.h>
@@ -47,7 +39,7 @@
 #include <sys/ioctl.h>
 #include <time.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 #define SECTORMAP_WINDOW 64		/* extents per FIEMAP call */
 #define SECTORMAP_UNMAPPED_TTL_NS 100000000ULL	/* 100 ms */
@@ -71,6 +63,7 @@ struct sectormap_extent {
 
 struct sectormap {
 	uint64_t base;		/* the fallback's first sector; immutable */
+	uint64_t ino;		/* immutable */
 
 	pthread_mutex_t lock;	/* protects everything below */
 	bool no_fiemap;		/* the filesystem does not do FIEMAP */
@@ -80,7 +73,17 @@ struct sectormap {
 	uint64_t fetched_ns;	/* when the window was fetched */
 	struct sectormap_extent *ext;	/* usable extents, sorted */
 	unsigned nr;
+	struct sectormap_extent tail;	/* the last extent seen, if length */
+	uint64_t fresh;		/* device byte of offset 0 if unplaced, +1 */
 };
+
+/*
+ * Where the mount last saw the filesystem place data, as a device byte
+ * (+1, 0 for not yet), and what is known of the device (set before the
+ * first lookup).  One device is assumed beneath BACKING.
+ */
+static _Atomic uint64_t sectormap_cursor;
+static struct sectormap_layout sectormap_layout;
 
 /* A 64-bit mix of (dev, ino): splitmix64's finaliser. */
 static uint64_t sectormap_hash64(uint64_t dev, uint64_t ino)
@@ -113,6 +116,7 @@ struct sectormap *sectormap_new(dev_t dev, ino_t ino)
 		return NULL;
 	slot = sectormap_hash64(dev, ino) & ((1ULL << SECTORMAP_SLOT_BITS) - 1);
 	m->base = SECTORMAP_FALLBACK_BASE | slot << SECTORMAP_SLOT_SHIFT;
+	m->ino = ino;
 	pthread_mutex_init(&m->lock, NULL);
 	return m;
 }
@@ -126,20 +130,120 @@ void sectormap_free(struct sectormap *m)
 	free(m);
 }
 
+void sectormap_set_layout(const struct sectormap_layout *l)
+{
+	sectormap_layout = *l;
+}
+
+/*
+ * ext4's goal for a regular file with no blocks yet, as a device byte
+ * range [*lo, *hi): from its inode's block group, or with flex groups of 4
+ * and more the second group of its flex group, which ext4 keeps for files
+ * (ext4_inode_to_goal_block), to the end of its flex group.  False if the
+ * layout is unknown.
+ */
+static bool sectormap_group_goal(uint64_t ino, uint64_t *lo, uint64_t *hi)
+{
+	const struct sectormap_layout *l = &sectormap_layout;
+	uint64_t group, bpg;
+
+	if (l->block_size == 0 || ino == 0)
+		return false;
+	group = (ino - 1) / l->inodes_per_group;
+	if (l->flex_size >= 4)
+		group = (group & ~((uint64_t)l->flex_size - 1)) + 1;
+	bpg = (uint64_t)l->blocks_per_group * l->block_size;
+	*lo = (uint64_t)l->first_data_block * l->block_size + group * bpg;
+	/* The allocator goes on from the goal to the next groups. */
+	*hi = *lo + bpg * (l->flex_size > 1 ? l->flex_size : 1);
+	return true;
+}
+
+/* The cursor moves to byte if that is further on. */
+static void sectormap_cursor_advance(uint64_t byte)
+{
+	uint64_t cur = atomic_load_explicit(&sectormap_cursor,
+					    memory_order_relaxed);
+
+	while (cur < byte + 1 &&
+	       !atomic_compare_exchange_weak_explicit(&sectormap_cursor, &cur,
+						      byte + 1,
+						      memory_order_relaxed,
+						      memory_order_relaxed))
+		;
+}
+
+/* Usable extents fetched: remember the file's last, and place the cursor. */
+static void sectormap_saw(struct sectormap *m, const struct sectormap_extent *e)
+{
+	if (e->logical >= m->tail.logical || m->tail.length == 0)
+		m->tail = *e;
+	/* The placement of data we estimated is the allocator's latest. */
+	if (m->fresh != 0 ||
+	    atomic_load_explicit(&sectormap_cursor, memory_order_relaxed) == 0)
+		atomic_store_explicit(&sectormap_cursor,
+				      e->physical + e->length + 1,
+				      memory_order_relaxed);
+	m->fresh = 0;
+}
+
 /*
  * Fetch the window of extents starting at off.  On an error other than
  * "not supported" the window is empty (all unmapped) and will be fetched
  * again after the TTL.  Called with m->lock held.
  */
+struct sectormap_req {
+	struct fiemap fm;
+	struct fiemap_extent fe[SECTORMAP_WINDOW];
+};
+
+/* FS_IOC_FIEMAP from off: the number of extents returned, or -1. */
+static int sectormap_ioctl(int fd, uint64_t off, struct sectormap_req *req)
+{
+	memset(&req->fm, 0, sizeof req->fm);
+	req->fm.fm_start = off;
+	req->fm.fm_length = FIEMAP_MAX_OFFSET - off;
+	req->fm.fm_flags = 0;	/* no FIEMAP_FLAG_SYNC: never force writeback */
+	req->fm.fm_extent_count = SECTORMAP_WINDOW;
+	if (ioctl(fd, FS_IOC_FIEMAP, &req->fm) == -1)
+		return -1;
+	return req->fm.fm_mapped_extents > SECTORMAP_WINDOW ?
+	       SECTORMAP_WINDOW : (int)req->fm.fm_mapped_extents;
+}
+
+static bool sectormap_usable(const struct fiemap_extent *fe)
+{
+	return !(fe->fe_flags & SECTORMAP_UNUSABLE) && fe->fe_length != 0;
+}
+
+/*
+ * Nothing mapped from off on, an append say: learn the file's last extent
+ * before off, the goal of its next allocation (of the first window's worth
+ * of extents: a file with more gets a nearer one, no worse a goal).
+ */
+static void sectormap_fetch_tail(struct sectormap *m, int fd, uint64_t off,
+				 struct sectormap_req *req)
+{
+	int i, n = sectormap_ioctl(fd, 0, req);
+
+	for (i = n - 1; i >= 0; i--) {
+		const struct fiemap_extent *fe = &req->fe[i];
+
+		if (sectormap_usable(fe) && fe->fe_logical < off) {
+			m->tail.logical = fe->fe_logical;
+			m->tail.physical = fe->fe_physical;
+			m->tail.length = fe->fe_length;
+			return;
+		}
+	}
+}
+
 static void sectormap_fetch(struct sectormap *m, int fd, uint64_t off)
 {
-	struct {
-		struct fiemap fm;
-		struct fiemap_extent fe[SECTORMAP_WINDOW];
-	} req;
+	struct sectormap_req req;
 	struct sectormap_extent *ext;
 	const struct fiemap_extent *last;
-	unsigned i, n, nr = 0;
+	int i, n, nr = 0;
 
 	m->valid = true;
 	m->fetched_ns = sectormap_now_ns();
@@ -147,12 +251,8 @@ static void sectormap_fetch(struct sectormap *m, int fd, uint64_t off)
 	m->win_end = UINT64_MAX;
 	m->nr = 0;
 
-	memset(&req.fm, 0, sizeof req.fm);
-	req.fm.fm_start = off;
-	req.fm.fm_length = FIEMAP_MAX_OFFSET - off;
-	req.fm.fm_flags = 0;	/* no FIEMAP_FLAG_SYNC: never force writeback */
-	req.fm.fm_extent_count = SECTORMAP_WINDOW;
-	if (ioctl(fd, FS_IOC_FIEMAP, &req.fm) == -1) {
+	n = sectormap_ioctl(fd, off, &req);
+	if (n == -1) {
 		if (errno == EOPNOTSUPP || errno == ENOTTY) {
 			m->no_fiemap = true;
 			log_debug("sectormap: no FIEMAP on this filesystem, "
@@ -160,12 +260,11 @@ static void sectormap_fetch(struct sectormap *m, int fd, uint64_t off)
 		}
 		return;
 	}
-
-	n = req.fm.fm_mapped_extents;
-	if (n > SECTORMAP_WINDOW)
-		n = SECTORMAP_WINDOW;
-	if (n == 0)
+	if (n == 0) {
+		if (off > 0 && m->tail.length == 0)
+			sectormap_fetch_tail(m, fd, off, &req);
 		return;
+	}
 
 	/* The first extent may begin before off: it is described too. */
 	if (req.fe[0].fe_logical < off)
@@ -175,7 +274,7 @@ static void sectormap_fetch(struct sectormap *m, int fd, uint64_t off)
 	if (n == SECTORMAP_WINDOW && !(last->fe_flags & FIEMAP_EXTENT_LAST))
 		m->win_end = last->fe_logical + last->fe_length;
 
-	ext = realloc(m->ext, n * sizeof *ext);
+	ext = realloc(m->ext, (size_t)n * sizeof *ext);
 	if (ext == NULL) {
 		m->win_end = m->win_start;	/* fetch again next time */
 		return;
@@ -184,14 +283,16 @@ static void sectormap_fetch(struct sectormap *m, int fd, uint64_t off)
 	for (i = 0; i < n; i++) {
 		const struct fiemap_extent *fe = &req.fe[i];
 
-		if (fe->fe_flags & SECTORMAP_UNUSABLE || fe->fe_length == 0)
+		if (!sectormap_usable(fe))
 			continue;
 		ext[nr].logical = fe->fe_logical;
 		ext[nr].physical = fe->fe_physical;
 		ext[nr].length = fe->fe_length;
 		nr++;
 	}
-	m->nr = nr;
+	m->nr = (unsigned)nr;
+	if (nr > 0)
+		sectormap_saw(m, &ext[nr - 1]);
 }
 
 /* The device sector of off, or false.  Called with m->lock held. */
@@ -217,12 +318,80 @@ static bool sectormap_search(const struct sectormap *m, uint64_t off,
 	return true;
 }
 
+/*
+ * The space the allocator sets aside for a file of size bytes: whole
+ * blocks, and from 64 KiB on a power of two up to 8 MiB, as ext4's
+ * ext4_mb_normalize_request preallocates for a growing file.
+ */
+static uint64_t sectormap_normalize(uint64_t size)
+{
+	uint64_t n = 64 * 1024;
+
+	if (size <= n || size > 8 * 1024 * 1024)
+		return (size + 4095) / 4096 * 4096;
+	while (n < size)
+		n <<= 1;
+	return n;
+}
+
+/*
+ * Where a file with nothing placed will start: after the data placed last
+ * (small files are packed one after another, as ext4's per-CPU group
+ * preallocation does), unless that is outside the file's goal group.
+ */
+static uint64_t sectormap_fresh_base(const struct sectormap *m)
+{
+	uint64_t cur, lo, hi;
+
+	cur = atomic_load_explicit(&sectormap_cursor, memory_order_relaxed);
+	cur = cur == 0 ? 0 : cur - 1;
+	if (sectormap_group_goal(m->ino, &lo, &hi) && (cur < lo || cur >= hi))
+		cur = lo;
+	/* Block-aligned, as the allocator places data. */
+	return (cur + 4095) / 4096 * 4096;
+}
+
+/*
+ * Where the filesystem will likely place unmapped byte off (len bytes),
+ * as a device byte; called with m->lock held after the window's search
+ * failed.  lo is the first extent of the window that ends after off.
+ */
+static uint64_t sectormap_estimate(struct sectormap *m, uint64_t off,
+				   uint64_t len)
+{
+	const struct sectormap_extent *e = NULL;
+	uint64_t byte;
+	unsigned lo = 0;
+
+	while (lo < m->nr && m->ext[lo].logical + m->ext[lo].length <= off)
+		lo++;
+	if (lo > 0)
+		e = &m->ext[lo - 1];
+	else if (m->tail.length != 0 && m->tail.logical <= off)
+		e = &m->tail;
+	if (e != NULL) {
+		byte = e->physical + (off - e->logical);
+	} else if (lo < m->nr && m->ext[lo].physical >= m->ext[lo].logical - off) {
+		byte = m->ext[lo].physical - (m->ext[lo].logical - off);
+	} else {
+		if (m->fresh == 0)
+			m->fresh = sectormap_fresh_base(m) + 1;
+		byte = m->fresh - 1 + off;
+		sectormap_cursor_advance(m->fresh - 1 +
+					 sectormap_normalize(off + len));
+	}
+	if (sectormap_layout.device_bytes != 0)
+		byte %= sectormap_layout.device_bytes;
+	return byte;
+}
+
 static bool sectormap_in_window(const struct sectormap *m, uint64_t off)
 {
 	return m->valid && off >= m->win_start && off < m->win_end;
 }
 
-uint64_t sectormap_lookup(struct sectormap *m, int fd, uint64_t off)
+uint64_t sectormap_lookup(struct sectormap *m, int fd, uint64_t off,
+			  uint64_t len)
 {
 	uint64_t sector;
 	bool found = false;
@@ -238,6 +407,11 @@ uint64_t sectormap_lookup(struct sectormap *m, int fd, uint64_t off)
 			/* Maybe allocated by writeback since. */
 			sectormap_fetch(m, fd, off);
 			found = sectormap_search(m, off, &sector);
+		}
+		if (!found && !m->no_fiemap) {
+			sector = sectormap_estimate(m, off, len) >>
+				 IOSCHED_SECTOR_SHIFT;
+			found = true;
 		}
 	}
 	pthread_mutex_unlock(&m->lock);
@@ -259,5 +433,7 @@ void sectormap_invalidate(struct sectormap *m, uint64_t off, uint64_t len)
 	pthread_mutex_lock(&m->lock);
 	if (m->valid && off < m->win_end && end > m->win_start)
 		m->valid = false;
+	if (off < m->tail.logical + m->tail.length && end > m->tail.logical)
+		m->tail.length = 0;
 	pthread_mutex_unlock(&m->lock);
 }

@@ -3,9 +3,9 @@
  * Request events for readers of .control/trace, the mount's trace_pipe.
  *
  * The queue reports each request's life (Q queued, M and F back and front
- * merged into another, D dispatched, C completed) with trace_rq() under
- * its lock.  With no reader open that is one relaxed load of
- * trace_nr_readers.  With readers, trace_emit copies the raw event into a
+ * merged into another, D dispatched, C completed) to its trace hook,
+ * trace_rq(), under its lock.  With no reader open that is a call and one
+ * relaxed load of trace_nr_readers.  With readers, trace_emit copies the raw event into a
  * bounded ring of each reader under trace_lock; a full ring drops the
  * event and counts it, so a slow reader never slows the I/O path.  Text
  * is made only when a reader reads, outside every lock but its own.
@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 #define TRACE_RING 4096		/* events per reader; a power of two */
 #define TRACE_LINE_MAX 256	/* room for the longest line: about 230 */
@@ -50,6 +50,7 @@ struct trace_event {
 	uint64_t wait_ns;	/* C only */
 	uint64_t service_ns;	/* C only */
 	uint32_t nr_sectors;
+	int error;		/* C only: 0, or -errno */
 	pid_t pid;
 	char action;
 	bool write;
@@ -131,14 +132,16 @@ static bool do_trace_push(struct trace_reader *r, const struct trace_event *e)
 	return true;
 }
 
-void trace_emit(char action, const struct elv_request *rq, uint64_t now_ns,
-		uint64_t wait_ns, uint64_t service_ns)
+static void trace_emit(char action, const struct elv_request *rq,
+		       uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns,
+		       int error)
 {
 	struct trace_event e = {
 		.time_ns = now_ns > trace_start_ns ? now_ns - trace_start_ns : 0,
 		.sector = rq->sector,
 		.wait_ns = wait_ns,
 		.service_ns = service_ns,
+		.error = error,
 		.nr_sectors = (uint32_t)rq->nr_sectors,
 		.pid = rq->pid,
 		.action = action,
@@ -157,6 +160,13 @@ void trace_emit(char action, const struct elv_request *rq, uint64_t now_ns,
 	if (wake)
 		pthread_cond_signal(&trace_cv);
 	pthread_mutex_unlock(&trace_lock);
+}
+
+void trace_rq(void *arg, char action, const struct elv_request *rq,
+	      uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns, int error)
+{
+	if (trace_on())
+		trace_emit(action, rq, now_ns, wait_ns, service_ns, error);
 }
 
 /* Outside the queue lock: one small read of /proc per new pid. */
@@ -232,7 +242,10 @@ static int trace_format_line(const struct trace_event *e, char *buf,
 		     e->sector, e->nr_sectors, comm);
 	if (n < 0 || (size_t)n >= size)
 		return n;
-	if (e->action == 'C')
+	/* A failed completion: its -errno in brackets, as blkparse's. */
+	if (e->action == 'C' && e->error != 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, " [%d]", e->error);
+	if (e->action == 'C' && (size_t)n < size)
 		n += snprintf(buf + n, size - (size_t)n,
 			      " wait %" PRIu64 ".%09" PRIu64 " service %"
 			      PRIu64 ".%09" PRIu64,

@@ -24,7 +24,7 @@ struct sstf_data {
 	/* Tunable first: the host sets it before init_queue. */
 	int64_t expire_ms;
 
-	struct elv_list sort;	/* queued requests by sector (elv_sort) */
+	struct elv_rb_root sort; /* queued requests by sector (elv_rb) */
 	struct elv_list fifo;	/* queued requests by arrival (elv_fifo) */
 	uint64_t head;		/* end sector of the last dispatch */
 	int64_t nr_queued;	/* shown read-only as "queued" */
@@ -39,7 +39,7 @@ static int sstf_init_queue(struct elevator_queue *eq)
 {
 	struct sstf_data *sd = sstf_data(eq);
 
-	elv_list_init(&sd->sort);
+	/* The data arrives zeroed: sort is an empty tree. */
 	elv_list_init(&sd->fifo);
 	return 0;
 }
@@ -57,7 +57,7 @@ static void sstf_add_request(struct elevator_queue *eq,
 
 static void sstf_remove(struct sstf_data *sd, struct elv_request *rq)
 {
-	elv_list_del(&rq->elv_sort);
+	elv_rq_sort_del(&sd->sort, rq);
 	elv_list_del(&rq->elv_fifo);
 	sd->nr_queued--;
 }
@@ -69,8 +69,8 @@ static void sstf_merged(struct elevator_queue *eq, struct elv_request *rq,
 	struct sstf_data *sd = sstf_data(eq);
 
 	(void)type;
-	if (elv_rq_sort_misplaced(&sd->sort, rq)) {
-		elv_list_del(&rq->elv_sort);
+	if (elv_rq_sort_misplaced(rq)) {
+		elv_rq_sort_del(&sd->sort, rq);
 		elv_rq_sort_add(&sd->sort, rq);
 	}
 }
@@ -98,19 +98,22 @@ static uint64_t sstf_distance(uint64_t a, uint64_t b)
 /* The queued request closest to the head: a neighbour of its position. */
 static struct elv_request *sstf_closest(struct sstf_data *sd)
 {
-	struct elv_list *pos;
-	struct elv_request *after = NULL, *before;
+	struct elv_rb_node *n = sd->sort.node;
+	struct elv_request *after = NULL, *before, *rq;
 
-	/* The first request at or past the head... */
-	elv_list_for_each(pos, &sd->sort) {
-		after = elv_rq_sort_entry(pos);
-		if (after->sector >= sd->head)
-			break;
-		after = NULL;
+	/* The first request at or past the head, found by descending... */
+	while (n != NULL) {
+		rq = elv_rq_rb_entry(n);
+		if (rq->sector >= sd->head) {
+			after = rq;
+			n = n->left;
+		} else {
+			n = n->right;
+		}
 	}
 	/* ...and the one just behind it. */
-	before = after != NULL ? elv_rq_sort_prev(&sd->sort, after) :
-		elv_rq_sort_entry(sd->sort.prev);
+	before = after != NULL ? elv_rq_sort_prev(after) :
+		elv_rq_rb_entry_or_null(elv_rb_last(&sd->sort));
 	if (after == NULL || before == NULL)
 		return after != NULL ? after : before;
 	return sstf_distance(before->sector, sd->head) <
@@ -157,14 +160,12 @@ static struct elevator_type sstf_type = {
 	.name = "sstf",
 	.description = "shortest seek first, with a deadline",
 	.data_size = sizeof(struct sstf_data),
-	.ops = {
-		.init_queue = sstf_init_queue,
-		.merged = sstf_merged,
-		.merged_requests = sstf_merged_requests,
-		.add_request = sstf_add_request,
-		.dispatch = sstf_dispatch,
-		.has_work = sstf_has_work,
-	},
+	.init_queue = sstf_init_queue,
+	.merged = sstf_merged,
+	.merged_requests = sstf_merged_requests,
+	.add_request = sstf_add_request,
+	.dispatch = sstf_dispatch,
+	.has_work = sstf_has_work,
 	.tunables = sstf_tunables,
 };
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Fuzz target: elv_store, what a write to .control/scheduler runs: trim
- * blanks and a newline, check the name (elv_name_valid), find or load
- * NAME.so, switch.  It runs on a real queue with the built-in noop and,
+ * Fuzz target: elv_store, what a write to .control/scheduler runs once
+ * control.c has stripped the white space around it (fuzzed with the
+ * number parser, fuzz_number.c): check the name (elv_name_valid), find or
+ * load NAME.so, switch.  It runs on a real queue with the built-in noop and,
  * when FUZZ_MODULE_DIR names a directory of built schedulers (e.g.
  * schedulers/.libs), on those too.  Checked besides memory errors: the
  * result is 0 or -EINVAL (or an init failure); after success the active
@@ -41,6 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct elevator_type *before, *after;
 	const char *name;
+	char why[128];
 	size_t len;
 	char *buf;
 	int ret;
@@ -52,21 +54,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data, size);
 	before = queue_elevator_type(fuzz_queue);
-	ret = elv_store(fuzz_queue, buf, size);
+	ret = elv_store(fuzz_queue, buf, size, why, sizeof why);
 	after = queue_elevator_type(fuzz_queue);
 	fuzz_assert(after != NULL);
 	if (ret != 0) {
 		fuzz_assert(ret < 0);
 		fuzz_assert(after == before);
 	} else {
-		/* The name written, without the blanks around it. */
+		/* Exactly the name written. */
 		name = buf;
 		len = size;
-		while (len > 0 && (*name == ' ' || *name == '\t'))
-			name++, len--;
-		while (len > 0 && strchr(" \t\n", name[len - 1]) != NULL &&
-		       name[len - 1] != '\0')
-			len--;
 		fuzz_assert(elv_name_valid(name, len));
 		fuzz_assert(strlen(after->name) == len);
 		fuzz_assert(memcmp(after->name, name, len) == 0);

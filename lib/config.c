@@ -32,6 +32,7 @@
  */
 #include <confuse.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -44,6 +45,8 @@
 
 #define THREADS_MAX 256
 #define MAX_BACKGROUND_MAX 65535
+/* The configuration file's size limit: a real one is a few KiB. */
+#define CONFIG_FILE_MAX (1024 * 1024)
 
 enum config_type {
 	CONFIG_PATH,		/* a directory: made absolute at start */
@@ -89,7 +92,7 @@ static void config_apply_log(struct queue *q, const struct config *next);
 /*
  * Every setting, one row each, in the order --help and --print-config
  * show them.  Adding one: a row here, a field in struct config, and its
- * entries in fuse-iosched(8), fuse-iosched.conf(5), etc/fuse-iosched.conf
+ * entries in fuse-iosched(8), fuse-iosched.conf(5), etc/fuse-iosched.conf.in
  * and the README (tests/man-coverage.sh checks them against --help).
  * A string whose values another file knows names that file's checker:
  *
@@ -133,6 +136,11 @@ static const struct config_setting config_settings[] = {
 	  .def = "info", .apply = config_apply_log,
 	  .arg = "LEVEL", .help = "log level: emerg, alert, crit, error, "
 	  "warning, notice, info or debug" },
+	{ .name = "log_file", .type = CONFIG_STR, CONFIG_FIELD(log_file),
+	  .valid = log_file_name_valid, .expect = "none or an absolute path",
+	  .def = "none",
+	  .arg = "PATH", .help = "also append every log line to PATH, "
+	  "reopened on SIGHUP" },
 	{ .name = "disk_model", .type = CONFIG_STR, CONFIG_FIELD(disk_model),
 	  .valid = diskmodel_name_valid, .expect = "none, hdd or ssd",
 	  .def = "none",
@@ -172,6 +180,10 @@ static const struct config_setting config_settings[] = {
 	  .def = "auto",
 	  .arg = "MODE", .help = "auto: O_DIRECT below when the opener asked; "
 	  "direct: always; buffered: never" },
+	{ .name = "overmount", .type = CONFIG_BOOL, CONFIG_FIELD(overmount),
+	  .def = "no",
+	  .help = "mount even where the mount hides another mount or the "
+	  "backing directory" },
 	{ .name = "metrics", .type = CONFIG_STR, CONFIG_FIELD(metrics),
 	  .valid = metrics_addr_valid,
 	  .expect = "off, HOST:PORT, [HOST]:PORT or :PORT (port 1 to 65535)",
@@ -307,11 +319,13 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 		      const char *value, char *err, size_t size)
 {
 	void *field = config_field(cfg, s);
-	char names[256];
+	char names[256], shown[LOG_VALUE_SIZE];
 	unsigned long n;
 	char *end, *copy;
 	int b;
 
+	/* The value in messages: it may be anything, of any length. */
+	log_value(shown, sizeof shown, value, strlen(value));
 	switch (s->type) {
 	case CONFIG_UINT:
 		errno = 0;
@@ -319,7 +333,7 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 		if (*value < '0' || *value > '9' || *end != '\0' ||
 		    errno != 0 || n < s->min || n > s->max) {
 			snprintf(err, size, "%s=%s: not a number from %u to %u",
-				 s->name, value, s->min, s->max);
+				 s->name, shown, s->min, s->max);
 			return -1;
 		}
 		*(unsigned *)field = (unsigned)n;
@@ -328,7 +342,7 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 		b = config_bool(value);
 		if (b < 0) {
 			snprintf(err, size, "%s=%s: not yes or no", s->name,
-				 value);
+				 shown);
 			return -1;
 		}
 		*(bool *)field = b;
@@ -336,7 +350,7 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 	case CONFIG_NAME:
 		if (!elv_name_valid(value, strlen(value))) {
 			snprintf(err, size, "%s=%s: not a scheduler name "
-				 "([a-z0-9_-], at most 31)", s->name, value);
+				 "([a-z0-9_-], at most 31)", s->name, shown);
 			return -1;
 		}
 		break;
@@ -344,13 +358,13 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 		if (log_level_parse(value) < 0) {
 			config_level_names(names, sizeof names);
 			snprintf(err, size, "%s=%s: not a log level (%s)",
-				 s->name, value, names);
+				 s->name, shown, names);
 			return -1;
 		}
 		break;
 	case CONFIG_STR:
 		if (s->valid != NULL && !s->valid(value)) {
-			snprintf(err, size, "%s=%s: not %s", s->name, value,
+			snprintf(err, size, "%s=%s: not %s", s->name, shown,
 				 s->expect);
 			return -1;
 		}
@@ -381,11 +395,14 @@ static int config_set(struct config *cfg, const struct config_setting *s,
 static char *config_absolute(const char *name, const char *path, char *err,
 			     size_t size)
 {
+	char shown[LOG_VALUE_SIZE];
 	char *abs;
 
 	abs = path[0] == '/' ? strdup(path) : realpath(path, NULL);
 	if (abs == NULL)
-		snprintf(err, size, "%s=%s: %s", name, path, strerror(errno));
+		snprintf(err, size, "%s=%s: %s", name,
+			 log_value(shown, sizeof shown, path, strlen(path)),
+			 strerror(errno));
 	return abs;
 }
 
@@ -476,16 +493,31 @@ int config_option(struct config *cfg, const char *opt, char *err,
 /* ------------------------------------------------------------------ */
 /* The file.                                                           */
 
-/* libconfuse's messages, and ours from the callbacks: keep the first. */
+/* Our callbacks' errors, their values already cut: keep the first. */
+static void config_fail(cfg_t *c, const char *why)
+{
+	if (config_ctx.failed)
+		return;
+	config_ctx.failed = true;
+	snprintf(config_ctx.err, config_ctx.size, "%s:%d: %s", config_ctx.file,
+		 c->line, why);
+}
+
+/*
+ * libconfuse's messages: keep the first.  They quote what the file says
+ * ("no such option 'NAME'", "unexpected token 'X'"), which may be any
+ * bytes of any length: cut and escaped as a value.
+ */
 static void __attribute__((format(printf, 2, 0)))
 config_error(cfg_t *c, const char *fmt, va_list ap)
 {
-	char msg[CONFIG_ERR_MAX], hint[64] = "";
+	char raw[CONFIG_ERR_MAX], msg[2 * LOG_VALUE_SIZE], hint[64] = "";
 
 	if (config_ctx.failed)
 		return;
 	config_ctx.failed = true;
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
+	log_value(msg, sizeof msg, raw, strlen(raw));
 	/* Say what an unknown name is not, in our words. */
 	if (strncmp(msg, "no such option ", 15) == 0) {
 		if (strcmp(cfg_name(c), "root") == 0)
@@ -501,6 +533,42 @@ config_error(cfg_t *c, const char *fmt, va_list ap)
 }
 
 /*
+ * The file, open for reading if it is a regular file (config_read_text
+ * reads at most CONFIG_FILE_MAX bytes of it).  A FIFO or a device would
+ * block the reader or never end: O_NONBLOCK opens a FIFO without waiting
+ * for a writer, and the open descriptor (not the name, which may change
+ * meanwhile) is checked.  A symbolic link is followed: the file is the administrator's
+ * choice, and a link to it (from configuration management, say) is usual.
+ */
+static FILE *config_open(const char *file, char *err, size_t size)
+{
+	struct stat st;
+	FILE *fp;
+	int fd;
+
+	fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, size, "%s: %s", file, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0) {
+		snprintf(err, size, "%s: %s", file, strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, size, "%s: not a regular file", file);
+		goto fail;
+	}
+	fp = fdopen(fd, "r");
+	if (fp != NULL)
+		return fp;
+	snprintf(err, size, "%s: %s", file, strerror(errno));
+fail:
+	close(fd);
+	return NULL;
+}
+
+/*
  * The file's text with its comments blanked out, for cfg_parse_buf.
  * libconfuse 3.3 counts a line comment's newline more than once, so its
  * line numbers drift after every comment; without comments they are
@@ -510,17 +578,15 @@ config_error(cfg_t *c, const char *fmt, va_list ap)
  */
 static char *config_read_text(const char *file, char *err, size_t size)
 {
-	FILE *fp = fopen(file, "r");
+	FILE *fp = config_open(file, err, size);
 	char *text = NULL;
-	size_t len = 0;
+	size_t len = 0, nread = 0;
 	int c, quote = 0, line = 1, depth = 0, open_line = 0;
 	bool comment = false, block = false;
 	FILE *out;
 
-	if (fp == NULL) {
-		snprintf(err, size, "%s: %s", file, strerror(errno));
+	if (fp == NULL)
 		return NULL;
-	}
 	out = open_memstream(&text, &len);
 	if (out == NULL) {
 		fclose(fp);
@@ -530,6 +596,9 @@ static char *config_read_text(const char *file, char *err, size_t size)
 	while ((c = getc(fp)) != EOF) {
 		int next;
 
+		/* Bounded: the file may be huge, or grow as we read. */
+		if (++nread > CONFIG_FILE_MAX)
+			break;
 		if (c == '\n') {
 			line++;
 			comment = false;
@@ -580,6 +649,12 @@ static char *config_read_text(const char *file, char *err, size_t size)
 		snprintf(err, size, "%s: out of memory", file);
 		return NULL;
 	}
+	if (nread > CONFIG_FILE_MAX) {
+		free(text);
+		snprintf(err, size, "%s: larger than %d MiB", file,
+			 CONFIG_FILE_MAX >> 20);
+		return NULL;
+	}
 	if (depth > 0) {
 		free(text);
 		snprintf(err, size, "%s:%d: the section opened here is not "
@@ -609,11 +684,12 @@ static int config_setting_cb(cfg_t *c, cfg_opt_t *opt)
 	const struct config_setting *s = config_find(name, strlen(name));
 	const char *value = cfg_opt_getnstr(opt, 0);
 	struct config scratch, *dst = config_ctx.cfg;
-	char why[CONFIG_ERR_MAX];
+	char why[CONFIG_ERR_MAX], shown[LOG_VALUE_SIZE];
 	int ret;
 
 	if (s == NULL || value == NULL)
 		return -1;
+	log_value(shown, sizeof shown, value, strlen(value));
 	if (dst->given & CONFIG_BIT(s)) {
 		/* Checked all the same, so a file is always valid or not. */
 		memset(&scratch, 0, sizeof scratch);
@@ -625,7 +701,7 @@ static int config_setting_cb(cfg_t *c, cfg_opt_t *opt)
 	 */
 	if (s->type == CONFIG_PATH && value[0] != '/') {
 		snprintf(why, sizeof why, "%s=%s: not an absolute path",
-			 s->name, value);
+			 s->name, shown);
 		ret = -1;
 	} else {
 		ret = config_set(dst, s, value, why, sizeof why);
@@ -641,11 +717,11 @@ static int config_setting_cb(cfg_t *c, cfg_opt_t *opt)
 			names[0] = '\0';
 		names[strcspn(names, "\n")] = '\0';
 		snprintf(why, sizeof why, "scheduler=%s: no such scheduler "
-			 "(available: %.300s)", value, names);
+			 "(available: %.300s)", shown, names);
 		ret = -1;
 	}
 	if (ret != 0) {
-		cfg_error(c, "%s", why);
+		config_fail(c, why);
 		return -1;
 	}
 	if (s->type == CONFIG_PATH)
@@ -660,6 +736,7 @@ static int config_tunable_cb(cfg_t *sec, cfg_opt_t *opt)
 	const char *value = cfg_opt_getnstr(opt, 0);
 	const struct elv_tunable *t;
 	struct config_tunable *ct;
+	char shown[LOG_VALUE_SIZE], why[CONFIG_ERR_MAX];
 	long long n;
 	char *end;
 
@@ -671,14 +748,17 @@ static int config_tunable_cb(cfg_t *sec, cfg_opt_t *opt)
 	errno = 0;
 	n = strtoll(value, &end, 10);
 	if (*value == '\0' || *end != '\0' || errno != 0) {
-		cfg_error(sec, "%s: %s = %s: not a number", type->name,
-			  t->name, value);
+		snprintf(why, sizeof why, "%s: %s = %s: not a number",
+			 type->name, t->name,
+			 log_value(shown, sizeof shown, value, strlen(value)));
+		config_fail(sec, why);
 		return -1;
 	}
 	if (n < t->min || n > t->max) {
-		cfg_error(sec, "%s: %s = %lld: out of range (%" PRId64
-			  " to %" PRId64 ")", type->name, t->name, n, t->min,
-			  t->max);
+		snprintf(why, sizeof why, "%s: %s = %lld: out of range (%"
+			 PRId64 " to %" PRId64 ")", type->name, t->name, n,
+			 t->min, t->max);
+		config_fail(sec, why);
 		return -1;
 	}
 	/* The last value in the file wins. */
@@ -1019,10 +1099,11 @@ void config_print(const struct config *cfg, FILE *fp)
 	}
 }
 
-/* Text after an option of --help, from column col, wrapped at 76. */
-static void config_usage_words(FILE *fp, const char *text, size_t col)
+/* Text from column col, wrapped at 76 to column indent. */
+static void config_usage_words(FILE *fp, const char *text, size_t col,
+			       size_t indent)
 {
-	const size_t indent = 27, width = 76;
+	const size_t width = 76;
 	bool first = true;
 
 	while (*text != '\0') {
@@ -1066,9 +1147,43 @@ void config_usage(FILE *fp)
 		else
 			snprintf(text, sizeof text, "%s (default: %s)", s->help,
 				 def);
-		config_usage_words(fp, text, col);
+		config_usage_words(fp, text, col, 27);
 		fputc('\n', fp);
 	}
+}
+
+/*
+ * What SIGHUP applies at once and what waits for the next mount, from the
+ * table (tests/man-coverage.sh checks the pages' lists against it).
+ */
+void config_usage_reload(FILE *fp)
+{
+	const struct config_setting *s,
+		*end = config_settings + ARRAY_SIZE(config_settings);
+	size_t nr_mount = 0, n = 0, len = 0;
+	char *text = NULL;
+	FILE *out = open_memstream(&text, &len);
+
+	if (out == NULL)
+		return;
+	fputs("SIGHUP re-reads the configuration file: a change of ", out);
+	for (s = config_settings; s < end; s++) {
+		if (s->apply != NULL)
+			fprintf(out, "%s, ", s->name);
+		else
+			nr_mount++;
+	}
+	fputs("or a scheduler's tunables applies at once; of ", out);
+	for (s = config_settings; s < end; s++)
+		if (s->apply == NULL)
+			fprintf(out, "%s%s", ++n == 1 ? "" :
+				n == nr_mount ? " or " : ", ", s->name);
+	fputs(", at the next mount.", out);
+	if (fclose(out) == 0) {
+		config_usage_words(fp, text, 0, 0);
+		fputc('\n', fp);
+	}
+	free(text);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1086,7 +1201,8 @@ static const char *config_value_str(const struct config *cfg,
 	else if (s->type == CONFIG_BOOL)
 		snprintf(buf, size, "%s", *(const bool *)field ? "yes" : "no");
 	else
-		snprintf(buf, size, "%s", *(char *const *)field);
+		log_value(buf, size, *(char *const *)field,
+			  strlen(*(char *const *)field));
 	return buf;
 }
 
@@ -1141,8 +1257,8 @@ static void config_apply_log(struct queue *q, const struct config *next)
 
 struct config_tunable_change {
 	const struct config *cur, *next;
-	unsigned nr;
-	char what[4][96];	/* the first few, for the log */
+	unsigned failed;
+	char what[96];		/* the first failure, for the log */
 };
 
 /* Under the queue lock: what the file changed, on the active instance. */
@@ -1155,15 +1271,40 @@ static int config_reload_tunables(struct elevator_queue *eq, void *arg)
 		int64_t was = config_tunable_value(c->cur, eq->type, t);
 		int64_t now = config_tunable_value(c->next, eq->type, t);
 
-		if (was == now || elv_tunable_set(eq, t->name, now) != 0)
+		if (was == now || elv_tunable_set(eq, t->name, now) == 0)
 			continue;
-		if (c->nr < ARRAY_SIZE(c->what))
-			snprintf(c->what[c->nr], sizeof c->what[0],
-				 "%s %s %" PRId64 " -> %" PRId64,
-				 eq->type->name, t->name, was, now);
-		c->nr++;
+		if (c->failed++ == 0)
+			snprintf(c->what, sizeof c->what, "%s %s %" PRId64,
+				 eq->type->name, t->name, now);
 	}
 	return 0;
+}
+
+/*
+ * Every tunable the file changed, of every scheduler: the defaults of new
+ * instances change (config_apply_tunables), whether or not the scheduler
+ * is active; the active one's instance also takes it.
+ */
+static void config_reload_log_tunables(const struct config *cur,
+				       const struct config *next,
+				       const struct elevator_type *active)
+{
+	const struct elevator_type *type;
+
+	for (unsigned i = 0; (type = elv_nth(i)) != NULL; i++) {
+		const struct elv_tunable *t = type->tunables;
+
+		for (; t != NULL && t->name != NULL; t++) {
+			int64_t was = config_tunable_value(cur, type, t);
+			int64_t now = config_tunable_value(next, type, t);
+
+			if (was == now)
+				continue;
+			log_info("configuration reload: %s %s %" PRId64 " -> %"
+				 PRId64 "%s", type->name, t->name, was, now,
+				 type == active ? "" : " (for new instances)");
+		}
+	}
 }
 
 void config_reload_apply(struct config *cur, struct config *next,
@@ -1196,9 +1337,11 @@ void config_reload_apply(struct config *cur, struct config *next,
 		s->apply(q, next);
 		config_swap(cur, next, s);
 	}
+	config_reload_log_tunables(cur, next, queue_elevator_type(q));
 	queue_with_elevator(q, config_reload_tunables, &tc);
-	for (unsigned i = 0; i < tc.nr && i < ARRAY_SIZE(tc.what); i++)
-		log_info("configuration reload: %s", tc.what[i]);
+	if (tc.failed > 0)
+		log_err("configuration reload: %u tunables not applied to the "
+			"active scheduler, the first %s", tc.failed, tc.what);
 	swap = cur->tunables;
 	cur->tunables = next->tunables;
 	next->tunables = swap;

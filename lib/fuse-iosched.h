@@ -1,35 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * fuse-iosched internal interfaces, grouped by the file that defines them.
+ * libcore's interfaces (lib/), grouped by the file that defines them: the
+ * queue, the scheduler registry and switch, the module loader, the io
+ * object, stats, the disk models, the clock, logging and configuration.
+ * Neither FUSE nor libevent: the daemon (daemon/daemon.h) and the replay
+ * (replay/replay.h) build on this.
+ *
+ * Errors: a function returns 0 (or a count, a length) or a negative errno;
+ * one that makes a pointer returns NULL and says why in errno (or *err).
+ * Parsers of what a user wrote (config_*) return -1 and put the message,
+ * one line, in the err buffer they are given.  A lookup by name
+ * (log_level_parse, backing_io_parse) returns -1 for no such name.
  *
  * Lock order (take from left to right, never the other way):
- *   elevator switch mutex  ->  inode table mutex  ->  inode lock
- *   ->  queue lock  ->  libevent's internal base lock
+ *   elevator switch mutex  ->  queue lock
  * and the disk model's head lock  ->  queue lock (diskmodel_next),
- * and queue lock  ->  trace lock (trace_emit), libfuse's request lock
- * ->  trace lock (a FUSE interrupt of a parked trace read),
- * and the inode table mutex  ->  the fd lock (fs_fd.c; a leaf).
- * The queue lock is never held while calling into FUSE or doing I/O.
- * An inode's dio_lock is taken with no other lock held, around backing
- * I/O only (dispatch_perform, dio.c).
+ * and any lock  ->  the log lock (log.c; a leaf).
+ * The queue calls its hooks (queue_params: clock, wakeup_at, trace) under
+ * its lock: they take only locks of their own, after it.  The queue lock
+ * is never held while doing I/O.  daemon/daemon.h has the whole order.
  */
 #ifndef FUSE_IOSCHED_H
 #define FUSE_IOSCHED_H
 
-/*
- * 3.12: the API whose fuse_session_loop_mt() takes the opaque loop
- * configuration made by fuse_loop_cfg_create().  Under an older version
- * the same call reads that object as the 3.2 struct and finds a
- * max_idle_threads of 0: a session thread created and destroyed for
- * every few requests.
- */
-#define FUSE_USE_VERSION 312
-
-#include <fuse_lowlevel.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,7 +38,23 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* log.c */
+/* After detaching: syslog if to_syslog, else stderr (and, always, the
+ * ring and the log file). */
 void log_open(bool to_syslog, int max_level);
+/* -o log_file: append to path (NULL or "none": no file); 0, or -1 with
+ * one line in err.  Before the threads start. */
+int log_file_open(const char *path, char *err, size_t size);
+/* A log_file setting: "none" or an absolute path. */
+bool log_file_name_valid(const char *value);
+/* SIGHUP: reopen the log file by its name (logrotate); logged. */
+void log_file_reopen(void);
+/* Before detaching: if syslog cannot be reached, say so (once), naming
+ * the mount's ring (mountpoint/ring) as where messages still go. */
+void log_syslog_check(const char *mountpoint, const char *ring);
+/* The mount's own log (.control/log): the newest whole lines of the ring
+ * that fit in size bytes, oldest first; their length. */
+#define LOG_RING_SIZE 65536
+size_t log_ring_read(char *buf, size_t size);
 void log_set_level(int max_level);
 /* "error", "warning", "info", "debug"...: a syslog level, or -1. */
 int log_level_parse(const char *name);
@@ -53,10 +65,42 @@ void log_msg(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void log_vmsg(int level, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+/* Hold stderr's messages from now on, until log_release prints them. */
+void log_hold(void);
+void log_release(void);
+/* The last held message containing text, or NULL. */
+const char *log_held_find(const char *text);
 #define log_err(...) log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARNING, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+/*
+ * A call site that users or the I/O can repeat at will: at most a burst
+ * of lines per interval, then one line with the count left out, at the
+ * site's next message after the interval (the kernel's
+ * printk_ratelimited).  The count lives at the call site.
+ */
+struct log_ratelimit {
+	uint64_t begin_ns;	/* the interval's start; log.c's log lock */
+	unsigned printed;	/* lines in this interval */
+	unsigned missed;	/* lines left out in it */
+};
+void log_msg_ratelimited(struct log_ratelimit *rl, const char *where,
+			 int level, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+#define log_ratelimited(level, ...) do {				\
+	static struct log_ratelimit log_rl_;				\
+	log_msg_ratelimited(&log_rl_, __func__, level, __VA_ARGS__);	\
+} while (0)
+/*
+ * A value a user gave (a name written to a control file, a setting from
+ * the file) as a log line shows it: printable ASCII as it is, any other
+ * byte and the backslash as \xNN, cut to fit in size with "...(N bytes)"
+ * after it.  Returns buf; LOG_VALUE_SIZE is what callers use.  It reads
+ * at most size bytes of value, whatever len says.
+ */
+#define LOG_VALUE_SIZE 96
+const char *log_value(char *buf, size_t size, const void *value, size_t len);
 
 /* config.c: built-in defaults < the configuration file < -o options */
 #define CONFIG_FILE SYSCONF_DIR "/fuse-iosched.conf"
@@ -90,8 +134,11 @@ struct config {
 	unsigned ssd_drain_mb_per_s; /* ssd: the buffer's drain rate */
 	char *backing_io;	/* "auto", "direct" or "buffered" (backing.c) */
 	char *log;		/* log level name */
+	char *log_file;		/* "none" or an absolute path (log.c) */
+	bool overmount;		/* mount where it hides something */
 	bool foreground;
 	bool debug;
+	unsigned max_read;	/* -o max_read= (libfuse's), or 0 */
 
 	char *config_file;	/* -o config=PATH; NULL: CONFIG_FILE if any */
 	char *config_read;	/* the file actually read, or NULL */
@@ -112,6 +159,8 @@ bool config_named(const struct config *cfg, const char *name);
 int config_log_level(const struct config *cfg);
 /* The -o lines of --help, from the settings table. */
 void config_usage(FILE *fp);
+/* --help: what SIGHUP applies at once, what at the next mount. */
+void config_usage_reload(FILE *fp);
 /* One -o option: 0 ours and valid, 1 not ours, -1 invalid (err set). */
 int config_option(struct config *cfg, const char *opt, char *err,
 		  size_t size);
@@ -136,28 +185,8 @@ int config_apply_tunables(const struct config *cfg, char *err, size_t size);
 void config_print(const struct config *cfg, FILE *fp);
 void config_free(struct config *cfg);
 
-/* timer.c: the clock and the libevent loop thread serving wake-ups */
+/* clock.c: the monotonic clock, in nanoseconds */
 uint64_t clock_now_ns(void);
-struct timer;
-typedef void (*timer_fn)(void *arg);
-struct timer *timer_start(timer_fn fn, void *arg);
-void timer_arm(struct timer *t, uint64_t at_ns);
-void timer_stop(struct timer *t);
-/* Run fn(arg) on the loop thread when signal signo arrives; -errno. */
-int timer_on_signal(struct timer *t, int signo, timer_fn fn, void *arg);
-/* The loop's libevent base, for what serves on it (metrics.c). */
-struct event_base *timer_base(struct timer *t);
-/* Run fn(arg) in timer_stop, after the loop ended, before the base goes. */
-void timer_on_stop(struct timer *t, timer_fn fn, void *arg);
-
-/* metrics.c: the Prometheus endpoint, on the timer's loop */
-struct queue;
-/* "off", or HOST:PORT, [HOST]:PORT, :PORT (loopback), port 1-65535. */
-bool metrics_addr_valid(const char *addr);
-/* Bind and listen, before mounting: the socket, or -1 and err set. */
-int metrics_listen(const char *addr, char *err, size_t size);
-/* Serve /metrics on fd (taken over, closed on failure); 0 or -errno. */
-int metrics_start(struct timer *t, int fd, struct queue *q);
 
 /* stats.c: per direction, updated under the queue lock */
 /*
@@ -222,16 +251,7 @@ void stats_hist_add(struct stats_hist *h, uint64_t ns);
 uint64_t stats_percentile_us(const struct stats_hist *h, unsigned pct);
 int stats_format(const struct stats *s, char *buf, size_t size);
 
-/* sectormap.c: file offset -> device sector */
-struct sectormap;
-struct sectormap *sectormap_new(dev_t dev, ino_t ino);
-void sectormap_free(struct sectormap *m);
-/* The sector of byte off of the file open as fd; never fails. */
-uint64_t sectormap_lookup(struct sectormap *m, int fd, uint64_t off);
-/* The layout of [off, off + len) may have changed; len 0 means "to end". */
-void sectormap_invalidate(struct sectormap *m, uint64_t off, uint64_t len);
-
-/* backing.c: the backing_io modes, direct I/O alignment, the device */
+/* backing_io.c: the backing_io setting's modes */
 enum backing_io {
 	BACKING_IO_AUTO,	/* the backing descriptor follows the opener */
 	BACKING_IO_DIRECT,	/* always O_DIRECT */
@@ -241,258 +261,19 @@ enum backing_io {
 int backing_io_parse(const char *name);
 bool backing_io_name_valid(const char *name);
 const char *backing_io_name(enum backing_io mode);
-struct fs;
-/*
- * Make the backing descriptor fd, just opened for open_flags, direct if
- * the mode says so.  Returns the alignment its I/O needs, or 0 if it stays
- * buffered (the mode, or a backing fs without O_DIRECT: logged once per
- * mount, never an error).
- */
-unsigned backing_open(struct fs *fs, int fd, int open_flags);
-/* .control/backing_device's content; length or -errno. */
-int backing_device_show(struct fs *fs, char *buf, size_t size);
 
-/* fs_inode.c: the inode table; a fuse_ino_t is a struct inode pointer */
-struct inode {
-	/* O_PATH descriptor of the backing inode, held for a bounded set of
-	 * inodes (fs_fd.c); use it only between fs_fd_get and fs_fd_put. */
-	int fd;			/* fd lock: -1 while closed */
-	unsigned fd_users;	/* fd lock: uses in progress pin fd */
-	struct inode *lru_prev, *lru_next;	/* fd lock: NULL if unlisted */
-	struct file_handle *handle;	/* immutable; NULL: reach by name */
-	struct inode *parent;	/* table mutex; NULL for the root */
-	char *name;		/* table mutex: its name in parent */
-	dev_t dev;		/* immutable */
-	ino_t ino;		/* immutable */
-	mode_t type;		/* S_IFMT bits, immutable */
-	uint64_t nlookup;	/* table mutex: the kernel's lookups, and one
-				 * per inode that has this one as parent */
-	struct sectormap *smap;	/* its own lock */
+/* metrics_addr.c: the metrics setting's address */
+#define METRICS_ADDR_HOST_MAX 256
+/* "off", or HOST:PORT, [HOST]:PORT, :PORT (loopback), port 1-65535. */
+bool metrics_addr_valid(const char *addr);
+/* Split addr into host (METRICS_ADDR_HOST_MAX bytes; empty: loopback) and
+ * port (6 bytes); false if it is not HOST:PORT, [HOST]:PORT or :PORT. */
+bool metrics_addr_split(const char *addr, char *host, char *port);
 
-	pthread_mutex_t lock;	/* protects the write accounting below */
-	pthread_cond_t writes_done;
-	unsigned writes_pending[2];	/* per epoch; see fs_inode_wait_writes */
-	unsigned write_epoch;
-	pthread_mutex_t fsync_lock;	/* serializes write waits */
-	bool write_failed;	/* inode lock: a writeback write failed; its
-				 * pages are dropped at fsync or flush */
-	/*
-	 * Once a direct descriptor of the inode has been opened (dio_used,
-	 * set once, read without a lock), every write to it holds dio_lock:
-	 * shared, or exclusive for a read-modify-write of a partial block
-	 * (dio.c), so that no write lands between its read and its write.
-	 */
-	int dio_used;
-	pthread_rwlock_t dio_lock;
-	int writers;		/* atomic: open files with write access */
-};
-
-/* struct fs is the FUSE userdata; fuse_req_userdata(req) returns it. */
-struct fs {
-	struct config *cfg;
-	int root_fd;		/* O_PATH fd of BACKING */
-	struct inode root;	/* FUSE_ROOT_ID */
-	uid_t owner_uid;	/* who mounted: may write .control */
-	gid_t owner_gid;
-	bool as_root;		/* act with callers' credentials on create */
-	bool dont_mask;		/* the kernel leaves the umask to us */
-	struct queue *queue;
-	struct dispatch *dispatch;
-	struct timer *timer;
-	struct fuse_session *se;
-	double timeout;		/* attribute and entry cache seconds */
-	enum backing_io backing_io;	/* from cfg, immutable */
-	int dio_refused;	/* O_DIRECT refusal logged; atomic */
-};
-
-static inline struct fs *fs_of(fuse_req_t req)
-{
-	return fuse_req_userdata(req);
-}
-
-struct inode *fs_inode(fuse_req_t req, fuse_ino_t ino);
-int fs_inode_table_init(struct fs *fs);
-void fs_inode_table_destroy(struct fs *fs);
-/* A write to inode was queued (returns the epoch to pass back) / done. */
-unsigned fs_inode_write_begin(struct inode *inode);
-void fs_inode_write_end(struct inode *inode, unsigned epoch);
-/* Wait until every write begun before this call has ended. */
-void fs_inode_wait_writes(struct inode *inode);
-/* A writeback write of the backing fd up to byte end failed with err
- * (the kernel reports it): keep the size the kernel counts. */
-void fs_inode_write_failed(struct fs *fs, struct inode *inode, int fd,
-			   uint64_t end, int err);
-/* fs_inode_wait_writes, then drop the kernel's pages if a writeback
- * failed since the last call. */
-void fs_inode_wait_writes_drop(struct fs *fs, struct inode *inode);
-/* A file of inode opened with open_flags was opened (n 1) or released
- * (n -1): count it if it may write. */
-void fs_inode_writers_add(struct fs *fs, struct inode *inode, int open_flags,
-			  int n);
-/* May the kernel's page cache hold data of inode that BACKING lacks? */
-bool fs_inode_may_be_dirty(struct inode *inode);
-/* Make st, the backing file's, what the mount shows for inode. */
-void fs_inode_attr(struct inode *inode, struct stat *st);
-
-/* fs_fd.c: inode descriptors, at most a number the limit allows */
-/* Raise RLIMIT_NOFILE and size the set; after fs->root_fd is open. */
-void fs_fd_init(struct fs *fs);
-/* Log the limits and how inodes are reached again. */
-void fs_fd_report(void);
-void fs_fd_exit(void);
-/* inode's descriptor, pinned until fs_fd_put; or -errno (ESTALE: gone). */
-int fs_fd_get(struct inode *inode);
-void fs_fd_put(struct inode *inode);
-/* A new inode's first descriptor; call under the inode table mutex. */
-void fs_fd_adopt(struct inode *inode, int fd);
-/* A file handle of fd's inode, or NULL when it cannot be reopened so. */
-struct file_handle *fs_fd_handle(int fd);
-/* The inode is being freed: close and drop what fs_fd.c holds. */
-void fs_fd_forget(struct inode *inode);
-
-/* fs_*.c: shared by the filesystem files */
-#define FS_PROC_PATH_MAX 32	/* "/proc/self/fd/" and an int */
-struct fs_cred {		/* a thread's credentials, saved to restore */
-	bool switched;
-	int nr_groups;		/* the thread's own supplementary groups */
-	gid_t *groups;
-};
-/* fs_inode.c */
-int fs_inode_entry(fuse_req_t req, struct inode *parent, const char *name,
-		   struct fuse_entry_param *e);
-void fs_inode_unref(struct inode *inode, uint64_t n);
-/* "/proc/self/fd/N" of a descriptor from fs_fd_get. */
-void fs_inode_proc_path(int fd, char *buf);
-/* Open inode's backing inode with flags; -1 and errno. */
-int fs_inode_reopen(struct inode *inode, int flags);
-/* Open inode through its parent's descriptor and name; fd or -errno. */
-int fs_inode_reopen_by_name(struct inode *inode);
-/* parent/name was renamed to newparent/newname: follow it. */
-void fs_inode_renamed(struct inode *newparent, int newparent_fd,
-		      const char *newname);
-bool fs_inode_is_control_name(fuse_ino_t parent, const char *name);
-int fs_inode_cred_enter(fuse_req_t req, struct fs_cred *saved);
-void fs_inode_cred_leave(struct fs_cred *saved);
-/* The mode to create a child of the directory open as dfd (O_PATH) with,
- * from the mode the kernel sent. */
-mode_t fs_inode_create_mode(fuse_req_t req, int dfd, mode_t mode);
-void fs_inode_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
-void fs_inode_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup);
-void fs_inode_forget_multi(fuse_req_t req, size_t count,
-			   struct fuse_forget_data *forgets);
-/* fs_dir.c */
-void fs_dir_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
-		  mode_t mode, dev_t rdev);
-void fs_dir_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
-		  mode_t mode);
-void fs_dir_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
-		    const char *name);
-void fs_dir_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent,
-		 const char *name);
-void fs_dir_unlink(fuse_req_t req, fuse_ino_t parent, const char *name);
-void fs_dir_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name);
-void fs_dir_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
-		   fuse_ino_t newparent, const char *newname,
-		   unsigned int flags);
-void fs_dir_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
-void fs_dir_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		    struct fuse_file_info *fi);
-void fs_dir_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
-			off_t off, struct fuse_file_info *fi);
-void fs_dir_releasedir(fuse_req_t req, fuse_ino_t ino,
-		       struct fuse_file_info *fi);
-/* After the session has ended: close the directories still open. */
-void fs_dir_close_all(void);
-void fs_dir_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
-		     struct fuse_file_info *fi);
-/*
- * fs_file.c.  A file's fi->fh holds its backing descriptor in the low 32
- * bits and, above them, the alignment its direct I/O needs (0: buffered):
- * the read and write paths learn both without a lookup or a syscall.
- */
-static inline int fs_file_fd(uint64_t fh)
-{
-	return (int)(uint32_t)fh;
-}
-static inline unsigned fs_file_dio_align(uint64_t fh)
-{
-	return (unsigned)(fh >> 32);
-}
-void fs_file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
-void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
-		    mode_t mode, struct fuse_file_info *fi);
-void fs_file_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		  struct fuse_file_info *fi);
-void fs_file_write_buf(fuse_req_t req, fuse_ino_t ino,
-		       struct fuse_bufvec *in, off_t off,
-		       struct fuse_file_info *fi);
-void fs_file_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
-void fs_file_release(fuse_req_t req, fuse_ino_t ino,
-		     struct fuse_file_info *fi);
-void fs_file_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
-		   struct fuse_file_info *fi);
-void fs_file_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
-		       off_t len, struct fuse_file_info *fi);
-void fs_file_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
-		   struct fuse_file_info *fi);
-void fs_file_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
-			     struct fuse_file_info *fi_in, fuse_ino_t ino_out,
-			     off_t off_out, struct fuse_file_info *fi_out,
-			     size_t len, int flags);
-/* fs_attr.c */
-void fs_attr_getattr(fuse_req_t req, fuse_ino_t ino,
-		     struct fuse_file_info *fi);
-void fs_attr_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
-		     int to_set, struct fuse_file_info *fi);
-void fs_attr_readlink(fuse_req_t req, fuse_ino_t ino);
-void fs_attr_statfs(fuse_req_t req, fuse_ino_t ino);
-/* fs_xattr.c */
-void fs_xattr_set(fuse_req_t req, fuse_ino_t ino, const char *name,
-		  const char *value, size_t size, int flags);
-void fs_xattr_get(fuse_req_t req, fuse_ino_t ino, const char *name,
-		  size_t size);
-void fs_xattr_list(fuse_req_t req, fuse_ino_t ino, size_t size);
-void fs_xattr_remove(fuse_req_t req, fuse_ino_t ino, const char *name);
-
-/* fs_ops.c: the lowlevel operations table */
-extern const struct fuse_lowlevel_ops fs_ops;
-
-/* control.c: the virtual .control directory */
-#define CONTROL_NAME ".control"
-bool control_is_ino(fuse_ino_t ino);
-/* Handles lookup of ".control" in the root and of any name inside it. */
-bool control_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
-/* Every op below replies itself. */
-void control_getattr(fuse_req_t req, fuse_ino_t ino);
-void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
-void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		  struct fuse_file_info *fi);
-void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
-		   size_t size, off_t off, struct fuse_file_info *fi);
-void control_release(fuse_req_t req, fuse_ino_t ino,
-		     struct fuse_file_info *fi);
-void control_opendir(fuse_req_t req, fuse_ino_t ino,
-		     struct fuse_file_info *fi);
-void control_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		     struct fuse_file_info *fi, bool plus);
-void control_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
-		     int to_set, struct fuse_file_info *fi);
-/* After the session has ended: free the files whose release never came. */
-void control_close_all(void);
-/* Any other operation on a control inode gets this errno. */
-#define CONTROL_EPERM EPERM
-/*
- * The number parser of nr_requests and iosched/ writes: decimal, at most
- * max, then only blanks and newlines; 0 or -EINVAL.  Exported for the
- * fuzzer (fuzz/fuzz_number.c).
- */
-int control_parse_number(const char *buf, size_t len, uint64_t max,
-			 uint64_t *value);
-
-/* request.c: struct io, one queued unit of I/O and its FUSE requests */
+/* io.c: struct io, one queued unit of I/O, and its parts */
 struct io_part {
 	struct io_part *next;
-	fuse_req_t req;		/* NULL in unit tests */
+	void *req;		/* the daemon's fuse_req_t; NULL elsewhere */
 	void *buf;		/* read destination or write data */
 	sem_t *lender;		/* non-NULL: buf is lent; post when done */
 	size_t len;
@@ -504,7 +285,7 @@ struct io_part {
 
 struct io {
 	struct elv_request rq;	/* the scheduler's view */
-	struct inode *inode;	/* NULL in unit tests */
+	struct inode *inode;	/* the daemon's; NULL elsewhere */
 	int fd;			/* backing fd (not owned) */
 	/* fd is O_DIRECT and needs this alignment (0: buffered fd); an
 	 * unaligned direct io goes through a bounce buffer (dio.c). */
@@ -517,6 +298,11 @@ struct io {
 	void (*end)(struct io *io);	/* called once, after completion */
 };
 
+/* Set up io with its one part p (both zeroed) for len bytes at off of
+ * file, without a buffer or a descriptor (fd -1): the way to build an io
+ * whose memory the caller holds (the replay's pools, the unit tests). */
+void io_init(struct io *io, struct io_part *p, enum elv_dir dir,
+	     uint64_t file, uint64_t off, size_t len);
 /* Allocate an io of one part, with its buffer for a read. */
 struct io *io_new(enum elv_dir dir, uint64_t file, int fd,
 		  unsigned dio_align, uint64_t off, size_t len);
@@ -525,61 +311,9 @@ struct io *io_new(enum elv_dir dir, uint64_t file, int fd,
 void *io_alloc_buf(const struct io *io, size_t len);
 void io_free_buf(const struct io *io, void *buf);
 void io_free(struct io *io);
-/* Fill pid, ioprio and sync from the FUSE request and open flags. */
-void io_set_origin(struct io *io, fuse_req_t req, int open_flags);
-/* The read/write paths of the filesystem.  Both reply themselves. */
-void io_submit_read(fuse_req_t req, struct inode *inode, uint64_t fh,
-		    size_t size, off_t off, int open_flags);
-void io_submit_write(fuse_req_t req, struct inode *inode, uint64_t fh,
-		     struct fuse_bufvec *in, off_t off, int open_flags);
-
-/*
- * dio.c: performing a direct io.  Results go to each part, as
- * dispatch_perform's do.
- */
-void dio_perform(struct io *io);
-/* trace.c: request events streamed to readers of .control/trace */
-/* Open readers; the hot path's only cost when there are none. */
-extern atomic_uint trace_nr_readers;
-static inline bool trace_on(void)
-{
-	return atomic_load_explicit(&trace_nr_readers,
-				    memory_order_relaxed) != 0;
-}
-/* Record an event ('Q', 'M', 'F', 'D', 'C') of rq for every reader. */
-void trace_emit(char action, const struct elv_request *rq, uint64_t now_ns,
-		uint64_t wait_ns, uint64_t service_ns);
-static inline void trace_rq(char action, const struct elv_request *rq,
-			    uint64_t now_ns, uint64_t wait_ns,
-			    uint64_t service_ns)
-{
-	if (trace_on())
-		trace_emit(action, rq, now_ns, wait_ns, service_ns);
-}
-/* Remember pid's process name while it still exists. */
-void trace_note_pid(pid_t pid);
-struct trace_reader;
-/* A new reader, seeing events from now on; the first starts the trace
- * thread.  0, or -errno (ENOMEM, or the thread's, ESHUTDOWN if stopped). */
-int trace_open(struct trace_reader **rp);
-/* Answers req now or, with nothing to read yet, later. */
-void trace_read(struct trace_reader *r, fuse_req_t req, size_t size);
-void trace_release(struct trace_reader *r);
-/* Times count from start_ns; watch mountpoint (NULL: none). */
-void trace_start(const char *mountpoint, uint64_t start_ns);
-/* End of file for every reader, now and later. */
-void trace_stop(void);
-
-/* ioprio.c: the I/O priority of a process, as ionice(1) sets it */
-int ioprio_of_pid(pid_t pid);
-/*
- * Give the calling thread the I/O priority prio (IOSCHED_IOPRIO) for its
- * backing syscalls; ioprio_pass_end() gives it back its own.  No system
- * call when it has that priority already.
- */
-void ioprio_pass(int prio);
-void ioprio_pass_end(void);
-
+/* Give each part its result from done bytes moved and the positive errno
+ * that stopped the transfer (0: end of file), in order. */
+void io_spread(struct io *io, size_t done, int err);
 /* queue.c: the request queue */
 typedef uint64_t (*queue_clock_fn)(void *arg);
 struct queue_params {
@@ -589,6 +323,16 @@ struct queue_params {
 	/* The scheduler asked to be called at at_ns (timer or test). */
 	void (*wakeup_at)(void *arg, uint64_t at_ns);
 	void *wakeup_arg;
+	/*
+	 * Request events ('Q' queued, 'M' and 'F' back and front merged,
+	 * 'D' dispatched, 'C' completed, with its wait and service times and
+	 * error: 0, or the first part's -errno), called under the queue
+	 * lock; NULL: none.  The daemon's trace.
+	 */
+	void (*trace)(void *arg, char action, const struct elv_request *rq,
+		      uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns,
+		      int error);
+	void *trace_arg;
 	/* An io emptied by a merge; NULL: free().  The replay's pool. */
 	void (*free_shell)(void *arg, struct io *io);
 	void *free_shell_arg;
@@ -626,6 +370,12 @@ bool queue_submit_idle(struct queue *q, struct io *io, struct io **next);
 void queue_done(struct queue *q, struct io *io);
 /* The timer fired: a scheduler wake-up is due. */
 void queue_kick(struct queue *q);
+/*
+ * Process pid has exited: tell the scheduler (its exit_process hook,
+ * called under the queue lock), then let a worker dispatch what it may
+ * no longer hold back for pid.  For the daemon, once it sees an exit.
+ */
+void queue_process_exited(struct queue *q, pid_t pid);
 /* Make queue_next return NULL once nothing is queued or in flight. */
 void queue_stop(struct queue *q);
 /* Freeze: new submitters wait, and wait until nothing is queued or in
@@ -660,10 +410,14 @@ const struct elevator_type *elv_find(const char *name);
 const struct elevator_type *elv_nth(unsigned i);
 /* Find name, loading NAME.so from the module directory if needed. */
 const struct elevator_type *elv_get(const char *name);
-/* "noop [deadline] ...\n" */
+/* "noop [deadline] ... kyber\n": the registered ones, then the modules
+ * a switch would load now (module_foreach_file); length or -ENOSPC. */
 int elv_show(struct queue *q, char *buf, size_t size);
-/* Parse a user's write ("cfq\n") and switch; 0 or -errno. */
-int elv_store(struct queue *q, const char *buf, size_t len);
+/* Switch to the scheduler named exactly by buf (control.c strips a
+ * user's write first); 0, or -errno and why in a few words (a failed
+ * switch logs its own reason; why stays as it was). */
+int elv_store(struct queue *q, const char *buf, size_t len, char *why,
+	      size_t size);
 int elv_switch(struct queue *q, const struct elevator_type *type);
 /* Bind an instance: allocate data, set tunable defaults, init. */
 struct elevator_queue *elv_alloc(const struct elevator_type *type,
@@ -691,6 +445,8 @@ void module_set_dir(const char *dir);
 void module_load_all(void);
 /* Load dir/NAME.so and register it; 0 or -errno (logged). */
 int module_load(const char *name);
+/* fn(NAME) for every NAME.so a switch may load now; nothing logged. */
+void module_foreach_file(void (*fn)(const char *name, void *arg), void *arg);
 void module_unload_all(void);
 
 /* diskmodel.c: a disk's service time (hdd or ssd), charged at dispatch */
@@ -743,128 +499,5 @@ struct io *diskmodel_next(struct diskmodel *dm, struct queue *q,
 			  uint64_t *end_ns);
 /* Sleep until end_ns on clock_now_ns()'s clock, if it is still ahead. */
 void diskmodel_wait(uint64_t end_ns);
-
-/* dispatch.c: the worker pool that performs I/O */
-/* dm: NULL, or a disk model the pool takes over (and frees). */
-struct dispatch *dispatch_start(struct queue *q, unsigned threads,
-				struct diskmodel *dm);
-/* Call after queue_stop: joins the workers. */
-void dispatch_stop(struct dispatch *d);
-/* Perform io's syscall and set each part's result; no FUSE. */
-void dispatch_perform(struct io *io);
-/* Give each part its result from done bytes moved and the positive errno
- * that stopped the transfer (0: end of file), in order (dio.c too). */
-void dispatch_spread(struct io *io, size_t done, int err);
-/* Queue io; the calling thread performs what the elevator sends at once. */
-void dispatch_submit(struct dispatch *d, struct io *io);
-/*
- * The same for an io whose data is lent by the calling thread, which will
- * wait for it: only onto an idle queue without a disk model, so that the
- * wait is one service (or a scheduler's idle window), never a backlog.
- * false: nothing done.
- */
-bool dispatch_submit_lent(struct dispatch *d, struct io *io);
-
-/* replay_parse.c: traces for fuse-iosched-replay; -1 with a message */
-struct replay_rq {
-	uint64_t time_ns;	/* issue time, from the trace's first */
-	uint64_t abs_ns;	/* issue time as recorded */
-	uint64_t think_ns;	/* closed loop: after the previous completed */
-	uint64_t sector;
-	uint64_t seq;		/* position in the file */
-	uint32_t nr_sectors;
-	uint32_t proc;		/* index into procs */
-	bool write;
-	bool sync;
-	bool sync_write;	/* O_SYNC, O_DSYNC, O_DIRECT: the kernel's WS */
-};
-/* A dispatch of our own format, with the times its C reported. */
-struct replay_disp {
-	uint64_t d_ns;		/* dispatch time, from the trace's first */
-	uint64_t service_ns;	/* D to C, or UINT64_MAX if unknown */
-	uint64_t wait_ns;	/* Q to D (C's wait), or UINT64_MAX */
-	uint64_t sector;
-	uint32_t nr_sectors;
-	bool write;
-};
-struct replay_trace {
-	struct replay_rq *rq;	/* in issue order */
-	size_t nr, cap;
-	uint64_t span_ns;	/* the first issue to the last event */
-	struct replay_disp *disp;	/* in dispatch order */
-	size_t nr_disp, cap_disp;
-	int64_t *procs;		/* process keys: pids, or MSR host+disk */
-	uint32_t nr_procs;
-	const char *format;	/* as named or detected */
-};
-/* "auto", "fuse-iosched", "blkparse" or "msr". */
-bool replay_format_valid(const char *name);
-int replay_parse(const char *path, const char *format,
-		 struct replay_trace *t, char *err, size_t size);
-void replay_trace_free(struct replay_trace *t);
-
-/* replay_sim.c: one trace through one scheduler, in simulated time */
-enum replay_lag {
-	REPLAY_LAG_HEAD,
-	REPLAY_LAG_ARRIVAL,
-};
-enum replay_model {
-	REPLAY_MODEL_NONE,	/* transfer time only, one io at a time */
-	REPLAY_MODEL_HDD,
-	REPLAY_MODEL_SSD,
-};
-struct replay_opts {
-	bool closed_loop;
-	bool time_based;	/* closed loop: for a duration, fio-like */
-	uint64_t duration_ns;	/* time-based: 0 is the recorded span */
-	enum replay_model model;
-	unsigned seek_ms, rpm, mb_per_s;	/* hdd; none: mb_per_s */
-	struct diskmodel_ssd ssd;
-	unsigned nr_requests;	/* per direction, as the mount's */
-	unsigned threads;	/* ios in flight: the mount's workers */
-	/* Host time from service end to completion, reads and writes. */
-	uint64_t overhead_ns[2];
-	/*
-	 * Host time from "the device may take an io" to its start: when
-	 * the head frees with ios queued (lag_ns[REPLAY_LAG_HEAD]), when an
-	 * io arrives at an idle device (REPLAY_LAG_ARRIVAL).
-	 */
-	uint64_t lag_ns[2];
-	/*
-	 * The values behind those medians, as a trace of ours recorded them
-	 * request by request, used in turn (none: the median every time).
-	 */
-	struct replay_host_seq {
-		uint64_t *v;
-		size_t n;
-	} overhead_seq[2], lag_seq[2];
-	bool cost;		/* time the scheduler's hooks */
-	bool plot;		/* fill replay_result's buckets */
-	/* Tunables to set, "name=value", and how many. */
-	char **tunables;
-	unsigned nr_tunables;
-};
-struct replay_result {
-	uint64_t requests, merges, bytes;
-	uint64_t start_ns, end_ns;	/* first issue, last completion */
-	uint64_t *lat[2];		/* per direction, sorted */
-	size_t nr_lat[2];
-	double jain;
-	double cost_ns;			/* per request, with opts->cost */
-	/* Completed bytes per time bucket, with opts->plot. */
-	uint64_t *buckets;
-	size_t nr_buckets;
-	uint64_t bucket_ns;
-};
-/* 0, or -1 with err set (an unknown tunable, a failing scheduler). */
-int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
-	       const struct replay_opts *o, struct replay_result *res,
-	       char *err, size_t size);
-void replay_result_free(struct replay_result *res);
-/* The mount's host times from a trace of ours (0 from other traces): the
- * service time beyond the model's, per direction (overhead_ns), and the
- * delay before the device starts an io it could start (lag_ns). */
-void replay_host_times(const struct replay_trace *t, struct replay_opts *o);
-void replay_host_times_free(struct replay_opts *o);
 
 #endif /* FUSE_IOSCHED_H */

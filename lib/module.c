@@ -3,16 +3,17 @@
  * Scheduler modules: NAME.so files in the module directory, each exporting
  * one function, IOSCHED_ELEVATOR_SYMBOL, that returns its struct
  * elevator_type.  A module is checked before it is registered: the ABI
- * version must be ours, the structure at least as large as ABI 2.0's, the
- * required methods present, the name well formed and equal to the file's,
- * and the tunable table consistent.  Before that, the file and its
- * directory must be safe to run code from (module_trusted).  A refused
- * module is closed again and leaves one log line naming the file and the
- * reason.
+ * version must be ours (a module of ABI 2, whose structure nested its
+ * hooks, is refused with both versions named), the structure at least as
+ * large as ABI 3.0's, the required hooks present, the name well formed and
+ * equal to the file's, and the tunable table consistent.  Before that, the
+ * file and its directory must be safe to run code from (module_trusted).
+ * A refused module is closed again and leaves one log line naming the file
+ * and the reason.
  *
  * The registry holds a copy of the module's structure: the first
  * struct_size bytes we know, the rest zeroed (nbdkit's policy), so that a
- * module built against an older 2.x header, whose structure ends earlier,
+ * module built against an older 3.x header, whose structure ends earlier,
  * has the newer optional hooks absent, and one built against a newer
  * header has only the part this daemon understands read.
  *
@@ -35,10 +36,10 @@
 
 #define MODULE_NAME_MAX 31
 
-/* The size of struct elevator_type in ABI 2.0: up to its tunables. */
+/* The size of struct elevator_type in ABI 3.0: up to exit_process. */
 #define MODULE_TYPE_MIN_SIZE \
-	(offsetof(struct elevator_type, tunables) + \
-	 sizeof(((struct elevator_type *)0)->tunables))
+	(offsetof(struct elevator_type, exit_process) + \
+	 sizeof(((struct elevator_type *)0)->exit_process))
 
 struct module {
 	struct module *next;
@@ -190,9 +191,9 @@ static int module_check(const struct elevator_type *type, const char *name,
 			 (size_t)MODULE_TYPE_MIN_SIZE);
 		return -ENOEXEC;
 	}
-	if (type->ops.add_request == NULL || type->ops.dispatch == NULL ||
-	    type->ops.has_work == NULL) {
-		snprintf(why, size, "a required method is missing "
+	if (type->add_request == NULL || type->dispatch == NULL ||
+	    type->has_work == NULL) {
+		snprintf(why, size, "a required hook is missing "
 			 "(add_request, dispatch and has_work are required)");
 		return -EINVAL;
 	}
@@ -268,8 +269,12 @@ static int module_do_load(const char *name)
 	int error;
 
 	if (!module_name_ok(name)) {
-		log_warn("scheduler name \"%.40s\" is not valid "
-			 "(want [a-z0-9_-]{1,%d})", name, MODULE_NAME_MAX);
+		char shown[LOG_VALUE_SIZE];
+
+		log_warn("scheduler name \"%s\" is not valid "
+			 "(want [a-z0-9_-]{1,%d})",
+			 log_value(shown, sizeof shown, name, strlen(name)),
+			 MODULE_NAME_MAX);
 		return -EINVAL;
 	}
 	if ((size_t)snprintf(path, sizeof path, "%s/%s.so", module_get_dir(),
@@ -280,7 +285,9 @@ static int module_do_load(const char *name)
 	}
 	if (stat(path, &st) != 0) {
 		error = errno;
-		log_warn("module %s: %s", path, strerror(error));
+		/* A missing one: the caller says what that means, once. */
+		log_msg(error == ENOENT ? LOG_DEBUG : LOG_WARNING,
+			"module %s: %s", path, strerror(error));
 		return -error;
 	}
 	if (!module_trusted(path, why, sizeof why)) {
@@ -314,6 +321,8 @@ static int module_do_load(const char *name)
 	    type->struct_size >= MODULE_TYPE_MIN_SIZE) {
 		memcpy(&m->type, type, type->struct_size < sizeof m->type ?
 		       type->struct_size : sizeof m->type);
+		/* The copy is of our size: what we do not know is NULL. */
+		m->type.struct_size = sizeof m->type;
 		type = &m->type;
 	}
 	error = module_check(type, name, why, sizeof why);
@@ -356,6 +365,35 @@ static int module_filter(const struct dirent *d)
 	size_t len = strlen(d->d_name);
 
 	return len > 3 && strcmp(d->d_name + len - 3, ".so") == 0;
+}
+
+/*
+ * Call fn for the name of every NAME.so of the directory that a switch
+ * may load (a valid name, the directory trusted), in name order, as
+ * module_load_all reads them.  Quiet: any reader of .control/scheduler
+ * comes here, and a refused directory is logged where it is loaded from.
+ */
+void module_foreach_file(void (*fn)(const char *name, void *arg), void *arg)
+{
+	struct dirent **names;
+	char name[NAME_MAX + 1], why[128];
+	int i, n = -1;
+
+	pthread_mutex_lock(&module_lock);
+	if (module_trusted(module_get_dir(), why, sizeof why))
+		n = scandir(module_get_dir(), &names, module_filter, alphasort);
+	pthread_mutex_unlock(&module_lock);
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(names[i]->d_name) - 3;
+
+		memcpy(name, names[i]->d_name, len);
+		name[len] = '\0';
+		if (module_name_ok(name))
+			fn(name, arg);
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
 }
 
 /*

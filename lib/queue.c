@@ -114,12 +114,33 @@ queue_host_log(struct elevator_queue *eq, enum elv_log_level level,
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
-	log_msg((int)level, "%s: %s", eq->type->name, line);
+	/* A module may log from every request: all but debug are limited. */
+	if (level >= ELV_LOG_DEBUG)
+		log_msg((int)level, "%s: %s", eq->type->name, line);
+	else
+		log_ratelimited((int)level, "%s: %s", eq->type->name, line);
+}
+
+/*
+ * Groups are not told apart yet: every request is of the root group, the
+ * only one named.
+ */
+static int queue_host_cgroup_path(struct elevator_queue *eq, uint64_t cgroup,
+				  char *buf, size_t len)
+{
+	if (cgroup != 0)
+		return -ENOENT;
+	if (len < 2)
+		return -ERANGE;
+	memcpy(buf, "/", 2);
+	return 1;
 }
 
 static const struct elevator_host queue_host = {
+	.struct_size = sizeof(struct elevator_host),
 	.wakeup_at = queue_host_wakeup_at,
 	.log = queue_host_log,
+	.cgroup_path = queue_host_cgroup_path,
 };
 
 struct elevator_queue *queue_alloc_elevator(struct queue *q,
@@ -185,7 +206,8 @@ static void queue_hash_del(struct queue *q, struct io *io)
 static bool queue_can_merge(const struct io *a, const struct io *b)
 {
 	return a != b && a->rq.file == b->rq.file && a->rq.dir == b->rq.dir &&
-	       a->fd == b->fd && a->dio_align == b->dio_align &&
+	       a->rq.cgroup == b->rq.cgroup && a->fd == b->fd &&
+	       a->dio_align == b->dio_align &&
 	       !a->dio_unaligned && !b->dio_unaligned &&
 	       a->rq.offset + a->rq.bytes == b->rq.offset &&
 	       a->rq.nr_sectors + b->rq.nr_sectors <= IOSCHED_MAX_SECTORS &&
@@ -204,7 +226,7 @@ static bool queue_can_merge(const struct io *a, const struct io *b)
 static struct io *queue_find_merge(struct queue *q, struct io *io,
 				   enum queue_hash which, enum elv_merge type)
 {
-	const struct elevator_ops *ops = &q->eq->type->ops;
+	const struct elevator_type *et = q->eq->type;
 	uint64_t at = which == QUEUE_BY_END ? io->rq.offset :
 		io->rq.offset + io->rq.bytes;
 	struct io *c, *first, *second;
@@ -217,8 +239,8 @@ static struct io *queue_find_merge(struct queue *q, struct io *io,
 			continue;
 		if (type == ELV_FRONT_MERGE)
 			first = c, second = io;
-		if (ops->allow_merge == NULL ||
-		    ops->allow_merge(q->eq, &first->rq, &second->rq, type))
+		if (et->allow_merge == NULL ||
+		    et->allow_merge(q->eq, &first->rq, &second->rq, type))
 			return c;
 	}
 	return NULL;
@@ -257,12 +279,22 @@ static void queue_join(struct io *dst, struct io *src, bool front)
 	src->nr_parts = 0;
 }
 
-/* The clock is read only for a reader: merges are on the hot path. */
+/* Report an event of rq to the queue's trace hook, if it has one. */
+static void queue_trace(struct queue *q, char action,
+			const struct elv_request *rq, uint64_t now_ns,
+			uint64_t wait_ns, uint64_t service_ns, int error)
+{
+	if (q->p.trace != NULL)
+		q->p.trace(q->p.trace_arg, action, rq, now_ns, wait_ns,
+			   service_ns, error);
+}
+
+/* The clock is read only with a hook: merges are on the hot path. */
 static void queue_trace_merge(struct queue *q, char action,
 			      const struct io *io)
 {
-	if (trace_on())
-		trace_emit(action, &io->rq, queue_now(q), 0, 0);
+	if (q->p.trace != NULL)
+		queue_trace(q, action, &io->rq, queue_now(q), 0, 0, 0);
 }
 
 /* Free the shell of an io whose parts now belong to another. */
@@ -278,11 +310,11 @@ static void queue_free_shell(struct queue *q, struct io *io)
 static void do_queue_merge_requests(struct queue *q, struct io *a,
 				    struct io *b)
 {
-	const struct elevator_ops *ops = &q->eq->type->ops;
+	const struct elevator_type *et = q->eq->type;
 
 	queue_hash_del(q, a);
 	queue_hash_del(q, b);
-	ops->merged_requests(q->eq, &a->rq, &b->rq);
+	et->merged_requests(q->eq, &a->rq, &b->rq);
 	queue_trace_merge(q, 'M', b);
 	queue_join(a, b, false);
 	queue_hash_add(q, a);
@@ -301,7 +333,7 @@ static void do_queue_merge_requests(struct queue *q, struct io *a,
  */
 static bool do_queue_try_merge(struct queue *q, struct io *io)
 {
-	const struct elevator_ops *ops = &q->eq->type->ops;
+	const struct elevator_type *et = q->eq->type;
 	struct io *found, *prev, *next;
 	enum elv_merge type = ELV_BACK_MERGE;
 
@@ -316,13 +348,13 @@ static bool do_queue_try_merge(struct queue *q, struct io *io)
 	queue_hash_del(q, found);
 	queue_join(found, io, type == ELV_FRONT_MERGE);
 	queue_hash_add(q, found);
-	if (ops->merged != NULL)
-		ops->merged(q->eq, &found->rq, type);
+	if (et->merged != NULL)
+		et->merged(q->eq, &found->rq, type);
 	queue_trace_merge(q, type == ELV_FRONT_MERGE ? 'F' : 'M', io);
 	q->stats.dir[found->rq.dir].merges++;
 	queue_free_shell(q, io);
 	/* Only a scheduler that can forget one of two queued ios. */
-	if (ops->merged_requests == NULL)
+	if (et->merged_requests == NULL)
 		return true;
 	if (type == ELV_BACK_MERGE) {
 		/* found may now reach the start of another queued io. */
@@ -371,14 +403,14 @@ static unsigned do_queue_limit(struct queue *q, const struct io *io)
  */
 static bool do_queue_may_queue(struct queue *q, struct io *io)
 {
-	const struct elevator_ops *ops = &q->eq->type->ops;
+	const struct elevator_type *et = q->eq->type;
 	unsigned held = q->nr_held[io->rq.dir];
 
 	if (held < do_queue_limit(q, io))
 		return true;
-	return ops->may_queue != NULL && held >= q->nr_requests &&
+	return et->may_queue != NULL && held >= q->nr_requests &&
 	       held < q->nr_requests + (q->nr_requests + 1) / 2 &&
-	       ops->may_queue(q->eq, &io->rq) == ELV_MQUEUE_MUST;
+	       et->may_queue(q->eq, &io->rq) == ELV_MQUEUE_MUST;
 }
 
 /* Caller holds q->lock: io arrives (counted, traced, its arrival time). */
@@ -387,7 +419,7 @@ static void do_queue_arrive(struct queue *q, struct io *io)
 	q->stats.dir[io->rq.dir].requests += io->nr_parts;
 	/* Time spent waiting for a slot counts as queueing time. */
 	io->rq.arrival_ns = queue_now(q);
-	trace_rq('Q', &io->rq, io->rq.arrival_ns, 0, 0);
+	queue_trace(q, 'Q', &io->rq, io->rq.arrival_ns, 0, 0, 0);
 }
 
 /* Caller holds q->lock: merge io or hand it to the elevator, unless the
@@ -403,7 +435,7 @@ static enum queue_take do_queue_take(struct queue *q, struct io *io)
 	if (!do_queue_may_queue(q, io))
 		return QUEUE_FULL;
 	now = queue_now(q);
-	q->eq->type->ops.add_request(q->eq, &io->rq, now);
+	q->eq->type->add_request(q->eq, &io->rq, now);
 	queue_hash_add(q, io);
 	do_queue_account(q, now);
 	q->nr_queued++;
@@ -453,7 +485,7 @@ static struct io *do_queue_dispatch(struct queue *q)
 	if (q->nr_queued == 0)
 		return NULL;
 	now = queue_now(q);
-	rq = q->eq->type->ops.dispatch(q->eq, now, q->frozen || q->stopping);
+	rq = q->eq->type->dispatch(q->eq, now, q->frozen || q->stopping);
 	if (rq == NULL)
 		return NULL;
 	io = elv_container_of(rq, struct io, rq);
@@ -467,7 +499,7 @@ static struct io *do_queue_dispatch(struct queue *q)
 	q->stats.dir[rq->dir].wait_ns += now - rq->arrival_ns;
 	stats_hist_add(&q->stats.dir[rq->dir].wait[stats_class_of(rq->ioprio)],
 		       now - rq->arrival_ns);
-	trace_rq('D', rq, now, 0, 0);
+	queue_trace(q, 'D', rq, now, 0, 0, 0);
 	return io;
 }
 
@@ -538,15 +570,16 @@ bool queue_submit_idle(struct queue *q, struct io *io, struct io **next)
 
 void queue_done(struct queue *q, struct io *io)
 {
-	const struct elevator_ops *ops = &q->eq->type->ops;
+	const struct elevator_type *et = q->eq->type;
 	struct stats_dir *sd = &q->stats.dir[io->rq.dir];
 	struct io_part *p;
 	uint64_t now;
+	int error = 0;
 
 	pthread_mutex_lock(&q->lock);
 	now = queue_now(q);
-	if (ops->completed != NULL)
-		ops->completed(q->eq, &io->rq, now);
+	if (et->completed != NULL)
+		et->completed(q->eq, &io->rq, now);
 	do_queue_account(q, now);
 	q->nr_in_flight--;
 	q->nr_held[io->rq.dir]--;
@@ -556,11 +589,14 @@ void queue_done(struct queue *q, struct io *io)
 	sd->service_ns += now - io->dispatch_ns;
 	stats_hist_add(&sd->service[stats_class_of(io->rq.ioprio)],
 		       now - io->dispatch_ns);
-	trace_rq('C', &io->rq, now, io->dispatch_ns - io->rq.arrival_ns,
-		 now - io->dispatch_ns);
 	for (p = io->parts; p != NULL; p = p->next)
-		if (p->result < 0)
+		if (p->result < 0) {
 			sd->errors++;
+			if (error == 0)
+				error = p->result;
+		}
+	queue_trace(q, 'C', &io->rq, now, io->dispatch_ns - io->rq.arrival_ns,
+		    now - io->dispatch_ns, error);
 	if (q->nr_queued == 0 && q->nr_in_flight == 0)
 		pthread_cond_broadcast(&q->idle_cv);
 	/*
@@ -570,7 +606,7 @@ void queue_done(struct queue *q, struct io *io)
 	 * leaves the slot to the next.
 	 */
 	pthread_cond_broadcast(&q->submit_cv[io->rq.dir]);
-	if (ops->may_queue != NULL)
+	if (et->may_queue != NULL)
 		pthread_cond_broadcast(&q->submit_cv[!io->rq.dir]);
 	/* A completion can make an idling scheduler dispatch. */
 	if (q->nr_queued > 0)
@@ -583,6 +619,20 @@ void queue_kick(struct queue *q)
 	pthread_mutex_lock(&q->lock);
 	q->wakeup_ns = 0;
 	pthread_cond_broadcast(&q->work_cv);
+	pthread_mutex_unlock(&q->lock);
+}
+
+void queue_process_exited(struct queue *q, pid_t pid)
+{
+	const struct elevator_type *et;
+
+	pthread_mutex_lock(&q->lock);
+	et = q->eq->type;
+	if (et->exit_process != NULL) {
+		et->exit_process(q->eq, pid, queue_now(q));
+		if (q->nr_queued > 0)
+			pthread_cond_signal(&q->work_cv);
+	}
 	pthread_mutex_unlock(&q->lock);
 }
 

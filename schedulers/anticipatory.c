@@ -147,7 +147,7 @@ enum as_antic_end {
 	AS_END_HIT,		/* the awaited process's request came */
 	AS_END_CLOSE,		/* another process's close request */
 	AS_END_TIMEOUT,		/* antic_expire passed */
-	AS_END_OTHER,		/* an expired read, the batch, force */
+	AS_END_OTHER,		/* an expired read, the batch, force, exit */
 };
 
 /* A decaying average: samples and total scaled by AS_AVG_ONE. */
@@ -166,6 +166,7 @@ struct as_proc {
 
 	unsigned nr_queued;		/* its reads in the scheduler */
 	unsigned nr_in_flight;		/* its reads dispatched, not done */
+	bool exited;			/* exit_process: never waited for */
 
 	/*
 	 * Think time runs from the completion of its last read to the
@@ -193,7 +194,7 @@ struct as_data {
 	int64_t antic_expire;		/* ms */
 
 	/* Each queued request is on both lists of its direction. */
-	struct elv_list sort_list[2];	/* by sector, via elv_sort */
+	struct elv_rb_root sort_tree[2];	/* by sector, via elv_rb */
 	struct elv_list fifo_list[2];	/* by arrival, via elv_fifo */
 	unsigned nr_queued[2];
 	unsigned nr_in_flight[2];	/* dispatched, not completed */
@@ -399,9 +400,11 @@ static struct as_proc *as_proc_get(struct as_data *ad, pid_t pid,
 	unsigned k;
 
 	if (p != NULL) {
-		if (p->nr_queued == 0 && p->nr_in_flight == 0 &&
-		    as_proc_quiet(p, now_ns))
+		/* After an exit the pid is another process's. */
+		if (p->exited || (p->nr_queued == 0 && p->nr_in_flight == 0 &&
+				  as_proc_quiet(p, now_ns)))
 			as_proc_reset(p);
+		p->exited = false;
 		as_proc_touch(ad, p, now_ns);
 		return p;
 	}
@@ -418,6 +421,7 @@ static struct as_proc *as_proc_get(struct as_data *ad, pid_t pid,
 		as_proc_unhash(ad, p);
 	as_proc_reset(p);
 	p->pid = pid;
+	p->exited = false;
 	p->nr_queued = p->nr_in_flight = 0;
 	k = as_hash_key(pid);
 	p->hash_next = ad->hash[k];
@@ -511,12 +515,11 @@ static struct elv_request *as_choose(const struct as_data *ad,
 static struct elv_request *as_find_next(struct as_data *ad,
 					struct elv_request *rq)
 {
-	struct elv_list *head = &ad->sort_list[as_class(rq)];
-	struct elv_request *ahead = elv_rq_sort_next(head, rq);
-	struct elv_request *behind = elv_rq_sort_prev(head, rq);
+	struct elv_request *ahead = elv_rq_sort_next(rq);
+	struct elv_request *behind = elv_rq_sort_prev(rq);
 
-	if (ahead == NULL && head->next != &rq->elv_sort)
-		ahead = elv_rq_sort_entry(head->next);
+	if (ahead == NULL && behind != NULL)
+		ahead = elv_rq_sort_first(&ad->sort_tree[as_class(rq)]);
 	return as_choose(ad, ahead, behind);
 }
 
@@ -525,7 +528,7 @@ static void as_sort_add(struct as_data *ad, struct elv_request *rq)
 {
 	enum as_class c = as_class(rq);
 
-	elv_rq_sort_add(&ad->sort_list[c], rq);
+	elv_rq_sort_add(&ad->sort_tree[c], rq);
 	ad->next_rq[c] = as_choose(ad, rq, ad->next_rq[c]);
 }
 
@@ -533,7 +536,7 @@ static void as_sort_del(struct as_data *ad, struct elv_request *rq)
 {
 	if (ad->next_rq[as_class(rq)] == rq)
 		ad->next_rq[as_class(rq)] = as_find_next(ad, rq);
-	elv_list_del(&rq->elv_sort);
+	elv_rq_sort_del(&ad->sort_tree[as_class(rq)], rq);
 }
 
 /* rq leaves the scheduler, dispatched or merged into another. */
@@ -760,7 +763,7 @@ static struct elv_request *as_move_to_dispatch(struct as_data *ad,
 	/* The process of a tracked read is the one to wait for next. */
 	if (dir == AS_SYNC && p != NULL) {
 		p->nr_in_flight++;
-		ad->antic_proc = p;
+		ad->antic_proc = p->exited ? NULL : p;
 	} else {
 		ad->antic_proc = NULL;
 	}
@@ -926,11 +929,9 @@ static int as_init_queue(struct elevator_queue *eq)
 	unsigned i;
 	int dir;
 
-	/* The data arrives zeroed with the tunables set. */
-	for (dir = AS_SYNC; dir <= AS_ASYNC; dir++) {
-		elv_list_init(&ad->sort_list[dir]);
+	/* The data arrives zeroed (empty trees) with the tunables set. */
+	for (dir = AS_SYNC; dir <= AS_ASYNC; dir++)
 		elv_list_init(&ad->fifo_list[dir]);
-	}
 	/* The first batch with reads waiting is a read batch. */
 	ad->batch_dir = AS_ASYNC;
 	ad->antic_status = ANTIC_OFF;
@@ -1011,7 +1012,7 @@ static void as_merged_requests(struct elevator_queue *eq,
 	elv_rq_merge_fifo(rq, next);
 	as_remove(ad, next);
 
-	if (elv_rq_sort_misplaced(&ad->sort_list[as_class(rq)], rq)) {
+	if (elv_rq_sort_misplaced(rq)) {
 		as_sort_del(ad, rq);
 		as_sort_add(ad, rq);
 	}
@@ -1085,6 +1086,39 @@ static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
 		ad->reads_done_ns = now_ns;
 		if (ad->antic_status == ANTIC_WAIT_REQ)
 			ad->antic_status = ANTIC_WAIT_NEXT;
+	}
+}
+
+/*
+ * pid exited (the kernel's exit_io_context, after which AS breaks any
+ * wait for it): never wait for it again.  Its entry is freed now if it
+ * has nothing queued or in flight, and otherwise kept for the requests'
+ * accounting, with their completions found by pid, until the LRU
+ * recycles it or the pid comes back as a new process.
+ */
+static void as_exit_process(struct elevator_queue *eq, pid_t pid,
+			    uint64_t now_ns)
+{
+	struct as_data *ad = as_data(eq);
+	struct as_proc *p;
+
+	if (pid == 0 || ad->hash == NULL)
+		return;
+	p = as_proc_find(ad, pid);
+	if (p == NULL)
+		return;
+	if (p == ad->antic_proc) {
+		if (as_antic_waiting(ad))
+			as_antic_stop(ad, AS_END_OTHER);
+		ad->antic_proc = NULL;
+	}
+	p->exited = true;
+	if (p->nr_queued == 0 && p->nr_in_flight == 0) {
+		as_proc_unhash(ad, p);
+		p->pid = 0;
+		/* The first one the LRU offers for reuse. */
+		elv_list_del(&p->lru);
+		elv_list_add(&p->lru, &ad->lru);
 	}
 }
 
@@ -1164,18 +1198,17 @@ static struct elevator_type anticipatory_type = {
 	.name = "anticipatory",
 	.description = "deadline with idling for a process's next nearby read",
 	.data_size = sizeof(struct as_data),
-	.ops = {
-		.init_queue = as_init_queue,
-		.exit_queue = as_exit_queue,
-		.allow_merge = as_allow_merge,
-		.merged = as_merged,
-		.merged_requests = as_merged_requests,
-		.add_request = as_add_request,
-		.dispatch = as_dispatch,
-		.completed = as_completed,
-		.has_work = as_has_work,
-		.may_queue = as_may_queue,
-	},
+	.init_queue = as_init_queue,
+	.exit_queue = as_exit_queue,
+	.allow_merge = as_allow_merge,
+	.merged = as_merged,
+	.merged_requests = as_merged_requests,
+	.add_request = as_add_request,
+	.dispatch = as_dispatch,
+	.completed = as_completed,
+	.has_work = as_has_work,
+	.may_queue = as_may_queue,
+	.exit_process = as_exit_process,
 	.tunables = as_tunables,
 	.counters = as_counters,
 };

@@ -244,6 +244,8 @@ struct bfq_queue {
 	enum pidq_class cls;
 	int level;			/* 0 (highest) to 7 */
 	bool per_process;		/* malloc'd, sync; may be idled on */
+	bool exited;			/* its process exited: never idled
+					 * on, freed once idle, forgotten */
 
 	unsigned dispatched;		/* requests in flight */
 
@@ -511,14 +513,18 @@ static struct bfq_queue *bfq_new_process(struct bfq_data *bd, pid_t pid,
 	return bfqq;
 }
 
-/* Free a per-process queue nobody needs any more; remember the process. */
+/*
+ * Free a per-process queue nobody needs any more; remember the process,
+ * unless it exited.
+ */
 static void bfq_put_queue(struct bfq_data *bd, struct bfq_queue *bfqq)
 {
 	if (!bfqq->per_process || bfqq->busy || bfqq->idle_tree ||
 	    bfqq->q.queued != 0 || bfqq->dispatched != 0 ||
 	    bfqq == bd->active)
 		return;
-	bd->hist[bfq_hist_key(bfqq->p.pid)] = bfqq->p;
+	if (!bfqq->exited)
+		bd->hist[bfq_hist_key(bfqq->p.pid)] = bfqq->p;
 	pidq_free_process(&bfqq->q);
 }
 
@@ -1344,6 +1350,8 @@ static bool bfq_keeps_busy(const struct bfq_data *bd,
 static bool bfq_may_idle(const struct bfq_data *bd,
 			 const struct bfq_queue *bfqq)
 {
+	if (bfqq->exited)
+		return false;
 	if (bd->strict_guarantees != 0)
 		return true;
 	if (bd->slice_idle_us <= 0 || bfqq->cls == PIDQ_IDLE ||
@@ -1662,6 +1670,9 @@ static void bfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 		/* No memory: the pool serves it (unfair but safe). */
 		bfqq = q != NULL ? bfq_queue(q) :
 			bfq_new_process(bd, rq->pid, cls, level);
+		/* Its pid back before the queue drained: a new process. */
+		if (bfqq != NULL)
+			bfqq->exited = false;
 		/*
 		 * Also when the queue was freed since the process's last
 		 * request: a process that thinks long empties its queue every
@@ -1791,6 +1802,37 @@ static void bfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 		bfq_expire(bd, now_ns, BFQ_EXP_NO_MORE);
 }
 
+/*
+ * pid exited (the kernel's bfq_exit_bfqq): its history is forgotten, its
+ * queue never idled on again, its service ends if it has nothing queued
+ * (as an exhausted budget, as the kernel's), and the queue is freed once
+ * nothing of it is queued, in flight or on the idle tree (now, if so).
+ */
+static void bfq_exit_process(struct elevator_queue *eq, pid_t pid,
+			     uint64_t now_ns)
+{
+	struct bfq_data *bd = bfq_data(eq);
+	struct bfq_proc *h;
+	struct bfq_queue *bfqq;
+	struct pidq *q;
+
+	if (pid == 0)
+		return;
+	bd->now = now_ns;
+	h = &bd->hist[bfq_hist_key(pid)];
+	if (h->pid == pid)
+		h->pid = 0;
+	q = pidq_find_process(&bd->pq, pid);
+	if (q == NULL)
+		return;
+	bfqq = bfq_queue(q);
+	bfqq->exited = true;
+	if (bfqq == bd->active && bfqq->q.queued == 0)
+		bfq_expire(bd, now_ns, BFQ_EXP_EXHAUSTED);
+	else
+		bfq_put_queue(bd, bfqq);
+}
+
 /* ------------------------------------------------------------------ */
 /* Tunables' side effects.                                             */
 
@@ -1834,7 +1876,7 @@ static int64_t bfq_show_peak_rate(struct elevator_queue *eq)
 /* Tunables, shown and set under .control/iosched/.                    */
 
 static const struct elv_tunable bfq_tunables[] = {
-	{ "slice_idle", offsetof(struct bfq_data, pq.slice_idle),
+	{ "slice_idle", ELV_TUNABLE_OFFSET(struct bfq_data, pq.slice_idle),
 	  PIDQ_SLICE_IDLE, 0, 1000, "ms",
 	  "wait for a process to issue again (0: never)", 0, NULL,
 	  bfq_store_slice_idle },
@@ -1887,17 +1929,16 @@ static struct elevator_type bfq_type = {
 	.name = "bfq",
 	.description = "per-process budgets in sectors, shared by weight",
 	.data_size = sizeof(struct bfq_data),
-	.ops = {
-		.init_queue = bfq_init_queue,
-		.exit_queue = pidq_exit_queue,
-		.allow_merge = pidq_allow_merge,
-		.merged = pidq_merged,
-		.merged_requests = bfq_merged_requests,
-		.add_request = bfq_add_request,
-		.dispatch = bfq_dispatch,
-		.completed = bfq_completed,
-		.has_work = pidq_has_work,
-	},
+	.init_queue = bfq_init_queue,
+	.exit_queue = pidq_exit_queue,
+	.allow_merge = pidq_allow_merge,
+	.merged = pidq_merged,
+	.merged_requests = bfq_merged_requests,
+	.add_request = bfq_add_request,
+	.dispatch = bfq_dispatch,
+	.completed = bfq_completed,
+	.has_work = pidq_has_work,
+	.exit_process = bfq_exit_process,
 	.tunables = bfq_tunables,
 	.counters = bfq_counters,
 };

@@ -108,6 +108,8 @@ struct cfq_queue {
 	enum pidq_class cls;
 	int level;			/* 0 (highest) to 7 */
 	bool per_process;		/* malloc'd; sync: may be idled on */
+	bool exited;			/* its process exited: never idled
+					 * on, freed once idle */
 
 	unsigned dispatched;		/* requests in flight */
 
@@ -330,7 +332,23 @@ static void cfq_queue_init(struct cfq_queue *cfqq, enum pidq_class cls,
 	cfqq->ttime.idle_window = per_process;
 }
 
-/* Park a per-process queue that has nothing to do now. */
+/*
+ * A queue whose process exited and whose pid comes back: a new process,
+ * with nothing of the old one's think time or seeks.
+ */
+static void cfq_queue_reuse(struct cfq_queue *cfqq)
+{
+	cfqq->exited = false;
+	cfqq->ttime = (struct pidq_ttime){ .idle_window = true };
+	cfqq->seek_started = false;
+	cfqq->seek_total = cfqq->seek_mean = 0;
+	cfqq->seek_weight = 0;
+}
+
+/*
+ * Park a per-process queue that has nothing to do now, or free it if its
+ * process exited.
+ */
 static void cfq_put_queue(struct cfq_data *cd, struct cfq_queue *cfqq,
 			  uint64_t now_ns)
 {
@@ -338,6 +356,10 @@ static void cfq_put_queue(struct cfq_data *cd, struct cfq_queue *cfqq,
 	    cfqq->dispatched != 0 || cfqq == cd->active ||
 	    !elv_list_empty(&cfqq->park))
 		return;
+	if (cfqq->exited) {
+		pidq_free_process(&cfqq->q);
+		return;
+	}
 	cfqq->parked_ns = now_ns;
 	elv_list_add_tail(&cfqq->park, &cd->parked);
 }
@@ -648,6 +670,8 @@ static void cfq_add_request(struct elevator_queue *eq, struct elv_request *rq,
 		} else {
 			cfqq = cfq_queue(q);
 			elv_list_del(&cfqq->park);
+			if (cfqq->exited)
+				cfq_queue_reuse(cfqq);
 			if (cfqq->cls != cls || cfqq->level != level)
 				cfq_set_prio(cd, cfqq, cls, level);
 			pidq_think_time(&cd->pq, &cfqq->ttime, now_ns);
@@ -800,6 +824,30 @@ static void cfq_completed(struct elevator_queue *eq, struct elv_request *rq,
 /* Tunables under .control/iosched/, counters in .control/stats.      */
 
 /*
+ * pid exited (the kernel's cfq_exit_cfqq): its queue is never idled on
+ * again, its slice ends if it has nothing queued, and it is freed once it
+ * has nothing queued or in flight (cfq_put_queue), now if it is idle.
+ */
+static void cfq_exit_process(struct elevator_queue *eq, pid_t pid,
+			     uint64_t now_ns)
+{
+	struct cfq_data *cd = cfq_data(eq);
+	struct pidq *q = pid != 0 ? pidq_find_process(&cd->pq, pid) : NULL;
+	struct cfq_queue *cfqq;
+
+	if (q == NULL)
+		return;
+	cfqq = cfq_queue(q);
+	cfqq->exited = true;
+	cfqq->ttime.idle_window = false;
+	elv_list_del(&cfqq->park);
+	if (cfqq == cd->active && cfqq->q.queued == 0)
+		cfq_expire(cd, now_ns, false);
+	else
+		cfq_put_queue(cd, cfqq, now_ns);
+}
+
+/*
  * As cfq_may_queue: while cfq idles for the active queue's process, that
  * process's next synchronous request is admitted over the limit, or the
  * slice would run out with its request stuck behind a full queue.
@@ -862,18 +910,17 @@ static struct elevator_type cfq_type = {
 	.name = "cfq",
 	.description = "per-process queues in fair time slices, by priority",
 	.data_size = sizeof(struct cfq_data),
-	.ops = {
-		.init_queue = cfq_init_queue,
-		.exit_queue = pidq_exit_queue,
-		.allow_merge = pidq_allow_merge,
-		.merged = pidq_merged,
-		.merged_requests = cfq_merged_requests,
-		.add_request = cfq_add_request,
-		.dispatch = cfq_dispatch,
-		.completed = cfq_completed,
-		.has_work = pidq_has_work,
-		.may_queue = cfq_may_queue,
-	},
+	.init_queue = cfq_init_queue,
+	.exit_queue = pidq_exit_queue,
+	.allow_merge = pidq_allow_merge,
+	.merged = pidq_merged,
+	.merged_requests = cfq_merged_requests,
+	.add_request = cfq_add_request,
+	.dispatch = cfq_dispatch,
+	.completed = cfq_completed,
+	.has_work = pidq_has_work,
+	.may_queue = cfq_may_queue,
+	.exit_process = cfq_exit_process,
 	.tunables = cfq_tunables,
 	.counters = cfq_counters,
 };

@@ -65,8 +65,8 @@ enum dl_class {
 
 /* One class's requests and sweep. */
 struct dl_class_data {
-	/* Each queued request is on both lists of its direction. */
-	struct elv_list sort_list[2];	/* by sector, via elv_sort */
+	/* Each queued request is in the tree and on the list of its dir. */
+	struct elv_rb_root sort_tree[2];	/* by sector, via elv_rb */
 	struct elv_list fifo_list[2];	/* by arrival, via elv_fifo */
 	unsigned nr_queued[2];
 	/*
@@ -155,11 +155,11 @@ static uint64_t dl_expire_ns(const struct deadline_data *dd, enum elv_dir dir)
 	return elv_ms_to_ns(ms);
 }
 
-/* The request after rq in sector order, or NULL at the end of the list. */
+/* The request after rq in sector order, or NULL at the end. */
 static struct elv_request *dl_latter(struct dl_class_data *cd,
 				     struct elv_request *rq)
 {
-	return elv_rq_sort_next(&cd->sort_list[rq->dir], rq);
+	return elv_rq_sort_next(rq);
 }
 
 /* Insert rq in sector order. */
@@ -167,7 +167,7 @@ static void dl_sort_add(struct dl_class_data *cd, struct elv_request *rq)
 {
 	struct elv_request *next;
 
-	elv_rq_sort_add(&cd->sort_list[rq->dir], rq);
+	elv_rq_sort_add(&cd->sort_tree[rq->dir], rq);
 
 	/* A request just ahead of the sweep is the sweep's next stop. */
 	if (cd->head_valid[rq->dir] && rq->sector >= cd->head[rq->dir]) {
@@ -181,7 +181,7 @@ static void dl_sort_del(struct dl_class_data *cd, struct elv_request *rq)
 {
 	if (cd->next_rq[rq->dir] == rq)
 		cd->next_rq[rq->dir] = dl_latter(cd, rq);
-	elv_list_del(&rq->elv_sort);
+	elv_rq_sort_del(&cd->sort_tree[rq->dir], rq);
 }
 
 /* rq leaves the lists: dispatched, or merged into another. */
@@ -358,13 +358,10 @@ static int dl_init_queue(struct elevator_queue *eq)
 	struct deadline_data *dd = dl_data(eq);
 	int c, dir;
 
-	/* The data arrives zeroed with the tunables set: lists only. */
-	for (c = DL_RT; c < DL_NR_CLASSES; c++) {
-		for (dir = ELV_READ; dir <= ELV_WRITE; dir++) {
-			elv_list_init(&dd->cls[c].sort_list[dir]);
+	/* The data arrives zeroed (empty trees) with the tunables set. */
+	for (c = DL_RT; c < DL_NR_CLASSES; c++)
+		for (dir = ELV_READ; dir <= ELV_WRITE; dir++)
 			elv_list_init(&dd->cls[c].fifo_list[dir]);
-		}
-	}
 	return 0;
 }
 
@@ -428,7 +425,7 @@ static void dl_merged_requests(struct elevator_queue *eq,
 	cd->nr_held--;
 
 	/* If the merge moved rq's first sector, keep the sort order. */
-	if (elv_rq_sort_misplaced(&cd->sort_list[rq->dir], rq)) {
+	if (elv_rq_sort_misplaced(rq)) {
 		dl_sort_del(cd, rq);
 		dl_sort_add(cd, rq);
 	}
@@ -541,17 +538,15 @@ static struct elevator_type deadline_type = {
 	.description = "sector-sorted batches with read and write expiry, "
 		       "by I/O priority class",
 	.data_size = sizeof(struct deadline_data),
-	.ops = {
-		.init_queue = dl_init_queue,
-		.exit_queue = dl_exit_queue,
-		.allow_merge = dl_allow_merge,
-		.merged = dl_merged,
-		.merged_requests = dl_merged_requests,
-		.add_request = dl_add_request,
-		.dispatch = dl_dispatch,
-		.completed = dl_completed,
-		.has_work = dl_has_work,
-	},
+	.init_queue = dl_init_queue,
+	.exit_queue = dl_exit_queue,
+	.allow_merge = dl_allow_merge,
+	.merged = dl_merged,
+	.merged_requests = dl_merged_requests,
+	.add_request = dl_add_request,
+	.dispatch = dl_dispatch,
+	.completed = dl_completed,
+	.has_work = dl_has_work,
 	.tunables = dl_tunables,
 };
 

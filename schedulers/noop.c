@@ -62,13 +62,11 @@ static struct elevator_type noop_type = {
 	.name = "noop",
 	.description = "first in, first out; merging only",
 	.data_size = sizeof(struct noop_data),
-	.ops = {
-		.init_queue = noop_init_queue,
-		.merged_requests = noop_merged_requests,
-		.add_request = noop_add_request,
-		.dispatch = noop_dispatch,
-		.has_work = noop_has_work,
-	},
+	.init_queue = noop_init_queue,
+	.merged_requests = noop_merged_requests,
+	.add_request = noop_add_request,
+	.dispatch = noop_dispatch,
+	.has_work = noop_has_work,
 };
 
 IOSCHED_ELEVATOR_FN(elv_noop, noop_type);

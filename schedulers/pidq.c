@@ -67,7 +67,7 @@ void pidq_data_init(struct pidq_data *pd)
 static void pidq_init(struct pidq *q, pid_t pid)
 {
 	elv_list_init(&q->hash);
-	elv_list_init(&q->sort);
+	q->sort.node = NULL;
 	elv_list_init(&q->fifo);
 	q->pid = pid;
 }
@@ -200,11 +200,11 @@ static struct elv_request *pidq_choose_req(const struct pidq_data *pd,
 static struct elv_request *pidq_find_next_rq(const struct pidq_data *pd,
 					 struct pidq *q, struct elv_request *rq)
 {
-	struct elv_request *prev = elv_rq_sort_prev(&q->sort, rq);
-	struct elv_request *next = elv_rq_sort_next(&q->sort, rq);
+	struct elv_request *prev = elv_rq_sort_prev(rq);
+	struct elv_request *next = elv_rq_sort_next(rq);
 
-	if (next == NULL && q->sort.next != &rq->elv_sort)
-		next = elv_rq_sort_entry(q->sort.next);
+	if (next == NULL && prev != NULL)
+		next = elv_rq_sort_first(&q->sort);
 	return pidq_choose_req(pd, prev, next);
 }
 
@@ -228,7 +228,7 @@ bool pidq_remove_rq(struct pidq_data *pd, struct pidq *q,
 {
 	if (q->next_rq == rq)
 		q->next_rq = pidq_find_next_rq(pd, q, rq);
-	elv_list_del(&rq->elv_sort);
+	elv_rq_sort_del(&q->sort, rq);
 	elv_list_del(&rq->elv_fifo);
 	pd->queued--;
 	if (--q->queued != 0)
@@ -321,7 +321,7 @@ void pidq_merged(struct elevator_queue *eq, struct elv_request *rq,
 
 	if (type != ELV_FRONT_MERGE)
 		return;
-	elv_list_del(&rq->elv_sort);
+	elv_rq_sort_del(&q->sort, rq);
 	elv_rq_sort_add(&q->sort, rq);
 	q->next_rq = pidq_choose_req(pidq_data(eq), q->next_rq, rq);
 }

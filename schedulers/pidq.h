@@ -68,7 +68,7 @@ struct pidq_ttime {
 
 struct pidq {
 	struct elv_list hash;		/* per-process queues: in pd->hash */
-	struct elv_list sort;		/* queued requests by sector */
+	struct elv_rb_root sort;	/* queued requests by sector */
 	struct elv_list fifo;		/* queued requests by arrival */
 	struct elv_request *next_rq;	/* the next stop of the sweep */
 	pid_t pid;			/* 0 for the pooled queues */
@@ -95,8 +95,8 @@ struct pidq_data {
 
 /* A tunable of the struct pidq_data pq in a scheduler's data of type. */
 #define PIDQ_TUNABLE(type, field, def, min, max, unit, desc) \
-	{ #field, offsetof(type, pq.field), (def), (min), (max), (unit), \
-	  (desc), 0, NULL, NULL }
+	{ #field, ELV_TUNABLE_OFFSET(type, pq.field), (def), (min), (max), \
+	  (unit), (desc), 0, NULL, NULL }
 
 void pidq_prio(int ioprio, enum pidq_class *cls, int *level);
 

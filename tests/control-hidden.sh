@@ -22,16 +22,16 @@ find "$MNT" | grep -q "^$MNT/\.control" && fail "find walked into .control"
 ls -la "$MNT" | grep -q '\.control' && fail ".control listed by ls -la"
 
 # Reachable, with our files only: the backing directory is shadowed.
-assert_eq "backing_device backing_io iosched nr_requests scheduler stats trace" "$(ls "$C" | tr '\n' ' ' | sed 's/ $//')" \
+assert_eq "backing_device backing_io iosched log nr_requests pid scheduler stats trace" "$(ls "$C" | tr '\n' ' ' | sed 's/ $//')" \
 	"ls .control"
-assert_eq ". .. backing_device backing_io iosched nr_requests scheduler stats trace" \
+assert_eq ". .. backing_device backing_io iosched log nr_requests pid scheduler stats trace" \
 	"$(ls -a "$C" | tr '\n' ' ' | sed 's/ $//')" "ls -a .control"
 [ -e "$C/only-in-backing" ] && fail "a backing file shows through .control"
 grep -q '\[' "$C/scheduler" || fail "scheduler is the backing file"
 assert_eq backing "$(cat "$BACKING/.control/scheduler")" "backing file untouched"
 # ls -l uses readdirplus and stat: both work.
 ls -la "$C" >"$T/lsl" || fail "ls -la .control failed"
-[ "$(grep -c '^-' "$T/lsl")" -eq 6 ] || fail "ls -la .control: $(cat "$T/lsl")"
+[ "$(grep -c '^-' "$T/lsl")" -eq 8 ] || fail "ls -la .control: $(cat "$T/lsl")"
 [ "$(grep -c '^d' "$T/lsl")" -eq 3 ] || fail "ls -la .control: $(cat "$T/lsl")"
 # Only the root's .control is ours.
 assert_eq sub "$(cat "$MNT/dir/.control")" "dir/.control, a backing file"
@@ -48,13 +48,15 @@ assert_eq "755 d $uid $gid 2" \
 for f in scheduler nr_requests; do
 	assert_eq "644 $uid $gid 1 4096" "$(stat -c '%a %u %g %h %s' "$C/$f")" "$f attributes"
 done
-for f in stats backing_io backing_device trace; do
+for f in stats backing_io backing_device trace pid; do
 	assert_eq "444 $uid $gid 1 4096" "$(stat -c '%a %u %g %h %s' "$C/$f")" "$f attributes"
 done
+assert_eq "400 $uid $gid 1 4096" "$(stat -c '%a %u %g %h %s' "$C/log")" "log attributes"
 # Stable inode numbers, distinct from one another.
 i1=$(stat -c %i "$C/scheduler" "$C/nr_requests" "$C/stats" "$C/trace" "$C" "$C/iosched" \
-	"$C/backing_io" "$C/backing_device" "$C"/iosched/* | sort -u | wc -l)
-assert_eq $((8 + $(ls "$C/iosched" | wc -l))) "$i1" "distinct inode numbers"
+	"$C/backing_io" "$C/backing_device" "$C/log" "$C/pid" "$C"/iosched/* |
+	sort -u | wc -l)
+assert_eq $((10 + $(ls "$C/iosched" | wc -l))) "$i1" "distinct inode numbers"
 assert_eq "$(stat -c %i "$C/scheduler")" "$(stat -c %i "$C/scheduler")" "stable st_ino"
 m1=$(stat -c %Y "$C/scheduler")
 echo noop >"$C/scheduler"

@@ -9,13 +9,15 @@
  *
  * FILE holds one rule a line, read again whenever it changes:
  *
- *   read|write  eio|enospc|short  PATTERN  [after=BYTES]
+ *   read|write|truncate  eio|enospc|short  PATTERN  [after=BYTES]
  *
  * An operation on a file whose name matches PATTERN (fnmatch(3), on the
  * last path component) that reaches byte BYTES of the file (default 0)
  * moves the bytes before BYTES and then stops: with the error for eio and
  * enospc, with a short count for short (a call that starts at or after
- * BYTES moves nothing and returns 0).  The first rule that matches wins.
+ * BYTES moves nothing and returns 0).  A truncate to a size past BYTES
+ * fails with the error (short: it succeeds).  The first rule that matches
+ * wins.
  */
 #define FUSE_USE_VERSION 31
 
@@ -38,9 +40,10 @@
 #define FAULTFS_RULES_MAX 16
 
 enum faultfs_action { FAULT_EIO, FAULT_ENOSPC, FAULT_SHORT };
+enum faultfs_op { FAULT_READ, FAULT_WRITE, FAULT_TRUNCATE };
 
 struct faultfs_rule {
-	bool write;
+	enum faultfs_op op;
 	enum faultfs_action action;
 	char pattern[256];
 	off_t after;
@@ -72,8 +75,13 @@ static int faultfs_parse_rule(const char *line, struct faultfs_rule *r)
 		   &after);
 	if (n < 3)
 		return -1;
-	r->write = strcmp(op, "write") == 0;
-	if (!r->write && strcmp(op, "read") != 0)
+	if (strcmp(op, "read") == 0)
+		r->op = FAULT_READ;
+	else if (strcmp(op, "write") == 0)
+		r->op = FAULT_WRITE;
+	else if (strcmp(op, "truncate") == 0)
+		r->op = FAULT_TRUNCATE;
+	else
 		return -1;
 	if (strcmp(action, "eio") == 0)
 		r->action = FAULT_EIO;
@@ -120,7 +128,7 @@ static void faultfs_load_rules(void)
 }
 
 /* The rule for this operation, copied into *out: true if one matches. */
-static bool faultfs_match(const char *path, bool write,
+static bool faultfs_match(const char *path, enum faultfs_op op,
 			  struct faultfs_rule *out)
 {
 	const char *name = strrchr(path, '/');
@@ -130,7 +138,7 @@ static bool faultfs_match(const char *path, bool write,
 	pthread_mutex_lock(&faultfs.lock);
 	faultfs_load_rules();
 	for (int i = 0; i < faultfs.nr_rules && !found; i++) {
-		if (faultfs.rules[i].write == write &&
+		if (faultfs.rules[i].op == op &&
 		    fnmatch(faultfs.rules[i].pattern, name, 0) == 0) {
 			*out = faultfs.rules[i];
 			found = true;
@@ -150,7 +158,8 @@ static ssize_t faultfs_allowed(const char *path, bool write, size_t size,
 	struct faultfs_rule r;
 
 	*err = 0;
-	if (!faultfs_match(path, write, &r) || off + (off_t)size <= r.after)
+	if (!faultfs_match(path, write ? FAULT_WRITE : FAULT_READ, &r) ||
+	    off + (off_t)size <= r.after)
 		return (ssize_t)size;
 	if (r.action == FAULT_EIO)
 		*err = EIO;
@@ -259,8 +268,12 @@ static int faultfs_fsync(const char *path, int datasync,
 static int faultfs_truncate(const char *path, off_t size,
 			    struct fuse_file_info *fi)
 {
+	struct faultfs_rule r;
 	int res;
 
+	if (faultfs_match(path, FAULT_TRUNCATE, &r) && size > r.after &&
+	    r.action != FAULT_SHORT)
+		return r.action == FAULT_EIO ? -EIO : -ENOSPC;
 	if (fi != NULL)
 		res = ftruncate(fi->fh, size);
 	else {

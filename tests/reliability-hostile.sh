@@ -43,6 +43,8 @@ def well_formed(path, text):
         assert text in ("auto\n", "direct\n", "buffered\n"), text
     elif name == "backing_device":
         assert text.startswith("name ") and text.count("\n") == 1, text
+    elif name == "log":
+        assert re.fullmatch(r"([0-9]{4}-[^\n]*\n)+", text), "log: %r" % text
     else:
         assert re.fullmatch(r"-?[0-9]+\n", text), "%s: %r" % (name, text)
 

@@ -8,7 +8,7 @@
 require_root
 require python3
 require_module "$MODULE_DIR" deadline anticipatory
-require_module "$TEST_MODULE_DIR" failinit badabi
+require_module "$TEST_MODULE_DIR" failinit badabi abi2
 
 S=$MNT/.control/scheduler
 active() { sed -n 's/.*\[\([^]]*\)\].*/\1/p' "$S"; }
@@ -70,7 +70,12 @@ r=$(switch badabi)
 echo "badabi: $r"
 assert_eq deadline "$(active)" "after a refused module"
 listed badabi && fail "a refused module is listed"
-grep -q "badabi.*ABI version 1, this daemon needs 2" "$LOG" || fail "no log line says why badabi was refused"
+grep -q "badabi.*ABI version 1, this daemon needs 3" "$LOG" || fail "no log line says why badabi was refused"
+# ABI 2 nested its hooks in struct elevator_ops: refused, both versions named.
+cp "$TEST_MODULE_DIR/abi2.so" "$T/mods/"
+[ "$(switch abi2)" != ok ] || fail "switch to a module of ABI 2 succeeded"
+listed abi2 && fail "a module of ABI 2 is listed"
+grep -q "abi2.*ABI version 2, this daemon needs 3" "$LOG" || fail "no log line says why abi2 was refused"
 io_works "after a refused module"
 
 echo "--- init fails"
@@ -88,4 +93,4 @@ assert_eq ok "$(switch noop)" "final switch"
 compare_trees
 unmount_fs
 # The failures provoked above are logged; nothing else.
-check_log 'badabi|failinit|anticipatory\.so'
+check_log 'badabi|abi2|failinit|anticipatory\.so'

@@ -1,29 +1,42 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuse-iosched scheduler ABI, version 2.
+ * fuse-iosched scheduler ABI, version 3 (see <fuse-iosched/version.h>).
  *
- * A scheduler is one struct elevator_type: a name, a description, a table
- * of methods (struct elevator_ops) and a table of tunables.  The host binds
- * one instance of a scheduler to its request queue through a struct
- * elevator_queue.  Schedulers are built as shared objects that export one
- * symbol, made by IOSCHED_ELEVATOR(), which also fills in the ABI version
- * and the structure's size; the host refuses a module whose abi_version
- * differs from its own.
+ * A scheduler is one flat struct elevator_type: its name, description,
+ * tunables, counters and hooks, sized and versioned as nbdkit's plugin
+ * structure is.  Modules are shared objects exporting one symbol, made by
+ * IOSCHED_ELEVATOR(), which also fills in the ABI version and the
+ * structure's size.  The host binds one instance of a scheduler to its
+ * request queue through a struct elevator_queue, and offers its services
+ * through a sized struct elevator_host.
  *
  * Every public name starts with elv_, ELV_, elevator_ or IOSCHED_ (and the
  * entry point is iosched_elevator), so the header can be included after
  * <linux/ioprio.h>, <linux/fs.h> and the like, and from C++.
  *
- * Rules for scheduler authors (fuse-iosched-scheduler(3) says more):
- *  - Every method except init_queue and exit_queue is called with the
- *    queue lock held, from any thread, one at a time per queue.  init_queue
- *    runs before the instance is attached to the queue and exit_queue after
- *    it was detached, so neither races with the other methods.  No method
- *    may block, sleep or perform I/O.
+ * Compatibility (as nbdkit's): within ABI 3, fields are only ever appended,
+ * to struct elevator_type (hooks), struct elevator_host (services) and
+ * struct elv_request (host-set fields, after the scheduler's); each says
+ * since which 3.x it exists.  The host refuses another major version with
+ * a log line naming both.
+ *
+ * What the host promises a scheduler (fuse-iosched-scheduler(3) says more):
+ *  - Every hook except init_queue and exit_queue is called with the queue
+ *    lock held, from any thread, one at a time per queue.  init_queue runs
+ *    before the instance is attached to the queue and exit_queue after it
+ *    was detached, so neither races with the others.  No hook may block,
+ *    sleep or perform I/O.
  *  - Schedulers never read a clock: the host passes "now" (nanoseconds on a
- *    monotonic clock, or a virtual clock in tests) to the methods that need
- *    it, and calls dispatch again at the time asked for with
- *    elv_wakeup_at().
+ *    monotonic clock, or a virtual clock in tests and the replay).
+ *  - dispatch is called only while a request is queued, and may be called
+ *    at any time then: after every submission (a new or merged request),
+ *    after every completion, when a wake-up asked for with elv_wakeup_at()
+ *    falls due, and whenever a dispatch thread is free.  Returning NULL is
+ *    always allowed; a scheduler that waits must ask for a wake-up again
+ *    on each call that returns NULL, since the host keeps only the
+ *    earliest one asked for and forgets it once it has fired.  A wake-up
+ *    that falls due while nothing is queued calls nothing: the next
+ *    add_request is followed by a dispatch call anyway.
  *  - A request is queued in the scheduler from add_request until dispatch
  *    returns it (or merged_requests takes it away).  From add_request until
  *    completed (or merged_requests) the elv_* fields of the request are the
@@ -32,16 +45,19 @@
 #ifndef FUSE_IOSCHED_ELEVATOR_H
 #define FUSE_IOSCHED_ELEVATOR_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "rbtree.h"
+#include "version.h"
+
 #ifdef __cplusplus
+#include <type_traits>
 extern "C" {
 #endif
-
-#define IOSCHED_ABI_VERSION 2
 
 /* Sector size used for all sector arithmetic. */
 #define IOSCHED_SECTOR_SHIFT 9
@@ -152,18 +168,23 @@ enum elv_dir {
  * What a scheduler sees of a request.  The host owns the request and embeds
  * this structure in its own; fields above the elv_ ones are set by the host
  * and are read-only for the scheduler (the host updates sector, nr_sectors
- * and bytes when it merges).
+ * and bytes when it merges).  Fields added within ABI 3 go at the end.
+ *
+ * sync and sync_write against the kernel's REQ_SYNC: the kernel marks a
+ * read, and a write from an O_SYNC, O_DSYNC or O_DIRECT file (or fsync's
+ * writeback of one), REQ_SYNC; its schedulers keep sync and async queues
+ * apart by that bit.  Here sync says that a process waits for the request
+ * (every read; a write unless it is writeback under writeback_cache), and
+ * sync_write is the kernel's REQ_SYNC for a write (false for reads).
+ * Without writeback_cache every write is sync (write(2) waits) but not
+ * every one is sync_write.  A scheduler modelled on the kernel's uses
+ * "dir == ELV_READ || sync_write" where the kernel tests REQ_SYNC.  A
+ * merged request is sync (sync_write) when either part was.
  */
 struct elv_request {
 	enum elv_dir dir;
-	bool sync;		/* a process waits for it (reads, O_SYNC writes) */
-	bool sync_write;	/* a write the kernel would send as a sync
-				 * write: its file was opened O_SYNC,
-				 * O_DSYNC or O_DIRECT (false for reads).
-				 * Without writeback_cache every write is
-				 * sync (write(2) waits), not every one is
-				 * sync_write.  Added in 0.3, in what was
-				 * padding: hosts before it leave it 0 */
+	bool sync;		/* a process waits for it (see above) */
+	bool sync_write;	/* a write the kernel would mark REQ_SYNC */
 	uint64_t file;		/* identifies the backing file; merges
 				 * stay in one, and in one descriptor of
 				 * it (the host's, not shown here) */
@@ -174,9 +195,16 @@ struct elv_request {
 	pid_t pid;		/* submitting process, 0 for the kernel */
 	int ioprio;		/* IOSCHED_IOPRIO(class, level) */
 	uint64_t arrival_ns;	/* when the host queued it */
+	/*
+	 * Since 3.0.  The submitter's control group: an opaque id, stable
+	 * while the group exists, 0 for the root group (and for every
+	 * request of a host that does not tell groups apart).  Requests of
+	 * different groups are never merged.  elv_cgroup_path() names it.
+	 */
+	uint64_t cgroup;
 
 	/* The scheduler's, from add_request until completed. */
-	struct elv_list elv_sort;	/* e.g. a sector-sorted list */
+	struct elv_rb_node elv_rb;	/* e.g. sector order */
 	struct elv_list elv_fifo;	/* e.g. an expiry-ordered list */
 	uint64_t elv_deadline_ns;	/* e.g. FIFO expiry time */
 	void *elv_priv[2];		/* e.g. a per-process queue */
@@ -188,37 +216,55 @@ static inline uint64_t elv_rq_end_sector(const struct elv_request *rq)
 }
 
 /*
- * Sector order on a list threaded through elv_sort.  Insert walks back
- * from the tail, short for a sequential stream; equal sectors keep
- * arrival order.
+ * Sector order in an rb-tree threaded through elv_rb (rbtree.h): O(log n)
+ * where the kernel's elevators also keep an rb-tree.  A request goes
+ * after those of equal sector, so that they keep arrival order.
  */
-#define elv_rq_sort_entry(l) elv_list_entry(l, struct elv_request, elv_sort)
+#define elv_rq_rb_entry(n) elv_container_of(n, struct elv_request, elv_rb)
 
-static inline void elv_rq_sort_add(struct elv_list *head,
+static inline struct elv_request *elv_rq_rb_entry_or_null(
+	struct elv_rb_node *n)
+{
+	return n != NULL ? elv_rq_rb_entry(n) : NULL;
+}
+
+static inline void elv_rq_sort_add(struct elv_rb_root *root,
 				   struct elv_request *rq)
 {
-	struct elv_list *pos;
+	struct elv_rb_node **link = &root->node, *parent = NULL;
 
-	for (pos = head->prev; pos != head; pos = pos->prev)
-		if (elv_rq_sort_entry(pos)->sector <= rq->sector)
-			break;
-	elv_list_add(&rq->elv_sort, pos);
+	while (*link != NULL) {
+		parent = *link;
+		link = rq->sector < elv_rq_rb_entry(parent)->sector ?
+			&parent->left : &parent->right;
+	}
+	elv_rb_link_node(&rq->elv_rb, parent, link);
+	elv_rb_insert_color(root, &rq->elv_rb);
+}
+
+static inline void elv_rq_sort_del(struct elv_rb_root *root,
+				   struct elv_request *rq)
+{
+	elv_rb_erase(root, &rq->elv_rb);
+}
+
+/* The request of the lowest sector, or NULL when root is empty. */
+static inline struct elv_request *elv_rq_sort_first(
+	const struct elv_rb_root *root)
+{
+	return elv_rq_rb_entry_or_null(elv_rb_first(root));
 }
 
 /* The request after rq in sector order, or NULL at the end. */
-static inline struct elv_request *elv_rq_sort_next(struct elv_list *head,
-						   struct elv_request *rq)
+static inline struct elv_request *elv_rq_sort_next(struct elv_request *rq)
 {
-	return rq->elv_sort.next == head ? NULL :
-		elv_rq_sort_entry(rq->elv_sort.next);
+	return elv_rq_rb_entry_or_null(elv_rb_next(&rq->elv_rb));
 }
 
 /* The request before rq in sector order, or NULL at the start. */
-static inline struct elv_request *elv_rq_sort_prev(struct elv_list *head,
-						   struct elv_request *rq)
+static inline struct elv_request *elv_rq_sort_prev(struct elv_request *rq)
 {
-	return rq->elv_sort.prev == head ? NULL :
-		elv_rq_sort_entry(rq->elv_sort.prev);
+	return elv_rq_rb_entry_or_null(elv_rb_prev(&rq->elv_rb));
 }
 
 /*
@@ -237,12 +283,14 @@ static inline void elv_rq_merge_fifo(struct elv_request *rq,
 	}
 }
 
-/* True when rq is out of sector order with its neighbours on head. */
-static inline bool elv_rq_sort_misplaced(struct elv_list *head,
-					 struct elv_request *rq)
+/*
+ * True when rq, whose sector a merge moved, is out of sector order with
+ * its neighbours: take it out and add it again.
+ */
+static inline bool elv_rq_sort_misplaced(struct elv_request *rq)
 {
-	struct elv_request *before = elv_rq_sort_prev(head, rq);
-	struct elv_request *after = elv_rq_sort_next(head, rq);
+	struct elv_request *before = elv_rq_sort_prev(rq);
+	struct elv_request *after = elv_rq_sort_next(rq);
 
 	return (before != NULL && before->sector > rq->sector) ||
 	       (after != NULL && after->sector < rq->sector);
@@ -260,12 +308,37 @@ enum elv_log_level {
 	ELV_LOG_DEBUG = 7,
 };
 
+/*
+ * The host's services.  struct_size comes first in every version: a
+ * module built against a newer header tests for a service with
+ * elv_host_has() before it calls one added after 3.0; the elv_* wrappers
+ * below do that.  Services are called with the queue lock held, from the
+ * hooks.
+ */
 struct elevator_host {
-	/* Call dispatch again, with force false, no later than at_ns. */
+	size_t struct_size;	/* sizeof the host's struct elevator_host */
+
+	/* Since 3.0.  Call dispatch again, force false, at at_ns. */
 	void (*wakeup_at)(struct elevator_queue *eq, uint64_t at_ns);
+	/* Since 3.0.  A line in the daemon's log, the scheduler named. */
 	void (*log)(struct elevator_queue *eq, enum elv_log_level level,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+	/*
+	 * Since 3.0.  Write the path of control group cgroup (a request's
+	 * cgroup field) as it shows under /sys/fs/cgroup, "/" for the root
+	 * group, NUL-terminated, into buf of len bytes; return its length
+	 * or -errno: -ENOENT for a group the host does not know (gone, or
+	 * never seen), -ERANGE when len is too short.  Hosts of 3.0 give
+	 * every request group 0 and know only the root group.
+	 */
+	int (*cgroup_path)(struct elevator_queue *eq, uint64_t cgroup,
+			   char *buf, size_t len);
 };
+
+/* True when the host offers service (a field of struct elevator_host). */
+#define elv_host_has(eq, service)                                          \
+	((eq)->host->struct_size >= offsetof(struct elevator_host, service) + \
+	 sizeof((eq)->host->service) && (eq)->host->service != NULL)
 
 struct elevator_queue {
 	const struct elevator_type *type;
@@ -281,14 +354,23 @@ static inline void elv_wakeup_at(struct elevator_queue *eq, uint64_t at_ns)
 
 #define elv_log(eq, level, ...) ((eq)->host->log((eq), (level), __VA_ARGS__))
 
+/* The host's cgroup_path, or -ENOSYS from a host without it. */
+static inline int elv_cgroup_path(struct elevator_queue *eq, uint64_t cgroup,
+				  char *buf, size_t len)
+{
+	if (!elv_host_has(eq, cgroup_path))
+		return -ENOSYS;
+	return eq->host->cgroup_path(eq, cgroup, buf, len);
+}
+
 /* ------------------------------------------------------------------ */
-/* Methods.                                                            */
+/* Hooks' arguments and answers.                                       */
 
 /*
  * Merges, all found by the host (as block/elevator.c's hash does): a queued
- * request rq and a request next of the same file, direction and backing
- * descriptor that touch in file offsets, together at most
- * IOSCHED_MAX_SECTORS.
+ * request rq and a request next of the same file, direction, backing
+ * descriptor and control group that touch in file offsets, together at
+ * most IOSCHED_MAX_SECTORS.
  */
 enum elv_merge {
 	ELV_NO_MERGE = 0,
@@ -303,67 +385,27 @@ enum elv_may_queue {
 	ELV_MQUEUE_MUST = 1,
 };
 
-struct elevator_ops {
-	/* Optional.  Set up elevator_data; tunables hold their values. */
-	int (*init_queue)(struct elevator_queue *eq);
-	/* Optional.  Called with no request queued or in flight. */
-	void (*exit_queue)(struct elevator_queue *eq);
+/* ------------------------------------------------------------------ */
+/* Compile-time checks of a field's type, for the table macros below.  */
 
-	/*
-	 * Optional.  The host found a merge of the given type (see enum
-	 * elv_merge) and asks before it joins the two: return false to keep
-	 * them apart, e.g. when they belong to different per-process queues.
-	 * rq is queued.  For ELV_BACK_MERGE and ELV_FRONT_MERGE next is a new
-	 * request, never added, whose elv_* fields are not the scheduler's;
-	 * for ELV_REQUEST_MERGE next is queued too.  Without this hook every
-	 * merge the host finds is made.
-	 */
-	bool (*allow_merge)(struct elevator_queue *eq,
-			    const struct elv_request *rq,
-			    const struct elv_request *next,
-			    enum elv_merge type);
-	/*
-	 * Optional.  rq grew by a merge of a new request (ELV_BACK_MERGE or
-	 * ELV_FRONT_MERGE, when its sector moved down); re-sort it.
-	 */
-	void (*merged)(struct elevator_queue *eq, struct elv_request *rq,
-		       enum elv_merge type);
-	/*
-	 * Optional.  next, a queued request, was merged into rq, also queued
-	 * (ELV_REQUEST_MERGE); forget next (it leaves the scheduler now).  rq
-	 * keeps the earlier of the two deadlines.  Without this hook the host
-	 * never merges two queued requests.
-	 */
-	void (*merged_requests)(struct elevator_queue *eq,
-				struct elv_request *rq,
-				struct elv_request *next);
-
-	/* Required.  Take ownership of rq. */
-	void (*add_request)(struct elevator_queue *eq, struct elv_request *rq,
-			    uint64_t now_ns);
-	/*
-	 * Required.  Hand over the next request to perform, or NULL.  With
-	 * force true (the queue is draining for a switch or for shutdown) a
-	 * scheduler must not idle: if it holds a request, it returns one.
-	 */
-	struct elv_request *(*dispatch)(struct elevator_queue *eq,
-					uint64_t now_ns, bool force);
-	/* Optional.  A dispatched request finished. */
-	void (*completed)(struct elevator_queue *eq, struct elv_request *rq,
-			  uint64_t now_ns);
-	/* Required.  True while the scheduler holds requests. */
-	bool (*has_work)(struct elevator_queue *eq);
-	/*
-	 * Optional.  rq's direction holds nr_requests requests (queued and
-	 * in flight; reads and writes count apart): return ELV_MQUEUE_MUST
-	 * to admit rq all the same, as the kernel's anticipatory and cfq do
-	 * for the process they idle for, or ELV_MQUEUE_MAY to let it wait.
-	 * The host admits at most half of nr_requests more.  rq is new: its
-	 * elv_* fields are not the scheduler's.
-	 */
-	enum elv_may_queue (*may_queue)(struct elevator_queue *eq,
-					const struct elv_request *rq);
-};
+/*
+ * ELV_FIELD_CHECK(type, field, T, msg) is 0 when type's field has type T
+ * (the same type, not merely the same size), and does not compile
+ * otherwise: the host writes and reads a T there.
+ */
+#ifdef __cplusplus
+#define ELV_FIELD_IS(type, field, T) \
+	(std::is_same<decltype(((type *)0)->field), T>::value)
+#define ELV_BUILD_CHECK(cond, msg) (sizeof(char[(cond) ? 1 : -1]) - 1)
+#else
+#define ELV_FIELD_IS(type, field, T) \
+	__builtin_types_compatible_p(__typeof__(((type *)0)->field), T)
+#define ELV_BUILD_CHECK(cond, msg) \
+	(sizeof(struct { _Static_assert(cond, msg); char elv_c; }) - 1)
+#endif
+#define ELV_FIELD_CHECK(type, field, T, msg)                          \
+	ELV_BUILD_CHECK(ELV_FIELD_IS(type, field, T) &&               \
+			sizeof(((type *)0)->field) == sizeof(T), msg)
 
 /* ------------------------------------------------------------------ */
 /* Tunables, shown and set as files under .control/iosched/.           */
@@ -373,9 +415,11 @@ struct elevator_ops {
  * The host sets it to def before init_queue and refuses writes outside
  * [min, max] with EINVAL (it does not clamp); unit is for people ("ms",
  * "KiB", "" ...).  A table holds at most IOSCHED_TUNABLES_MAX entries
- * before its NULL name (the loader refuses longer ones).
+ * before its NULL name (the loader refuses longer ones).  Declare entries
+ * with the macros below, which refuse to compile unless the field is an
+ * int64_t.
  *
- * Optional callbacks, called under the queue lock like methods:
+ * Optional callbacks, called under the queue lock like hooks:
  *  - show computes the value shown instead of reading the field;
  *  - store applies a value already checked against [min, max], with any
  *    side effect it needs (another field recomputed, say), instead of the
@@ -401,14 +445,20 @@ struct elv_tunable {
 	int (*store)(struct elevator_queue *eq, int64_t value);
 };
 
-#define ELV_TUNABLE(type, field, def, min, max, unit, desc) \
-	{ #field, offsetof(type, field), (def), (min), (max), (unit), (desc), \
-	  0, NULL, NULL }
+/* offsetof(type, field), compiling only for an int64_t field. */
+#define ELV_TUNABLE_OFFSET(type, field)                                 \
+	(offsetof(type, field) +                                        \
+	 ELV_FIELD_CHECK(type, field, int64_t,                          \
+			 "a tunable's field must be an int64_t"))
+
+#define ELV_TUNABLE(type, field, def, min, max, unit, desc)              \
+	{ #field, ELV_TUNABLE_OFFSET(type, field), (def), (min), (max),  \
+	  (unit), (desc), 0, NULL, NULL }
 
 /* A plain tunable whose writes go through store(eq, value). */
 #define ELV_TUNABLE_STORE(type, field, def, min, max, unit, desc, store) \
-	{ #field, offsetof(type, field), (def), (min), (max), (unit), (desc), \
-	  0, NULL, (store) }
+	{ #field, ELV_TUNABLE_OFFSET(type, field), (def), (min), (max),  \
+	  (unit), (desc), 0, NULL, (store) }
 
 /* A read-only value computed by show(eq), e.g. an estimate. */
 #define ELV_TUNABLE_COMPUTED(name, show, unit, desc) \
@@ -426,12 +476,13 @@ static inline bool elv_tunable_has_field(const struct elv_tunable *t)
 
 /*
  * A counter is a uint64_t inside elevator_data at the given offset, which
- * the scheduler counts up in its methods (under the queue lock) and the
+ * the scheduler counts up in its hooks (under the queue lock) and the
  * host reads under the same lock.  Counters start at zero with each
  * instance, as the kernel's per-elevator statistics do, so a switch away
  * and back starts them again.  A table holds at most IOSCHED_COUNTERS_MAX
  * entries before its NULL name; names are [a-z0-9_-]{1,31} (the loader
- * refuses anything else).
+ * refuses anything else).  ELV_COUNTER() refuses to compile unless the
+ * field is a uint64_t.
  */
 #define IOSCHED_COUNTERS_MAX 31
 
@@ -440,18 +491,26 @@ struct elv_counter {
 	size_t offset;
 };
 
-#define ELV_COUNTER(type, field) { #field, offsetof(type, field) }
+#define ELV_COUNTER(type, field)                                        \
+	{ #field, offsetof(type, field) +                               \
+		  ELV_FIELD_CHECK(type, field, uint64_t,                \
+				  "a counter's field must be a uint64_t") }
 
 /* ------------------------------------------------------------------ */
 /* The scheduler's description.                                        */
 
 /*
- * abi_version and struct_size come first in every version, and are filled
- * in by IOSCHED_ELEVATOR().  Size policy (as nbdkit's): fields added within
- * ABI 2 go at the end of this structure; the host accepts a structure of
- * at least the 2.0 size (up to and including tunables), uses the first
- * struct_size bytes it knows, and zeroes the rest, so a module built
- * against an older 2.x header has the newer optional hooks absent.
+ * One flat structure: abi_version and struct_size first, filled in by
+ * IOSCHED_ELEVATOR(); then what describes the scheduler; then its hooks,
+ * each dated by the ABI version that brought it.  Later versions of ABI 3
+ * append hooks at the end, never insert or move one.  The host accepts a
+ * structure of at least the 3.0 size, uses the first struct_size bytes it
+ * knows and takes the rest as absent (NULL), so a module built against an
+ * older 3.x header has the newer optional hooks absent, and one built
+ * against a newer header has only what this host understands read.
+ *
+ * Hooks are optional unless marked required; the host checks an optional
+ * one before calling it.
  */
 struct elevator_type {
 	unsigned abi_version;	/* IOSCHED_ABI_VERSION */
@@ -459,26 +518,96 @@ struct elevator_type {
 	const char *name;	/* [a-z0-9_-]{1,31} */
 	const char *description;
 	size_t data_size;	/* bytes the host allocates as elevator_data */
-	struct elevator_ops ops;
 	const struct elv_tunable *tunables;	/* ends with a NULL name */
-	/* Added in 0.3.0; absent (NULL) in a module built against 0.2. */
 	const struct elv_counter *counters;	/* ends with a NULL name */
 
+	/* Since 3.0.  Set up elevator_data; tunables hold their values. */
+	int (*init_queue)(struct elevator_queue *eq);
+	/* Since 3.0.  Called with no request queued or in flight. */
+	void (*exit_queue)(struct elevator_queue *eq);
+
 	/*
-	 * Added in 0.3.0 too.  Optional.  How many slots of rq's direction
-	 * rq may fill: the host lets rq wait for a slot while its direction
-	 * holds that many requests or more (queued and in flight), even when
-	 * fewer than nr_requests, as the kernel's limit_depth does with the
-	 * scheduler tags.  The answer is clamped to [1, nr_requests], the
-	 * current limit, and asked again whenever a slot of the direction
-	 * frees; may_queue is asked only once the direction is full.  kyber
-	 * keeps a quarter of the write slots for synchronous writes this
-	 * way.  rq is new: its elv_* fields are not the scheduler's.  Called
-	 * under the queue lock, like a method.
+	 * Since 3.0.  The host found a merge of the given type (see enum
+	 * elv_merge) and asks before it joins the two: return false to keep
+	 * them apart, e.g. when they belong to different per-process queues.
+	 * rq is queued.  For ELV_BACK_MERGE and ELV_FRONT_MERGE next is a new
+	 * request, never added, whose elv_* fields are not the scheduler's;
+	 * for ELV_REQUEST_MERGE next is queued too.  Without this hook every
+	 * merge the host finds is made.
+	 */
+	bool (*allow_merge)(struct elevator_queue *eq,
+			    const struct elv_request *rq,
+			    const struct elv_request *next,
+			    enum elv_merge type);
+	/*
+	 * Since 3.0.  rq grew by a merge of a new request (ELV_BACK_MERGE or
+	 * ELV_FRONT_MERGE, when its sector moved down); re-sort it.
+	 */
+	void (*merged)(struct elevator_queue *eq, struct elv_request *rq,
+		       enum elv_merge type);
+	/*
+	 * Since 3.0.  next, a queued request, was merged into rq, also queued
+	 * (ELV_REQUEST_MERGE); forget next (it leaves the scheduler now).  rq
+	 * keeps the earlier of the two deadlines.  Without this hook the host
+	 * never merges two queued requests.
+	 */
+	void (*merged_requests)(struct elevator_queue *eq,
+				struct elv_request *rq,
+				struct elv_request *next);
+
+	/* Since 3.0.  Required.  Take ownership of rq. */
+	void (*add_request)(struct elevator_queue *eq, struct elv_request *rq,
+			    uint64_t now_ns);
+	/*
+	 * Since 3.0.  Required.  Hand over the next request to perform, or
+	 * NULL; when and how often the host calls it is said at the top of
+	 * this file.  With force true (the queue is draining for a switch or
+	 * for shutdown) a scheduler must not idle: if it holds a request, it
+	 * returns one.
+	 */
+	struct elv_request *(*dispatch)(struct elevator_queue *eq,
+					uint64_t now_ns, bool force);
+	/* Since 3.0.  A dispatched request finished. */
+	void (*completed)(struct elevator_queue *eq, struct elv_request *rq,
+			  uint64_t now_ns);
+	/* Since 3.0.  Required.  True while the scheduler holds requests. */
+	bool (*has_work)(struct elevator_queue *eq);
+	/*
+	 * Since 3.0.  rq's direction holds nr_requests requests (queued and
+	 * in flight; reads and writes count apart): return ELV_MQUEUE_MUST
+	 * to admit rq all the same, as the kernel's anticipatory and cfq do
+	 * for the process they idle for, or ELV_MQUEUE_MAY to let it wait.
+	 * The host admits at most half of nr_requests more.  rq is new: its
+	 * elv_* fields are not the scheduler's.
+	 */
+	enum elv_may_queue (*may_queue)(struct elevator_queue *eq,
+					const struct elv_request *rq);
+	/*
+	 * Since 3.0.  How many slots of rq's direction rq may fill: the host
+	 * lets rq wait for a slot while its direction holds that many
+	 * requests or more (queued and in flight), even when fewer than
+	 * nr_requests, as the kernel's limit_depth does with the scheduler
+	 * tags.  The answer is clamped to [1, nr_requests], the current
+	 * limit, and asked again whenever a slot of the direction frees;
+	 * may_queue is asked only once the direction is full.  kyber keeps a
+	 * quarter of the write slots for synchronous writes this way.  rq is
+	 * new: its elv_* fields are not the scheduler's.
 	 */
 	unsigned (*limit_depth)(struct elevator_queue *eq,
 				const struct elv_request *rq,
 				unsigned nr_requests);
+	/*
+	 * Since 3.0.  Process pid, which may have submitted requests, has
+	 * exited (the kernel's exit of an I/O context): stop waiting for
+	 * its next request, and free what is kept for it once none of its
+	 * requests is queued or in flight.  Some may still be (its
+	 * writeback): they are served as usual.  The host may tell of a pid
+	 * the scheduler never saw; a later request of the same pid comes
+	 * from a new process.  dispatch is called after it when a request
+	 * is queued.
+	 */
+	void (*exit_process)(struct elevator_queue *eq, pid_t pid,
+			     uint64_t now_ns);
 };
 
 #define IOSCHED_ELEVATOR_SYMBOL "iosched_elevator"

@@ -28,11 +28,9 @@ static const struct elevator_type badabi_type = {
 	.struct_size = sizeof(struct elevator_type),
 	.name = "badabi",
 	.description = "test: built for ABI version 1",
-	.ops = {
-		.add_request = badabi_add_request,
-		.dispatch = badabi_dispatch,
-		.has_work = badabi_has_work,
-	},
+	.add_request = badabi_add_request,
+	.dispatch = badabi_dispatch,
+	.has_work = badabi_has_work,
 };
 
 __attribute__((visibility("default")))

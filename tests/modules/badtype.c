@@ -3,9 +3,9 @@
  * Test modules the loader must refuse, one defect each, all built from
  * this file: Makefile.am gives each its name (BADTYPE_NAME, which is also
  * its file's) and one BADTYPE_* defect.  Built without a defect (goodtype)
- * it loads, so a refusal is the defect's doing.  BADTYPE_V20 is no defect:
- * the structure of ABI 2.0, which ends before the counters, must load
- * with its bad counter table unseen.
+ * it loads, so a refusal is the defect's doing.  BADTYPE_NEWER is no
+ * defect: the larger structure of a later 3.x header, with hooks this host
+ * does not know, must load with those left unread.
  */
 #include <stddef.h>
 
@@ -63,38 +63,47 @@ static struct elevator_type badtype_type = {
 	.name = BADTYPE_NAME,
 	.description = "test: a defect the loader must refuse",
 	.data_size = sizeof(struct badtype_data),
-	.ops = {
-		.add_request = badtype_add_request,
+	.add_request = badtype_add_request,
 #ifndef BADTYPE_NO_DISPATCH
-		.dispatch = badtype_dispatch,
+	.dispatch = badtype_dispatch,
 #endif
 #ifndef BADTYPE_NO_HAS_WORK
-		.has_work = badtype_has_work,
+	.has_work = badtype_has_work,
 #endif
-	},
 	.tunables = badtype_tunables,
 	.counters = badtype_counters,
 };
 
-#if defined(BADTYPE_SMALL) || defined(BADTYPE_V20)
+#if defined(BADTYPE_SMALL)
 /*
- * A struct elevator_type shorter than ours, exported by hand since
- * IOSCHED_ELEVATOR() fills in the full size: BADTYPE_SMALL ends before
- * the tunables, as a module older than ABI 2.0 would; BADTYPE_V20 ends
- * after them, as one built against the 2.0 header does.
+ * A struct elevator_type shorter than 3.0's, exported by hand since
+ * IOSCHED_ELEVATOR() fills in the full size: it ends before exit_process.
  */
-#ifdef BADTYPE_SMALL
-#define BADTYPE_SIZE offsetof(struct elevator_type, tunables)
-#else
-#define BADTYPE_SIZE offsetof(struct elevator_type, counters)
-#endif
 __attribute__((visibility("default")))
 const struct elevator_type *iosched_elevator(void);
 const struct elevator_type *iosched_elevator(void)
 {
 	badtype_type.abi_version = IOSCHED_ABI_VERSION;
-	badtype_type.struct_size = BADTYPE_SIZE;
+	badtype_type.struct_size = offsetof(struct elevator_type,
+					    exit_process);
 	return &badtype_type;
+}
+#elif defined(BADTYPE_NEWER)
+/* As a later 3.x header would make it: two hooks more, never called. */
+static struct {
+	struct elevator_type type;
+	void (*later[2])(void);
+} badtype_newer;
+
+__attribute__((visibility("default")))
+const struct elevator_type *iosched_elevator(void);
+const struct elevator_type *iosched_elevator(void)
+{
+	badtype_newer.type = badtype_type;
+	badtype_newer.type.abi_version = IOSCHED_ABI_VERSION;
+	badtype_newer.type.struct_size = sizeof badtype_newer;
+	badtype_newer.later[0] = badtype_newer.later[1] = (void (*)(void))1;
+	return &badtype_newer.type;
 }
 #else
 IOSCHED_ELEVATOR(badtype_type);

@@ -1,13 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 // Test module: a scheduler written in C++ against the installed header
 // (tests/oot-module.sh).  extern "C" in the header keeps its entry point
-// unmangled, so the daemon finds and loads it like any other.
+// unmangled, so the daemon finds and loads it like any other; its tunable
+// and counter go through the header's C++ type checks.
 #include <fuse-iosched/elevator.h>
 
 namespace {
 
 struct cxx_data {
 	struct elv_list fifo;	// oldest first
+	int64_t unused;		// a tunable, shown and set only
+	uint64_t dispatched;
+};
+
+const struct elv_tunable cxx_tunables[] = {
+	ELV_TUNABLE(struct cxx_data, unused, 1, 0, 10, "", "a tunable"),
+	{ nullptr, 0, 0, 0, 0, nullptr, nullptr, 0, nullptr, nullptr },
+};
+
+const struct elv_counter cxx_counters[] = {
+	ELV_COUNTER(struct cxx_data, dispatched),
+	{ nullptr, 0 },
 };
 
 cxx_data *data_of(struct elevator_queue *eq)
@@ -42,6 +55,7 @@ struct elv_request *cxx_dispatch(struct elevator_queue *eq, uint64_t, bool)
 	struct elv_request *rq = elv_list_first(&d->fifo, struct elv_request,
 						elv_fifo);
 	elv_list_del(&rq->elv_fifo);
+	d->dispatched++;
 	return rq;
 }
 
@@ -58,11 +72,13 @@ struct elevator_type cxx_make_type()
 	t.name = "cxx";
 	t.description = "test: FIFO written in C++";
 	t.data_size = sizeof(cxx_data);
-	t.ops.init_queue = cxx_init_queue;
-	t.ops.merged_requests = cxx_merged_requests;
-	t.ops.add_request = cxx_add_request;
-	t.ops.dispatch = cxx_dispatch;
-	t.ops.has_work = cxx_has_work;
+	t.init_queue = cxx_init_queue;
+	t.merged_requests = cxx_merged_requests;
+	t.add_request = cxx_add_request;
+	t.dispatch = cxx_dispatch;
+	t.has_work = cxx_has_work;
+	t.tunables = cxx_tunables;
+	t.counters = cxx_counters;
 	return t;
 }
 

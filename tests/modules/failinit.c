@@ -49,12 +49,10 @@ static struct elevator_type failinit_type = {
 	.name = "failinit",
 	.description = "test: init_queue fails",
 	.data_size = sizeof(struct failinit_data),
-	.ops = {
-		.init_queue = failinit_init_queue,
-		.add_request = failinit_add_request,
-		.dispatch = failinit_dispatch,
-		.has_work = failinit_has_work,
-	},
+	.init_queue = failinit_init_queue,
+	.add_request = failinit_add_request,
+	.dispatch = failinit_dispatch,
+	.has_work = failinit_has_work,
 };
 
 IOSCHED_ELEVATOR(failinit_type);

@@ -6,8 +6,8 @@
  * the requests added and dispatched.  Built a second time
  * with KNOBS_TOO_MANY as "toomany", whose table is one entry longer than
  * IOSCHED_TUNABLES_MAX: the loader must refuse it.  Built a third time
- * with KNOBS_ABI20 as "abi20", a module of ABI 2.0 with a limit_depth
- * past its structure, which must behave as if it had none.
+ * with KNOBS_ABI2 as "abi2", a module that says ABI 2 as the 2.x header's
+ * macro made it: the loader must refuse it, naming both versions.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -104,50 +104,32 @@ static const struct elv_counter knobs_counters[] = {
 	{ .name = NULL },
 };
 
-#ifdef KNOBS_ABI20
-/* Lies past the 2.0 structure: the host must not see it. */
-static unsigned knobs_limit_one(struct elevator_queue *eq,
-				const struct elv_request *rq,
-				unsigned nr_requests)
-{
-	return 1;
-}
-#endif
-
 static struct elevator_type knobs_type = {
 #if defined(KNOBS_TOO_MANY)
 	.name = "toomany",
-#elif defined(KNOBS_ABI20)
-	.name = "abi20",
+#elif defined(KNOBS_ABI2)
+	.name = "abi2",
 #else
 	.name = "knobs",
 #endif
 	.description = "test: computed, read-only and stored tunables",
 	.data_size = sizeof(struct knobs_data),
-	.ops = {
-		.init_queue = knobs_init_queue,
-		.add_request = knobs_add_request,
-		.dispatch = knobs_dispatch,
-		.has_work = knobs_has_work,
-	},
+	.init_queue = knobs_init_queue,
+	.add_request = knobs_add_request,
+	.dispatch = knobs_dispatch,
+	.has_work = knobs_has_work,
 	.tunables = knobs_tunables,
 	.counters = knobs_counters,
-#ifdef KNOBS_ABI20
-	.limit_depth = knobs_limit_one,
-#endif
 };
 
-#ifdef KNOBS_ABI20
-/*
- * The structure of ABI 2.0, which ends after the tunables: exported by
- * hand, since IOSCHED_ELEVATOR() fills in the full size.
- */
+#ifdef KNOBS_ABI2
+/* Exported by hand, since IOSCHED_ELEVATOR() fills in version 3. */
 __attribute__((visibility("default")))
 const struct elevator_type *iosched_elevator(void);
 const struct elevator_type *iosched_elevator(void)
 {
-	knobs_type.abi_version = IOSCHED_ABI_VERSION;
-	knobs_type.struct_size = offsetof(struct elevator_type, counters);
+	knobs_type.abi_version = 2;
+	knobs_type.struct_size = sizeof knobs_type;
 	return &knobs_type;
 }
 #else

@@ -27,9 +27,7 @@ static bool nosym_has_work(struct elevator_queue *eq)
 const struct elevator_type nosym_type = {
 	.name = "nosym",
 	.description = "test: no entry symbol",
-	.ops = {
-		.add_request = nosym_add_request,
-		.dispatch = nosym_dispatch,
-		.has_work = nosym_has_work,
-	},
+	.add_request = nosym_add_request,
+	.dispatch = nosym_dispatch,
+	.has_work = nosym_has_work,
 };

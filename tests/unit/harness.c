@@ -56,28 +56,18 @@ struct queue *h_queue(const struct elevator_type *type, unsigned nr_requests)
 struct io *h_io(int id, enum elv_dir dir, uint64_t file, uint64_t offset,
 		uint64_t bytes, uint64_t sector)
 {
-	struct io *io = calloc(1, sizeof *io);
+	struct io *io = malloc(sizeof *io);
 	struct h_part *hp = calloc(1, sizeof *hp);
 
 	if (io == NULL || hp == NULL || id < 0 || id >= H_MAX_IDS) {
 		fprintf(stderr, "h_io: out of memory or bad id %d\n", id);
 		exit(1);
 	}
+	io_init(io, &hp->part, dir, file, offset, bytes);
 	hp->id = id;
-	hp->part.len = bytes;
 	hp->part.result = -EINPROGRESS;
-	io->parts = io->parts_tail = &hp->part;
-	io->nr_parts = 1;
-	io->fd = -1;
-	io->rq.dir = dir;
 	io->rq.sync = dir == ELV_READ;
-	io->rq.file = file;
-	io->rq.offset = offset;
-	io->rq.bytes = bytes;
 	io->rq.sector = sector;
-	io->rq.nr_sectors = (bytes + 511) >> IOSCHED_SECTOR_SHIFT;
-	if (io->rq.nr_sectors == 0)
-		io->rq.nr_sectors = 1;
 	io->rq.pid = 1000 + id;
 	io->rq.ioprio = IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_BE, 4);
 	return io;

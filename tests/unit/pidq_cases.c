@@ -119,6 +119,54 @@ void pq_test_merge(const struct elevator_type *type, bool fifo_across)
 	queue_free(q);
 }
 
+void pq_test_exit_process(const struct elevator_type *type)
+{
+	struct queue *q = pq_queue(type);
+	struct io *io;
+	unsigned w;
+
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1002, BE(4), 900000);
+	CHECK_STR(h_order(q, 0), "1");
+	queue_process_exited(q, 1003);
+	CHECK_STR(h_order(q, 0), "");
+	queue_process_exited(q, 1001);
+	CHECK_STR(h_order(q, 0), "2");
+	queue_process_exited(q, 1002);
+
+	/* The timers armed above have fired. */
+	h_now = 100 * H_MS;
+	queue_kick(q);
+	pq_rd(q, 3, 1005, BE(4), 200);
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 3);
+	pq_rd(q, 7, 1005, BE(4), 208);
+	pq_rd(q, 4, 1006, BE(4), 800000);
+	queue_process_exited(q, 1005);
+	w = h_wakeups;
+	if (io != NULL)
+		h_complete(q, io);
+	CHECK_STR(h_order(q, 1), "7");
+	CHECK_EQ(h_wakeups, w);
+	CHECK_STR(h_order(q, 0), "4");
+	queue_process_exited(q, 1006);
+
+	h_now = 200 * H_MS;
+	queue_kick(q);
+	w = h_wakeups;
+	pq_rd(q, 5, 1001, BE(4), 300);
+	pq_rd(q, 6, 1002, BE(4), 700000);
+	CHECK_STR(h_order(q, 0), "5");
+	CHECK_STR(h_order(q, 0), "");
+	CHECK_EQ(h_wakeups, w + 1);
+	h_now = h_wakeup_ns;
+	queue_kick(q);
+	CHECK_STR(h_order(q, 0), "6");
+	CHECK_DONE(7);
+	queue_free(q);
+}
+
+
 void pq_test_force(const struct elevator_type *type)
 {
 	struct queue *q = pq_queue(type);

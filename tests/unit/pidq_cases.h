@@ -33,6 +33,14 @@ void pq_test_merge(const struct elevator_type *type, bool fifo_across);
  * what goes in flight.
  */
 void pq_test_force(const struct elevator_type *type);
+/*
+ * A process's exit (queue_process_exited): the wait for it ends at once,
+ * on the virtual clock standing still; after an exit while its reads are
+ * queued and in flight, they are served and then no wait follows; the pid
+ * back is a new process, waited for as any new one.  Another pid's exit
+ * changes nothing.
+ */
+void pq_test_exit_process(const struct elevator_type *type);
 /* A switch away with requests queued and in flight, and back. */
 void pq_test_switch(const struct elevator_type *type);
 /*

@@ -143,6 +143,52 @@ static void test_waits_for_read_in_flight(void)
 }
 
 /*
+ * The host tells of an exit (queue_process_exited): a wait for the exited
+ * process ends at once, on the virtual clock standing still; after an exit
+ * with reads in flight and queued, they are served and no wait follows.  A
+ * later process with the same pid is waited for again.  Another pid's
+ * exit changes nothing.
+ */
+static void test_exit_process(void)
+{
+	struct queue *q = as_queue();
+	struct io *io;
+
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_B, 900000);
+	CHECK_STR(h_order(q, 0), "");
+	queue_process_exited(q, PID_C);
+	CHECK_STR(h_order(q, 0), "");
+	queue_process_exited(q, PID_A);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_EQ(h_counter(q, "antic_other"), 1);
+
+	/* Exited with a read in flight and one queued: no wait after. */
+	rd(q, 3, PID_C, 900100);
+	rd(q, 7, PID_C, 900108);
+	rd(q, 4, PID_D, 10);
+	io = queue_try_next(q);
+	CHECK(io != NULL && h_part_id(io, 0) == 3);
+	queue_process_exited(q, PID_C);
+	if (io != NULL)
+		h_complete(q, io);
+	CHECK_STR(h_order(q, 1), "7");
+	CHECK_STR(h_order(q, 0), "4");
+
+	/* The pid again, a new process: waited for as any other. */
+	h_now = 1 * H_MS;
+	rd(q, 5, PID_A, 3000);
+	CHECK_STR(h_order(q, 0), "5");
+	rd(q, 6, PID_B, 700000);
+	CHECK_STR(h_order(q, 0), "");
+	fire(q, 100 * H_MS);
+	CHECK_STR(h_order(q, 0), "6");
+	CHECK_DONE(7);
+	queue_free(q);
+}
+
+/*
  * A far read of another process does not end the wait; a close one does,
  * and is served at once.
  */
@@ -533,6 +579,16 @@ static void test_back_seeks(void)
 	rd(q, 5, 605, 2500008 + 3000000);
 	CHECK_STR(h_order(q, 0), "3 5 4");
 	CHECK_DONE(5);
+
+	/* Past the last request the sweep wraps to the lowest, then goes
+	 * forward, instead of stepping back one request at a time. */
+	rd(q, 1, 601, 9000000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, 602, 100);
+	rd(q, 3, 603, 4000000);
+	rd(q, 4, 604, 9000016);
+	CHECK_STR(h_order(q, 0), "4 2 3");
+	CHECK_DONE(4);
 	queue_free(q);
 }
 
@@ -1043,6 +1099,7 @@ int main(void)
 	}
 	test_waits_for_next_read();
 	test_waits_for_read_in_flight();
+	test_exit_process();
 	test_close_read_breaks();
 	test_timeout();
 	test_fifo_expiry_breaks();

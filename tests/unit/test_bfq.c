@@ -1617,6 +1617,7 @@ int main(void)
 	test_soft_rt_rate();
 	test_idle_window();
 	pq_test_force(bfq);
+	pq_test_exit_process(bfq);
 	test_budget_timeout();
 	test_prio_change();
 	test_wait_rq();

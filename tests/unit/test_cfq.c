@@ -1048,6 +1048,7 @@ int main(void)
 	test_idle_class_never_forced();
 	test_idle_class_quiet();
 	test_idle_window();
+	pq_test_exit_process(cfq);
 	test_may_queue();
 	test_slow_thinker();
 	test_seeky_min_tt();

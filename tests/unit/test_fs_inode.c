@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "daemon.h"
 
 static bool fail_next;	/* the next sectormap_new returns NULL */
 static struct fs fs;
@@ -94,7 +95,7 @@ int main(void)
 	/* A new inode's map: ENOMEM, and the name is not remembered. */
 	root_refs = fs.root.nlookup;
 	fail_next = true;
-	CHECK(fs_inode_entry(req, &fs.root, "f", &e) == ENOMEM);
+	CHECK(fs_inode_entry(req, &fs.root, "f", &e) == -ENOMEM);
 	CHECK(fs.root.nlookup == root_refs);
 	CHECK(fs_inode_entry(req, &fs.root, "f", &e) == 0);
 	CHECK(e.ino != 0 && fs_inode(req, e.ino)->smap != NULL);

@@ -67,6 +67,9 @@ static void test_refusals(void)
 	module_set_dir(test_dir);
 	CHECK_EQ(module_load("badabi"), -ENOEXEC);
 	CHECK(elv_find("badabi") == NULL);
+	/* ABI 2 nested its hooks: refused, not read as ABI 3. */
+	CHECK_EQ(module_load("abi2"), -ENOEXEC);
+	CHECK(elv_find("abi2") == NULL);
 	CHECK_EQ(module_load("nosym"), -ENOEXEC);
 	CHECK(elv_find("nosym") == NULL);
 	CHECK_EQ(module_load("missing"), -ENOENT);
@@ -78,8 +81,8 @@ static void test_refusals(void)
  * shorter than ours, a required method missing, a tunable whose default
  * is out of its range or that lies outside the scheduler's data, a counter
  * with a bad name or outside the data.  The same source without a defect
- * loads, and so does one whose structure is ABI 2.0's: its bad counter
- * table lies beyond that structure and must go unseen.
+ * loads, and so does the larger structure of a later 3.x header, with
+ * hooks this host does not know.
  */
 static void test_type_checks(void)
 {
@@ -92,7 +95,7 @@ static void test_type_checks(void)
 		{ "tunoffset", -EINVAL }, { "tunstraddle", -EINVAL },
 		{ "cntname", -EINVAL }, { "cntoffset", -EINVAL },
 	};
-	const struct elevator_type *v20;
+	const struct elevator_type *next;
 
 	module_set_dir(test_dir);
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -102,9 +105,10 @@ static void test_type_checks(void)
 	CHECK_EQ(module_load("goodtype"), 0);
 	CHECK(elv_find("goodtype") != NULL);
 	CHECK(elv_find("goodtype")->counters != NULL);
-	CHECK_EQ(module_load("v20"), 0);
-	v20 = elv_find("v20");
-	CHECK(v20 != NULL && v20->counters == NULL);
+	CHECK_EQ(module_load("v3next"), 0);
+	next = elv_find("v3next");
+	CHECK(next != NULL && next->counters != NULL);
+	CHECK(next != NULL && next->struct_size == sizeof *next);
 }
 
 /* Names reach a path: nothing but [a-z0-9_-]{1,31} is accepted. */
@@ -149,6 +153,7 @@ static void test_failinit(void)
 {
 	struct queue *q = h_queue(elv_noop(), 64);
 	const struct elevator_type *failinit;
+	char why[128];
 
 	module_set_dir(test_dir);
 	CHECK_EQ(module_load("failinit"), 0);
@@ -165,7 +170,7 @@ static void test_failinit(void)
 	CHECK_EQ(elv_switch(q, failinit), -ENOMEM);
 	CHECK(queue_elevator_type(q) == elv_noop());
 	/* Through the control-file path too: an error, nothing changes. */
-	CHECK(elv_store(q, "failinit\n", 9) < 0);
+	CHECK_EQ(elv_store(q, "failinit", 8, why, sizeof why), -ENOMEM);
 	CHECK(queue_elevator_type(q) == elv_noop());
 	/* The queue still works, in FIFO order. */
 	queue_submit(q, h_io(2, ELV_READ, 2, 0, 4096, 300));
@@ -219,7 +224,7 @@ static void test_load_all(void)
 	n = elv_show(q, buf, sizeof buf);
 	CHECK(n > 0);
 	/* The build's directory holds every scheduler module, in name order. */
-	CHECK_STR(buf, "[noop] abi20 failinit goodtype knobs v20 anticipatory "
+	CHECK_STR(buf, "[noop] failinit goodtype knobs v3next anticipatory "
 		  "bfq cfq deadline kyber\n");
 	queue_free(q);
 	module_unload_all();
@@ -319,50 +324,35 @@ static void test_counters(void)
 }
 
 /*
- * A module of ABI 2.0 has no limit_depth, whatever lies past its
- * structure (tests/modules/knobs.c built as abi20): each direction takes
- * nr_requests requests, then the next waits for a slot, as before.
+ * The host's services as a module sees them: cgroup_path names the root
+ * group only, and a host whose table ends before a service (an older
+ * host) has it absent, so elv_cgroup_path answers -ENOSYS.
  */
-static struct io *abi20_write(int id)
+static int host_services(struct elevator_queue *eq, void *arg)
 {
-	struct io *io = h_io(id, ELV_WRITE, 7, (uint64_t)id * 8192, 4096,
-			     (uint64_t)id * 16);
+	struct elevator_host older = *eq->host;
+	const struct elevator_host *host = eq->host;
+	char buf[8];
 
-	io->rq.sync = false;
-	return io;
+	(void)arg;
+	CHECK(elv_host_has(eq, wakeup_at) && elv_host_has(eq, cgroup_path));
+	CHECK_EQ(elv_cgroup_path(eq, 0, buf, sizeof buf), 1);
+	CHECK_STR(buf, "/");
+	CHECK_EQ(elv_cgroup_path(eq, 5, buf, sizeof buf), -ENOENT);
+	CHECK_EQ(elv_cgroup_path(eq, 0, buf, 1), -ERANGE);
+	older.struct_size = offsetof(struct elevator_host, cgroup_path);
+	eq->host = &older;
+	CHECK(elv_host_has(eq, log) && !elv_host_has(eq, cgroup_path));
+	CHECK_EQ(elv_cgroup_path(eq, 0, buf, sizeof buf), -ENOSYS);
+	eq->host = host;
+	return 0;
 }
 
-static void test_abi20_no_limit_depth(void)
+static void test_host_services(void)
 {
-	const struct elevator_type *type;
-	struct h_submitter *s;
-	struct queue *q;
-	int id;
+	struct queue *q = h_queue(elv_noop(), 64);
 
-	module_set_dir(test_dir);
-	CHECK_EQ(module_load("abi20"), 0);
-	type = elv_find("abi20");
-	CHECK(type != NULL);
-	if (type == NULL)
-		return;
-	CHECK(type->limit_depth == NULL);
-	q = h_queue(type, 4);
-	for (id = 1; id <= 4; id++) {
-		s = h_submit_start(q, abi20_write(id));
-		CHECK(h_submitted(s, 1000));
-		/* Refused a slot: free one, so that the test goes on. */
-		if (!h_submitted(s, 0))
-			h_next_id(q);
-		h_submit_join(s);
-	}
-	/* The fifth waits for a slot; a completion lets it in. */
-	s = h_submit_start(q, abi20_write(5));
-	CHECK(!h_submitted(s, 50));
-	CHECK_EQ(h_next_id(q), 1);
-	CHECK(h_submitted(s, 1000));
-	h_submit_join(s);
-	CHECK_STR(h_order(q, 0), "2 3 4 5");
-	CHECK_DONE(5);
+	CHECK_EQ(queue_with_elevator(q, host_services, NULL), 0);
 	queue_free(q);
 }
 
@@ -379,7 +369,7 @@ int main(void)
 	test_deadline();
 	test_tunable_callbacks();
 	test_counters();
-	test_abi20_no_limit_depth();
+	test_host_services();
 	test_load_all();
 	return h_exit("test_module");
 }

@@ -113,6 +113,28 @@ static void test_no_merge_across_fds(void)
 	queue_free(q);
 }
 
+/*
+ * Nor across control groups (struct elv_request's cgroup), so that a
+ * scheduler keeping groups apart never finds one group's data in
+ * another's request; within a group they merge.
+ */
+static void test_no_merge_across_cgroups(void)
+{
+	struct queue *q = h_queue(elv_noop(), 128);
+	struct io *io;
+
+	io = h_io(1, ELV_READ, 1, 4096, 4096, 108);
+	io->rq.cgroup = 7;
+	queue_submit(q, io);
+	queue_submit(q, h_io(2, ELV_READ, 1, 8192, 4096, 116));
+	queue_submit(q, h_io(3, ELV_READ, 1, 0, 4096, 100));
+	io = h_io(4, ELV_READ, 1, 12288, 4096, 124);
+	queue_submit(q, io);	/* joins 2, of the root group too */
+	CHECK_STR(h_order(q, 0), "1 2+4 3");
+	CHECK_DONE(4);
+	queue_free(q);
+}
+
 /* A newer queued request that cannot merge does not hide one that can. */
 static void test_merge_past_unmergeable(void)
 {
@@ -319,6 +341,7 @@ int main(void)
 	test_fill_gap();
 	test_no_merge();
 	test_no_merge_across_fds();
+	test_no_merge_across_cgroups();
 	test_limit_per_direction();
 	test_merge_past_unmergeable();
 	test_no_merge_in_flight();

@@ -20,7 +20,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "fuse-iosched.h"
+#include "daemon.h"
 
 #define FALLBACK_MIN (1ULL << 62)
 #define MiB (1024ULL * 1024)
@@ -142,31 +142,32 @@ static void test_fiemap(void)
 
 	for (i = 0; i < ARRAY_SIZE(offs); i++) {
 		want = fiemap_sector(fd, offs[i]);
-		s = sectormap_lookup(m, fd, offs[i]);
+		s = sectormap_lookup(m, fd, offs[i], 4096);
 		CHECK(want != 0);
 		CHECK(s == want);
 		/* A second lookup is served from the cache, same answer. */
-		CHECK(sectormap_lookup(m, fd, offs[i]) == s);
+		CHECK(sectormap_lookup(m, fd, offs[i], 4096) == s);
 	}
 
-	/* The hole: the fallback, contiguous and far away. */
-	hole = sectormap_lookup(m, fd, 4 * MiB);
-	CHECK(hole >= FALLBACK_MIN);
-	CHECK(sectormap_lookup(m, fd, 4 * MiB + 4096) == hole + 8);
-	CHECK(sectormap_lookup(m, fd, 4 * MiB + 511) == hole);
+	/* The hole: where the extent before it would continue. */
+	hole = sectormap_lookup(m, fd, 4 * MiB, 4096);
+	CHECK(hole == fiemap_sector(fd, 2 * MiB - 512) + (2 * MiB + 512) / 512);
+	CHECK(sectormap_lookup(m, fd, 4 * MiB + 4096, 4096) == hole + 8);
+	CHECK(sectormap_lookup(m, fd, 4 * MiB + 511, 1) == hole);
 
 	/* Filling the hole shows after an invalidate of that range. */
 	write_at(fd, 4 * MiB, MiB, true);
 	sectormap_invalidate(m, 4 * MiB, MiB);
-	s = sectormap_lookup(m, fd, 4 * MiB);
+	s = sectormap_lookup(m, fd, 4 * MiB, 4096);
 	CHECK(s < FALLBACK_MIN);
 	CHECK(s == fiemap_sector(fd, 4 * MiB));
 
 	/* Truncation: beyond the new end is unmapped after invalidate. */
 	if (ftruncate(fd, MiB) == 0) {
 		sectormap_invalidate(m, MiB, 0);
-		CHECK(sectormap_lookup(m, fd, 8 * MiB) >= FALLBACK_MIN);
-		CHECK(sectormap_lookup(m, fd, 0) == fiemap_sector(fd, 0));
+		CHECK(sectormap_lookup(m, fd, 8 * MiB, 4096) ==
+		      fiemap_sector(fd, MiB - 512) + (7 * MiB + 512) / 512);
+		CHECK(sectormap_lookup(m, fd, 0, 4096) == fiemap_sector(fd, 0));
 	}
 
 	/*
@@ -175,13 +176,13 @@ static void test_fiemap(void)
 	 * once the unmapped answer is older than its lifetime.
 	 */
 	write_at(fd, 3 * MiB, 64 * 1024, false);
-	s = sectormap_lookup(m, fd, 3 * MiB);
+	s = sectormap_lookup(m, fd, 3 * MiB, 4096);
 	CHECK(s != 0);
 	if (fsync(fd) == 0) {
 		usleep(250 * 1000);
 		want = fiemap_sector(fd, 3 * MiB);
 		CHECK(want != 0);
-		CHECK(sectormap_lookup(m, fd, 3 * MiB) == want);
+		CHECK(sectormap_lookup(m, fd, 3 * MiB, 4096) == want);
 	}
 
 	sectormap_free(m);
@@ -217,13 +218,71 @@ static void test_many_extents(void)
 
 		if (want == 0)
 			continue;
-		CHECK(sectormap_lookup(m, fd, off) == want);
-		CHECK(sectormap_lookup(m, fd, off + 4096) >= FALLBACK_MIN);
+		CHECK(sectormap_lookup(m, fd, off, 4096) == want);
+		CHECK(sectormap_lookup(m, fd, off + 4096, 4096) == want + 8);
 		checked++;
 	}
 	CHECK(checked > 100);
 	sectormap_free(m);
 	close(fd);
+}
+
+/*
+ * Fresh files, written and not yet placed (delayed allocation): each is
+ * estimated contiguous, the next one after the last, within the limit;
+ * once placed, the file answers from FIEMAP and the next estimate follows
+ * the placement seen.
+ */
+static void test_fresh(void)
+{
+	char path1[256], path2[256];
+	struct sectormap *m1, *m2;
+	uint64_t a, b, placed;
+	int fd1, fd2;
+
+	fd1 = make_file(".", path1, sizeof path1);
+	fd2 = make_file(".", path2, sizeof path2);
+	unlink(path1);
+	unlink(path2);
+	if (!fiemap_works(fd1)) {
+		close(fd1);
+		close(fd2);
+		return;
+	}
+	write_at(fd1, 0, MiB, false);
+	write_at(fd2, 0, MiB, false);
+	m1 = map_of(fd1);
+	m2 = map_of(fd2);
+	a = sectormap_lookup(m1, fd1, 0, MiB);
+	CHECK(a < FALLBACK_MIN);
+	CHECK(sectormap_lookup(m1, fd1, 65536, 4096) == a + 128);
+	b = sectormap_lookup(m2, fd2, 0, MiB);
+	CHECK(b >= a + MiB / 512);
+
+	/* Placed: the real sector, and the cursor follows it. */
+	if (fsync(fd1) == 0) {
+		usleep(250 * 1000);
+		placed = fiemap_sector(fd1, MiB - 512);
+		CHECK(placed != 0);
+		CHECK(sectormap_lookup(m1, fd1, MiB - 512, 512) == placed);
+		sectormap_free(m2);
+		m2 = map_of(fd2);
+		CHECK(sectormap_lookup(m2, fd2, 0, 4096) ==
+		      (placed + 1 + 7) / 8 * 8);
+	}
+
+	/* Never beyond the device. */
+	sectormap_set_layout(&(struct sectormap_layout){ 64 * MiB });
+	sectormap_free(m2);
+	m2 = map_of(fd2);
+	CHECK(sectormap_lookup(m2, fd2, 0, 4096) < 64 * MiB / 512);
+	CHECK(sectormap_lookup(m2, fd2, 100 * MiB, 4096) < 64 * MiB / 512);
+	sectormap_set_layout(&(struct sectormap_layout){ 0 });
+
+	sectormap_free(m1);
+	sectormap_free(m2);
+	close(fd1);
+	close(fd2);
 }
 
 /* A filesystem without FIEMAP: every offset gets the fallback. */
@@ -254,23 +313,23 @@ static void test_fallback(void)
 	m1 = map_of(fd1);
 	m2 = map_of(fd2);
 
-	a = sectormap_lookup(m1, fd1, 0);
-	b = sectormap_lookup(m2, fd2, 0);
+	a = sectormap_lookup(m1, fd1, 0, 4096);
+	b = sectormap_lookup(m2, fd2, 0, 4096);
 	CHECK(a >= FALLBACK_MIN);
 	CHECK(b >= FALLBACK_MIN);
 	CHECK(a != b);
 	/* 1 MiB apart at least: the files' ranges do not overlap. */
 	CHECK(a > b ? a - b >= 2048 : b - a >= 2048);
-	CHECK(sectormap_lookup(m1, fd1, 65536) == a + 128);
-	CHECK(sectormap_lookup(m1, fd1, MiB - 1) == a + 2047);
-	CHECK(sectormap_lookup(m1, fd1, 100ULL << 30) == a + (200ULL << 20));
+	CHECK(sectormap_lookup(m1, fd1, 65536, 4096) == a + 128);
+	CHECK(sectormap_lookup(m1, fd1, MiB - 1, 4096) == a + 2047);
+	CHECK(sectormap_lookup(m1, fd1, 100ULL << 30, 4096) == a + (200ULL << 20));
 	sectormap_invalidate(m1, 0, 0);
-	CHECK(sectormap_lookup(m1, fd1, 0) == a);
+	CHECK(sectormap_lookup(m1, fd1, 0, 4096) == a);
 
 	/* Stable: a new map of the same file says the same. */
 	fstat(fd1, &st);
 	again = sectormap_new(st.st_dev, st.st_ino);
-	CHECK(sectormap_lookup(again, fd1, 4096) == a + 8);
+	CHECK(sectormap_lookup(again, fd1, 4096, 4096) == a + 8);
 	sectormap_free(again);
 
 	sectormap_free(m1);
@@ -285,6 +344,7 @@ int main(void)
 	log_open(false, LOG_WARNING);
 	test_fiemap();
 	test_many_extents();
+	test_fresh();
 	test_fallback();
 	if (failures != 0) {
 		fprintf(stderr, "test_sectormap: %d failures\n", failures);

@@ -22,7 +22,7 @@
  * replay starts each io a lag after its dispatch and completes it an
  * overhead (per direction: a large write's syscall costs more than a
  * read's) after its service ends, taking in turn the values a trace of
- * ours recorded (replay_host_times: its D and C events give them).
+ * ours recorded (sim_host_times: its D and C events give them).
  *
  * Open loop issues each request at its recorded time.  Closed loop issues
  * a process's next request when its previous one has completed, plus the
@@ -37,7 +37,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fuse-iosched.h"
+#include "replay.h"
 
 #define REPLAY_PLOT_BUCKETS 200
 
@@ -150,7 +150,7 @@ struct replay_state {
 static const struct elevator_type *cost_type;	/* single-threaded */
 static uint64_t cost_total_ns, cost_calls;
 
-static uint64_t replay_real_ns(void)
+static uint64_t sim_real_ns(void)
 {
 	struct timespec ts;
 
@@ -163,14 +163,14 @@ static uint64_t replay_real_ns(void)
  * not the scheduler): it is left out, and the others stand for it.
  */
 #define COST_PREEMPTED_NS 50000
-#define COST_BEGIN uint64_t cost_t0 = replay_real_ns()
-#define COST_END cost_end(cost_t0)
+#define COST_BEGIN uint64_t cost_t0 = sim_real_ns()
+#define COST_END sim_cost_end(cost_t0)
 
 static uint64_t cost_kept_calls;
 
-static void cost_end(uint64_t t0)
+static void sim_cost_end(uint64_t t0)
 {
-	uint64_t d = replay_real_ns() - t0;
+	uint64_t d = sim_real_ns() - t0;
 
 	cost_calls++;
 	if (d < COST_PREEMPTED_NS) {
@@ -179,125 +179,126 @@ static void cost_end(uint64_t t0)
 	}
 }
 
-static bool cost_allow_merge(struct elevator_queue *eq,
-			     const struct elv_request *rq,
-			     const struct elv_request *next,
-			     enum elv_merge type)
+static bool sim_cost_allow_merge(struct elevator_queue *eq,
+				 const struct elv_request *rq,
+				 const struct elv_request *next,
+				 enum elv_merge type)
 {
 	bool ok;
 	COST_BEGIN;
 
-	ok = cost_type->ops.allow_merge(eq, rq, next, type);
+	ok = cost_type->allow_merge(eq, rq, next, type);
 	COST_END;
 	return ok;
 }
 
-static enum elv_may_queue cost_may_queue(struct elevator_queue *eq,
-					 const struct elv_request *rq)
+static enum elv_may_queue sim_cost_may_queue(struct elevator_queue *eq,
+					     const struct elv_request *rq)
 {
 	enum elv_may_queue m;
 	COST_BEGIN;
 
-	m = cost_type->ops.may_queue(eq, rq);
+	m = cost_type->may_queue(eq, rq);
 	COST_END;
 	return m;
 }
 
-static void cost_merged(struct elevator_queue *eq, struct elv_request *rq,
-			enum elv_merge type)
+static void sim_cost_merged(struct elevator_queue *eq, struct elv_request *rq,
+			    enum elv_merge type)
 {
 	COST_BEGIN;
 
-	cost_type->ops.merged(eq, rq, type);
+	cost_type->merged(eq, rq, type);
 	COST_END;
 }
 
-static void cost_merged_requests(struct elevator_queue *eq,
-				 struct elv_request *rq, struct elv_request *next)
+static void sim_cost_merged_requests(struct elevator_queue *eq,
+				     struct elv_request *rq,
+				     struct elv_request *next)
 {
 	COST_BEGIN;
 
-	cost_type->ops.merged_requests(eq, rq, next);
+	cost_type->merged_requests(eq, rq, next);
 	COST_END;
 }
 
-static void cost_add_request(struct elevator_queue *eq, struct elv_request *rq,
-			     uint64_t now_ns)
+static void sim_cost_add_request(struct elevator_queue *eq,
+				 struct elv_request *rq, uint64_t now_ns)
 {
 	COST_BEGIN;
 
-	cost_type->ops.add_request(eq, rq, now_ns);
+	cost_type->add_request(eq, rq, now_ns);
 	COST_END;
 }
 
-static struct elv_request *cost_dispatch(struct elevator_queue *eq,
+static struct elv_request *sim_cost_dispatch(struct elevator_queue *eq,
 				     uint64_t now_ns, bool force)
 {
 	struct elv_request *rq;
 	COST_BEGIN;
 
-	rq = cost_type->ops.dispatch(eq, now_ns, force);
+	rq = cost_type->dispatch(eq, now_ns, force);
 	COST_END;
 	return rq;
 }
 
-static void cost_completed(struct elevator_queue *eq, struct elv_request *rq,
-			   uint64_t now_ns)
+static void sim_cost_completed(struct elevator_queue *eq,
+			       struct elv_request *rq, uint64_t now_ns)
 {
 	COST_BEGIN;
 
-	cost_type->ops.completed(eq, rq, now_ns);
+	cost_type->completed(eq, rq, now_ns);
 	COST_END;
 }
 
-static bool cost_has_work(struct elevator_queue *eq)
+static bool sim_cost_has_work(struct elevator_queue *eq)
 {
 	bool w;
 	COST_BEGIN;
 
-	w = cost_type->ops.has_work(eq);
+	w = cost_type->has_work(eq);
 	COST_END;
 	return w;
 }
 
 /* type with every hook it has wrapped in a timer. */
-static void replay_timed_type(const struct elevator_type *type,
-			      struct elevator_type *timed)
+static void sim_timed_type(const struct elevator_type *type,
+			   struct elevator_type *timed)
 {
-	const struct elevator_ops *o = &type->ops;
+	const struct elevator_type *o = type;
 
 	*timed = *type;
 	cost_type = type;
 	cost_total_ns = 0;
 	cost_calls = 0;
 	cost_kept_calls = 0;
-	timed->ops.allow_merge = o->allow_merge ? cost_allow_merge : NULL;
-	timed->ops.may_queue = o->may_queue ? cost_may_queue : NULL;
-	timed->ops.merged = o->merged ? cost_merged : NULL;
-	timed->ops.merged_requests = o->merged_requests ?
-				     cost_merged_requests : NULL;
-	timed->ops.add_request = cost_add_request;
-	timed->ops.dispatch = cost_dispatch;
-	timed->ops.completed = o->completed ? cost_completed : NULL;
-	timed->ops.has_work = cost_has_work;
+	timed->allow_merge = o->allow_merge ? sim_cost_allow_merge : NULL;
+	timed->may_queue = o->may_queue ? sim_cost_may_queue : NULL;
+	timed->merged = o->merged ? sim_cost_merged : NULL;
+	timed->merged_requests = o->merged_requests ?
+				 sim_cost_merged_requests : NULL;
+	timed->add_request = sim_cost_add_request;
+	timed->dispatch = sim_cost_dispatch;
+	timed->completed = o->completed ? sim_cost_completed : NULL;
+	timed->has_work = sim_cost_has_work;
 }
 
 /*
  * What timing a call adds: about one clock read.  The least over many
  * short batches, so that preemption does not inflate it.
  */
-static double replay_clock_overhead(void)
+static double sim_clock_overhead(void)
 {
 	uint64_t best = UINT64_MAX, t0, t;
 	unsigned i, j;
 
 	for (i = 0; i < 200; i++) {
-		t0 = replay_real_ns();
+		t0 = sim_real_ns();
 		for (j = 0; j < 1000; j++) {
 			COST_BEGIN;
 			(void)cost_t0;
 		}
-		t = replay_real_ns() - t0;
+		t = sim_real_ns() - t0;
 		if (t < best)
 			best = t;
 	}
@@ -307,14 +308,14 @@ static double replay_clock_overhead(void)
 /* ------------------------------------------------------------------ */
 /* The queue's host services, on the virtual clock.                    */
 
-static uint64_t replay_clock(void *arg)
+static uint64_t sim_clock(void *arg)
 {
 	const struct replay_state *s = arg;
 
 	return s->now;
 }
 
-static void replay_wakeup(void *arg, uint64_t at_ns)
+static void sim_wakeup(void *arg, uint64_t at_ns)
 {
 	struct replay_state *s = arg;
 
@@ -325,20 +326,20 @@ static void replay_wakeup(void *arg, uint64_t at_ns)
 /* ------------------------------------------------------------------ */
 /* Closed-loop arrivals: a binary heap by (time, trace index).         */
 
-static bool replay_before(const struct replay_arrival *a,
-			  const struct replay_arrival *b)
+static bool sim_before(const struct replay_arrival *a,
+		       const struct replay_arrival *b)
 {
 	return a->at_ns < b->at_ns || (a->at_ns == b->at_ns && a->idx < b->idx);
 }
 
-static void replay_heap_push(struct replay_state *s, uint64_t at, size_t idx)
+static void sim_heap_push(struct replay_state *s, uint64_t at, size_t idx)
 {
 	size_t i = s->nr_heap++, parent;
 	struct replay_arrival a = { at, idx };
 
 	while (i > 0) {
 		parent = (i - 1) / 2;
-		if (!replay_before(&a, &s->heap[parent]))
+		if (!sim_before(&a, &s->heap[parent]))
 			break;
 		s->heap[i] = s->heap[parent];
 		i = parent;
@@ -346,7 +347,7 @@ static void replay_heap_push(struct replay_state *s, uint64_t at, size_t idx)
 	s->heap[i] = a;
 }
 
-static void replay_heap_pop(struct replay_state *s)
+static void sim_heap_pop(struct replay_state *s)
 {
 	struct replay_arrival last = s->heap[--s->nr_heap];
 	size_t i = 0, c;
@@ -355,10 +356,10 @@ static void replay_heap_pop(struct replay_state *s)
 		c = 2 * i + 1;
 		if (c >= s->nr_heap)
 			break;
-		if (c + 1 < s->nr_heap && replay_before(&s->heap[c + 1],
-							&s->heap[c]))
+		if (c + 1 < s->nr_heap && sim_before(&s->heap[c + 1],
+						     &s->heap[c]))
 			c++;
-		if (!replay_before(&s->heap[c], &last))
+		if (!sim_before(&s->heap[c], &last))
 			break;
 		s->heap[i] = s->heap[c];
 		i = c;
@@ -368,8 +369,8 @@ static void replay_heap_pop(struct replay_state *s)
 }
 
 /* The time of the next arrival, and its request; false if none. */
-static bool replay_peek(const struct replay_state *s, uint64_t *at,
-			size_t *idx)
+static bool sim_peek(const struct replay_state *s, uint64_t *at,
+		     size_t *idx)
 {
 	if (s->o->closed_loop) {
 		if (s->nr_heap == 0)
@@ -385,10 +386,10 @@ static bool replay_peek(const struct replay_state *s, uint64_t *at,
 	return true;
 }
 
-static void replay_pop(struct replay_state *s)
+static void sim_pop(struct replay_state *s)
 {
 	if (s->o->closed_loop)
-		replay_heap_pop(s);
+		sim_heap_pop(s);
 	else
 		s->cursor++;
 }
@@ -396,7 +397,7 @@ static void replay_pop(struct replay_state *s)
 /* ------------------------------------------------------------------ */
 /* Growing arrays.                                                     */
 
-static int replay_grow(void **v, size_t *cap, size_t need, size_t size)
+static int sim_grow(void **v, size_t *cap, size_t need, size_t size)
 {
 	size_t n = *cap ? *cap : 1024;
 	void *p;
@@ -413,15 +414,15 @@ static int replay_grow(void **v, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-static int replay_fifo_push(struct replay_fifo *f, size_t idx,
-			    uint64_t issue_ns)
+static int sim_fifo_push(struct replay_fifo *f, size_t idx,
+			 uint64_t issue_ns)
 {
 	if (f->tail == f->cap && f->head > 0) {
 		memmove(f->v, f->v + f->head, (f->tail - f->head) * sizeof *f->v);
 		f->tail -= f->head;
 		f->head = 0;
 	}
-	if (replay_grow((void **)&f->v, &f->cap, f->tail + 1, sizeof *f->v))
+	if (sim_grow((void **)&f->v, &f->cap, f->tail + 1, sizeof *f->v))
 		return -ENOMEM;
 	f->v[f->tail++] = (struct replay_wait){ idx, issue_ns };
 	return 0;
@@ -431,7 +432,7 @@ static int replay_fifo_push(struct replay_fifo *f, size_t idx,
 /* Requests in and out of the queue.                                   */
 
 /* io back to the pool: done, refused a slot, or emptied by a merge. */
-static void replay_io_put(struct replay_state *s, struct io *io)
+static void sim_io_put(struct replay_state *s, struct io *io)
 {
 	union replay_io *u = elv_container_of(io, union replay_io, io);
 
@@ -439,20 +440,20 @@ static void replay_io_put(struct replay_state *s, struct io *io)
 	s->free_ios = u;
 }
 
-static void replay_free_shell(void *arg, struct io *io)
+static void sim_free_shell(void *arg, struct io *io)
 {
-	replay_io_put(arg, io);
+	sim_io_put(arg, io);
 }
 
-static void replay_part_put(struct replay_state *s, struct replay_part *rp)
+static void sim_part_put(struct replay_state *s, struct replay_part *rp)
 {
 	rp->free_next = s->free_parts;
 	s->free_parts = rp;
 }
 
 /* The io of request idx, issued at issue_ns, from the pools. */
-static struct io *replay_io(struct replay_state *s, size_t idx,
-			    uint64_t issue_ns)
+static struct io *sim_io(struct replay_state *s, size_t idx,
+			 uint64_t issue_ns)
 {
 	const struct replay_rq *r = &s->t->rq[idx];
 	union replay_io *u = s->free_ios;
@@ -473,21 +474,14 @@ static struct io *replay_io(struct replay_state *s, size_t idx,
 		return NULL;
 	}
 	io = &u->io;
-	memset(io, 0, sizeof *io);
-	memset(&rp->part, 0, sizeof rp->part);
+	io_init(io, &rp->part, r->write ? ELV_WRITE : ELV_READ, 0,
+		r->sector << IOSCHED_SECTOR_SHIFT,
+		(size_t)r->nr_sectors << IOSCHED_SECTOR_SHIFT);
 	rp->idx = idx;
 	rp->issue_ns = issue_ns;
-	rp->part.len = (size_t)r->nr_sectors << IOSCHED_SECTOR_SHIFT;
-	io->parts = io->parts_tail = &rp->part;
-	io->nr_parts = 1;
-	io->fd = -1;
-	io->rq.dir = r->write ? ELV_WRITE : ELV_READ;
 	io->rq.sync = r->sync;
 	io->rq.sync_write = r->sync_write;
-	io->rq.offset = r->sector << IOSCHED_SECTOR_SHIFT;
-	io->rq.bytes = rp->part.len;
 	io->rq.sector = r->sector;
-	io->rq.nr_sectors = r->nr_sectors;
 	/* Distinct, non-zero: per-process schedulers key on it. */
 	io->rq.pid = (pid_t)r->proc + 1;
 	io->rq.ioprio = IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_BE, 4);
@@ -499,10 +493,10 @@ static struct io *replay_io(struct replay_state *s, size_t idx,
  * arrived then).  Refused a slot, its io and part go back to the pools
  * and *full is set.
  */
-static int replay_submit(struct replay_state *s, size_t idx,
-			 uint64_t issue_ns, bool again, bool *full)
+static int sim_submit(struct replay_state *s, size_t idx,
+		      uint64_t issue_ns, bool again, bool *full)
 {
-	struct io *io = replay_io(s, idx, issue_ns);
+	struct io *io = sim_io(s, idx, issue_ns);
 
 	if (io == NULL)
 		return -ENOMEM;
@@ -511,9 +505,9 @@ static int replay_submit(struct replay_state *s, size_t idx,
 		io->rq.arrival_ns = issue_ns;
 	*full = queue_submit_nowait(s->q, io, again) == QUEUE_FULL;
 	if (*full) {
-		replay_part_put(s, elv_container_of(io->parts,
-						    struct replay_part, part));
-		replay_io_put(s, io);
+		sim_part_put(s, elv_container_of(io->parts,
+						 struct replay_part, part));
+		sim_io_put(s, io);
 	} else {
 		s->parts_in++;
 		s->gen++;
@@ -526,7 +520,7 @@ static int replay_submit(struct replay_state *s, size_t idx,
  * the mount's waiting submitters do when a completion frees one; then the
  * arrivals due by now, each of which may merge, take a slot or wait.
  */
-static int replay_arrive(struct replay_state *s)
+static int sim_arrive(struct replay_state *s)
 {
 	struct replay_fifo *f;
 	bool full = false;
@@ -537,9 +531,9 @@ static int replay_arrive(struct replay_state *s)
 	for (d = 0; d < 2; d++) {
 		f = &s->wait[d];
 		while (f->head < f->tail && s->tried_gen[d] != s->gen) {
-			if (replay_submit(s, f->v[f->head].idx,
-					  f->v[f->head].issue_ns, true,
-					  &full) != 0)
+			if (sim_submit(s, f->v[f->head].idx,
+				       f->v[f->head].issue_ns, true,
+				       &full) != 0)
 				return -ENOMEM;
 			if (full)
 				s->tried_gen[d] = s->gen;
@@ -547,22 +541,22 @@ static int replay_arrive(struct replay_state *s)
 				f->head++;
 		}
 	}
-	while (replay_peek(s, &at, &idx) && at <= s->now) {
-		replay_pop(s);
+	while (sim_peek(s, &at, &idx) && at <= s->now) {
+		sim_pop(s);
 		if (at >= s->stop_ns)
 			continue;
-		if (replay_submit(s, idx, s->now, false, &full) != 0)
+		if (sim_submit(s, idx, s->now, false, &full) != 0)
 			return -ENOMEM;
 		d = s->t->rq[idx].write ? ELV_WRITE : ELV_READ;
-		if (full && replay_fifo_push(&s->wait[d], idx, s->now) != 0)
+		if (full && sim_fifo_push(&s->wait[d], idx, s->now) != 0)
 			return -ENOMEM;
 	}
 	return 0;
 }
 
 /* The next host time of seq, in turn, or the median if it has none. */
-static uint64_t replay_seq_next(const struct replay_host_seq *seq,
-				size_t *next, uint64_t median)
+static uint64_t sim_seq_next(const struct replay_host_seq *seq,
+			     size_t *next, uint64_t median)
 {
 	uint64_t x;
 
@@ -574,20 +568,20 @@ static uint64_t replay_seq_next(const struct replay_host_seq *seq,
 }
 
 /* Does the device's single head still serve an io (hdd, none)? */
-static bool replay_head_busy(const struct replay_state *s)
+static bool sim_head_busy(const struct replay_state *s)
 {
 	return s->o->model != REPLAY_MODEL_SSD && s->head_free_ns > s->now;
 }
 
 /* Free workers take what the elevator hands out, while the device can. */
-static void replay_dispatch(struct replay_state *s)
+static void sim_dispatch(struct replay_state *s)
 {
 	struct replay_flight *f;
 	uint64_t start;
 	struct io *io;
 	int k, d;
 
-	while (s->nr_flight < s->o->threads && !replay_head_busy(s)) {
+	while (s->nr_flight < s->o->threads && !sim_head_busy(s)) {
 		io = queue_try_next(s->q);
 		s->gen++;
 		if (io == NULL)
@@ -599,9 +593,9 @@ static void replay_dispatch(struct replay_state *s)
 		k = io->rq.arrival_ns < s->head_free_ns &&
 		    s->o->model != REPLAY_MODEL_SSD ? REPLAY_LAG_HEAD :
 						     REPLAY_LAG_ARRIVAL;
-		start = s->now + replay_seq_next(&s->o->lag_seq[k],
-						 &s->next_lag[k],
-						 s->o->lag_ns[k]);
+		start = s->now + sim_seq_next(&s->o->lag_seq[k],
+					      &s->next_lag[k],
+					      s->o->lag_ns[k]);
 		if (s->dm != NULL)
 			f->free_ns = diskmodel_book(s->dm, &io->rq, start);
 		else
@@ -609,30 +603,30 @@ static void replay_dispatch(struct replay_state *s)
 					     s->o->mb_per_s;
 		d = io->rq.dir;
 		f->done_ns = f->free_ns +
-			     replay_seq_next(&s->o->overhead_seq[d],
-					     &s->next_overhead[d],
-					     s->o->overhead_ns[d]);
+			     sim_seq_next(&s->o->overhead_seq[d],
+					  &s->next_overhead[d],
+					  s->o->overhead_ns[d]);
 		if (f->free_ns > s->head_free_ns)
 			s->head_free_ns = f->free_ns;
 	}
 }
 
-static int replay_record(struct replay_state *s, const struct replay_part *rp)
+static int sim_record(struct replay_state *s, const struct replay_part *rp)
 {
 	const struct replay_rq *r = &s->t->rq[rp->idx];
 	struct replay_acc *a = &s->procs[r->proc];
 	uint64_t bytes = rp->part.len;
 	int d = r->write;
 
-	if (replay_grow((void **)&s->lat[d], &s->cap_lat[d], s->nr_lat[d] + 1,
-			sizeof *s->lat[d]) != 0)
+	if (sim_grow((void **)&s->lat[d], &s->cap_lat[d], s->nr_lat[d] + 1,
+		     sizeof *s->lat[d]) != 0)
 		return -ENOMEM;
 	s->lat[d][s->nr_lat[d]++] = s->now - rp->issue_ns;
 	s->nr_done++;
 	/* Each completion's time only for --plot's throughput buckets. */
 	if (s->o->plot) {
-		if (replay_grow((void **)&s->done, &s->cap_done, s->nr_done,
-				sizeof *s->done) != 0)
+		if (sim_grow((void **)&s->done, &s->cap_done, s->nr_done,
+			     sizeof *s->done) != 0)
 			return -ENOMEM;
 		s->done[s->nr_done - 1].done_ns = s->now;
 		s->done[s->nr_done - 1].bytes = bytes;
@@ -649,7 +643,7 @@ static int replay_record(struct replay_state *s, const struct replay_part *rp)
 }
 
 /* The process's request after idx, closed loop: at its think time. */
-static void replay_follow(struct replay_state *s, size_t idx)
+static void sim_follow(struct replay_state *s, size_t idx)
 {
 	size_t n = s->next_of[idx];
 	uint64_t at;
@@ -660,10 +654,10 @@ static void replay_follow(struct replay_state *s, size_t idx)
 		return;
 	at = s->now + s->t->rq[n].think_ns;
 	if (at < s->stop_ns)
-		replay_heap_push(s, at, n);
+		sim_heap_push(s, at, n);
 }
 
-static int replay_complete(struct replay_state *s, struct io *io)
+static int sim_complete(struct replay_state *s, struct io *io)
 {
 	struct io_part *p, *next;
 	int err = 0;
@@ -674,9 +668,9 @@ static int replay_complete(struct replay_state *s, struct io *io)
 
 		p->result = (ssize_t)p->len;
 		if (err == 0)
-			err = replay_record(s, rp);
+			err = sim_record(s, rp);
 		if (s->o->closed_loop)
-			replay_follow(s, rp->idx);
+			sim_follow(s, rp->idx);
 		s->parts_done++;
 	}
 	queue_done(s->q, io);
@@ -686,14 +680,14 @@ static int replay_complete(struct replay_state *s, struct io *io)
 						struct replay_part, part);
 
 		next = p->next;
-		replay_part_put(s, rp);
+		sim_part_put(s, rp);
 	}
-	replay_io_put(s, io);
+	sim_io_put(s, io);
 	return err;
 }
 
 /* Complete, in dispatch order, the ios whose time has come. */
-static int replay_complete_due(struct replay_state *s)
+static int sim_complete_due(struct replay_state *s)
 {
 	unsigned i = 0;
 	int err;
@@ -708,7 +702,7 @@ static int replay_complete_due(struct replay_state *s)
 		memmove(&s->flight[i], &s->flight[i + 1],
 			(s->nr_flight - i - 1) * sizeof *s->flight);
 		s->nr_flight--;
-		err = replay_complete(s, io);
+		err = sim_complete(s, io);
 		if (err != 0)
 			return err;
 	}
@@ -716,7 +710,7 @@ static int replay_complete_due(struct replay_state *s)
 }
 
 /* The time of the next event after now, or UINT64_MAX. */
-static uint64_t replay_next_event(const struct replay_state *s)
+static uint64_t sim_next_event(const struct replay_state *s)
 {
 	uint64_t next = UINT64_MAX, at;
 	size_t idx;
@@ -731,7 +725,7 @@ static uint64_t replay_next_event(const struct replay_state *s)
 		if (f->free_ns > s->now && f->free_ns < next)
 			next = f->free_ns;
 	}
-	if (replay_peek(s, &at, &idx) && at < next)
+	if (sim_peek(s, &at, &idx) && at < next)
 		next = at < s->now ? s->now : at;
 	/*
 	 * A wake-up asked again for now or earlier, right after one was
@@ -750,14 +744,14 @@ static uint64_t replay_next_event(const struct replay_state *s)
 /* ------------------------------------------------------------------ */
 /* The run.                                                            */
 
-static int replay_loop(struct replay_state *s)
+static int sim_loop(struct replay_state *s)
 {
 	bool stopped = false;
 	uint64_t next;
 	int err;
 
 	for (;;) {
-		err = replay_complete_due(s);
+		err = sim_complete_due(s);
 		if (err != 0)
 			return err;
 		if (s->wake_ns != 0 && s->wake_ns <= s->now) {
@@ -767,12 +761,12 @@ static int replay_loop(struct replay_state *s)
 			queue_kick(s->q);
 			s->gen++;
 		}
-		err = replay_arrive(s);
+		err = sim_arrive(s);
 		if (err != 0)
 			return err;
-		replay_dispatch(s);
+		sim_dispatch(s);
 
-		next = replay_next_event(s);
+		next = sim_next_event(s);
 		if (next == UINT64_MAX) {
 			if (s->parts_done == s->parts_in &&
 			    s->wait[0].head == s->wait[0].tail &&
@@ -796,7 +790,7 @@ struct replay_tunable_op {
 	int64_t value;
 };
 
-static int replay_tunable_apply(struct elevator_queue *eq, void *arg)
+static int sim_tunable_apply(struct elevator_queue *eq, void *arg)
 {
 	const struct replay_tunable_op *op = arg;
 
@@ -804,9 +798,9 @@ static int replay_tunable_apply(struct elevator_queue *eq, void *arg)
 }
 
 /* -o NAME=VALUE for the tunables type has; the others are not its. */
-static int replay_tunables(struct replay_state *s,
-			   const struct elevator_type *type, char *err,
-			   size_t size)
+static int sim_tunables(struct replay_state *s,
+			const struct elevator_type *type, char *err,
+			size_t size)
 {
 	unsigned i;
 
@@ -823,7 +817,7 @@ static int replay_tunables(struct replay_state *s,
 		errno = 0;
 		op.value = strtoll(eq + 1, &end, 10);
 		if (errno == 0 && end != eq + 1 && *end == '\0')
-			ret = queue_with_elevator(s->q, replay_tunable_apply,
+			ret = queue_with_elevator(s->q, sim_tunable_apply,
 						  &op);
 		if (ret != 0) {
 			snprintf(err, size, "-o %s: %s for %s", opt,
@@ -876,7 +870,7 @@ static int replay_sort_u64(uint64_t *v, size_t n)
 }
 
 /* Jain's index over processes of their throughput while active. */
-static double replay_jain(const struct replay_state *s)
+static double sim_jain(const struct replay_state *s)
 {
 	double sum = 0, sq = 0, x;
 	unsigned n = 0;
@@ -895,7 +889,7 @@ static double replay_jain(const struct replay_state *s)
 	return n == 0 || sq == 0 ? 1.0 : sum * sum / (n * sq);
 }
 
-static int replay_results(struct replay_state *s, struct replay_result *res)
+static int sim_results(struct replay_state *s, struct replay_result *res)
 {
 	struct stats st;
 	uint64_t span;
@@ -928,12 +922,12 @@ static int replay_results(struct replay_state *s, struct replay_result *res)
 			     res->bucket_ns);
 		res->buckets[b] += s->done[i].bytes;
 	}
-	res->jain = replay_jain(s);
+	res->jain = sim_jain(s);
 	return 0;
 }
 
 /* Closed loop: each process's first request, and who follows whom. */
-static int replay_closed_setup(struct replay_state *s)
+static int sim_closed_setup(struct replay_state *s)
 {
 	const struct replay_trace *t = s->t;
 	size_t *last = malloc(t->nr_procs * sizeof *last);
@@ -953,7 +947,7 @@ static int replay_closed_setup(struct replay_state *s)
 	}
 	for (i = 0; i < t->nr_procs; i++)
 		if (last[i] != SIZE_MAX)
-			replay_heap_push(s, t->rq[last[i]].time_ns, last[i]);
+			sim_heap_push(s, t->rq[last[i]].time_ns, last[i]);
 	if (s->o->time_based)
 		s->first_of = last;	/* each process's first, now */
 	else
@@ -962,7 +956,7 @@ static int replay_closed_setup(struct replay_state *s)
 }
 
 /* The device the options name: NULL for "none" (or with errno set). */
-static struct diskmodel *replay_model_new(const struct replay_opts *o)
+static struct diskmodel *sim_model_new(const struct replay_opts *o)
 {
 	errno = 0;
 	switch (o->model) {
@@ -975,7 +969,7 @@ static struct diskmodel *replay_model_new(const struct replay_opts *o)
 	}
 }
 
-static int replay_cmp_u64(const void *a, const void *b)
+static int sim_cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
@@ -983,7 +977,7 @@ static int replay_cmp_u64(const void *a, const void *b)
 }
 
 /* The median of seq's values, or 0; seq's order is kept. */
-static uint64_t replay_median(const struct replay_host_seq *seq)
+static uint64_t sim_median(const struct replay_host_seq *seq)
 {
 	uint64_t *v, med;
 
@@ -993,19 +987,19 @@ static uint64_t replay_median(const struct replay_host_seq *seq)
 	if (v == NULL)
 		return 0;
 	memcpy(v, seq->v, seq->n * sizeof *v);
-	qsort(v, seq->n, sizeof *v, replay_cmp_u64);
+	qsort(v, seq->n, sizeof *v, sim_cmp_u64);
 	med = v[(seq->n - 1) / 2];
 	free(v);
 	return med;
 }
 
 /* Append a host time (a negative one counts as 0); seq has room. */
-static void replay_seq_add(struct replay_host_seq *seq, int64_t x)
+static void sim_seq_add(struct replay_host_seq *seq, int64_t x)
 {
 	seq->v[seq->n++] = x > 0 ? (uint64_t)x : 0;
 }
 
-void replay_host_times_free(struct replay_opts *o)
+void sim_host_times_free(struct replay_opts *o)
 {
 	int d;
 
@@ -1025,7 +1019,7 @@ void replay_host_times_free(struct replay_opts *o)
  */
 #define REPLAY_LAG_MIN 32
 
-static void replay_lag_few(struct replay_opts *o)
+static void sim_lag_few(struct replay_opts *o)
 {
 	int k;
 
@@ -1057,14 +1051,14 @@ static void replay_lag_few(struct replay_opts *o)
  * throughput follows their mean, latency percentiles their spread.  The
  * medians are what the output shows.
  */
-void replay_host_times(const struct replay_trace *t, struct replay_opts *o)
+void sim_host_times(const struct replay_trace *t, struct replay_opts *o)
 {
-	struct diskmodel *dm = replay_model_new(o);
+	struct diskmodel *dm = sim_model_new(o);
 	uint64_t free_ns = 0;
 	size_t i;
 	int d;
 
-	replay_host_times_free(o);
+	sim_host_times_free(o);
 	memset(o->overhead_ns, 0, sizeof o->overhead_ns);
 	memset(o->lag_ns, 0, sizeof o->lag_ns);
 	if (t->nr_disp == 0 || (dm == NULL && errno != 0))
@@ -1073,7 +1067,7 @@ void replay_host_times(const struct replay_trace *t, struct replay_opts *o)
 		o->overhead_seq[d].v = malloc(t->nr_disp * sizeof(uint64_t));
 		o->lag_seq[d].v = malloc(t->nr_disp * sizeof(uint64_t));
 		if (o->overhead_seq[d].v == NULL || o->lag_seq[d].v == NULL) {
-			replay_host_times_free(o);
+			sim_host_times_free(o);
 			goto out;
 		}
 	}
@@ -1092,32 +1086,32 @@ void replay_host_times(const struct replay_trace *t, struct replay_opts *o)
 		if (dm != NULL)
 			end = diskmodel_book(dm, &rq, p->d_ns);
 		if (p->service_ns != UINT64_MAX)
-			replay_seq_add(&o->overhead_seq[p->write],
-				       (int64_t)p->service_ns -
-				       (int64_t)(end - p->d_ns));
+			sim_seq_add(&o->overhead_seq[p->write],
+				    (int64_t)p->service_ns -
+				    (int64_t)(end - p->d_ns));
 		if (p->wait_ns != UINT64_MAX) {
 			ready = p->d_ns > p->wait_ns ? p->d_ns - p->wait_ns : 0;
 			if (o->model != REPLAY_MODEL_SSD && free_ns > ready) {
 				ready = free_ns;
 				k = REPLAY_LAG_HEAD;
 			}
-			replay_seq_add(&o->lag_seq[k],
-				       (int64_t)p->d_ns - (int64_t)ready);
+			sim_seq_add(&o->lag_seq[k],
+				    (int64_t)p->d_ns - (int64_t)ready);
 		}
 		free_ns = end;
 	}
-	replay_lag_few(o);
+	sim_lag_few(o);
 	for (d = 0; d < 2; d++) {
-		o->overhead_ns[d] = replay_median(&o->overhead_seq[d]);
-		o->lag_ns[d] = replay_median(&o->lag_seq[d]);
+		o->overhead_ns[d] = sim_median(&o->overhead_seq[d]);
+		o->lag_ns[d] = sim_median(&o->lag_seq[d]);
 	}
 out:
 	diskmodel_free(dm);
 }
 
-int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
-	       const struct replay_opts *o, struct replay_result *res,
-	       char *err, size_t size)
+int sim_run(const struct replay_trace *t, const struct elevator_type *type,
+	    const struct replay_opts *o, struct replay_result *res,
+	    char *err, size_t size)
 {
 	struct replay_state s = {
 		.t = t,
@@ -1128,11 +1122,11 @@ int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
 	};
 	struct queue_params qp = {
 		.nr_requests = o->nr_requests,
-		.clock = replay_clock,
+		.clock = sim_clock,
 		.clock_arg = &s,
-		.wakeup_at = replay_wakeup,
+		.wakeup_at = sim_wakeup,
 		.wakeup_arg = &s,
-		.free_shell = replay_free_shell,
+		.free_shell = sim_free_shell,
 		.free_shell_arg = &s,
 	};
 	struct elevator_type timed;
@@ -1142,8 +1136,8 @@ int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
 
 	memset(res, 0, sizeof *res);
 	if (o->cost) {
-		overhead = replay_clock_overhead();
-		replay_timed_type(type, &timed);
+		overhead = sim_clock_overhead();
+		sim_timed_type(type, &timed);
 		type = &timed;
 	}
 	if (o->time_based)
@@ -1151,13 +1145,13 @@ int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
 	s.flight = calloc(o->threads, sizeof *s.flight);
 	s.procs = malloc(t->nr_procs * sizeof *s.procs);
 	if (s.flight == NULL || s.procs == NULL ||
-	    (o->closed_loop && replay_closed_setup(&s) != 0)) {
+	    (o->closed_loop && sim_closed_setup(&s) != 0)) {
 		snprintf(err, size, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < t->nr_procs; i++)
 		s.procs[i] = (struct replay_acc){ .first_ns = UINT64_MAX };
-	s.dm = replay_model_new(o);
+	s.dm = sim_model_new(o);
 	if (s.dm == NULL && errno != 0) {
 		snprintf(err, size, "disk model: %s", strerror(errno));
 		goto out;
@@ -1168,9 +1162,9 @@ int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
 			 type->name);
 		goto out;
 	}
-	if (replay_tunables(&s, type, err, size) != 0)
+	if (sim_tunables(&s, type, err, size) != 0)
 		goto out;
-	ret = replay_loop(&s);
+	ret = sim_loop(&s);
 	if (ret != 0) {
 		snprintf(err, size, "scheduler %s: %s", type->name,
 			 ret == -EDEADLK ? "holds requests and asks for no "
@@ -1178,7 +1172,7 @@ int replay_sim(const struct replay_trace *t, const struct elevator_type *type,
 		ret = -1;
 		goto out;
 	}
-	if (replay_results(&s, res) != 0) {
+	if (sim_results(&s, res) != 0) {
 		snprintf(err, size, "out of memory");
 		ret = -1;
 		goto out;
@@ -1219,7 +1213,7 @@ out:
 	return ret;
 }
 
-void replay_result_free(struct replay_result *res)
+void sim_result_free(struct replay_result *res)
 {
 	free(res->lat[0]);
 	free(res->lat[1]);

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuse-iosched.h"
+#include "replay.h"
 
 #define REPLAY_LINE_MAX 4096
 /* Q events waiting for their C; older ones are given up. */
@@ -25,6 +25,11 @@
 #define REPLAY_DISPATCHED_MAX 256
 /* Windows filetime: 100 ns units. */
 #define REPLAY_FILETIME_NS 100
+/* Warnings shown per file; the rest are counted. */
+#define REPLAY_WARN_MAX 10
+/* blkparse's actions (blktrace's act_to_str and its m for messages). */
+#define REPLAY_BLK_ACTIONS "ABCDFGIMPQSTUXRm"
+#define REPLAY_OUR_ACTIONS "QMFDC"
 
 /* A Q event not yet matched to its C. */
 struct replay_pending {
@@ -44,21 +49,52 @@ struct replay_parser {
 	uint64_t t0;
 	bool summary;		/* blkparse's closing summary: ignore */
 	bool ours, msr;		/* t->format, compared once */
+	bool detected;		/* t->format from the first line */
+	bool force;		/* doubts are warnings, not errors */
+	bool headless;		/* said: ours without its first line */
+	unsigned nr_warned;
 	uint64_t last_ns;	/* the latest event seen */
+	uint64_t prev_ns;	/* the previous event's */
 	/* D events of ours waiting for their C, oldest first. */
 	size_t dpend[REPLAY_DISPATCHED_MAX];
 	size_t nr_dpend;
 };
 
-static int replay_error(struct replay_parser *p, char *err, size_t size,
-			const char *what)
+static int parse_error(struct replay_parser *p, char *err, size_t size,
+		       const char *what)
 {
 	snprintf(err, size, "%s:%u: %s", p->path, p->line, what);
 	return -1;
 }
 
+/* A warning with the line number, the first few of them. */
+static void parse_warn(struct replay_parser *p, const char *what)
+{
+	if (p->nr_warned++ < REPLAY_WARN_MAX)
+		fprintf(stderr, "fuse-iosched-replay: %s:%u: %s\n", p->path,
+			p->line, what);
+}
+
+/*
+ * Something a replay cannot be true to: an error, or under --force a
+ * warning (0).
+ */
+static int parse_doubt(struct replay_parser *p, char *err, size_t size,
+			const char *what)
+{
+	char msg[256];
+
+	if (p->force) {
+		parse_warn(p, what);
+		return 0;
+	}
+	snprintf(msg, sizeof msg, "%s (--force replays it all the same)",
+		 what);
+	return parse_error(p, err, size, msg);
+}
+
 /* The process index of key (a pid, or an MSR host and disk's hash). */
-static int replay_proc(struct replay_trace *t, int64_t key, uint32_t *proc)
+static int parse_proc(struct replay_trace *t, int64_t key, uint32_t *proc)
 {
 	uint32_t i;
 
@@ -81,7 +117,7 @@ static int replay_proc(struct replay_trace *t, int64_t key, uint32_t *proc)
 	return 0;
 }
 
-static struct replay_rq *replay_add(struct replay_parser *p, uint64_t time_ns)
+static struct replay_rq *parse_add(struct replay_parser *p, uint64_t time_ns)
 {
 	struct replay_trace *t = p->t;
 
@@ -110,7 +146,7 @@ static struct replay_rq *replay_add(struct replay_parser *p, uint64_t time_ns)
 }
 
 /* "123.000456789": seconds with up to 9 decimals, in ns. */
-static bool replay_seconds(const char *s, uint64_t *ns)
+static bool parse_seconds(const char *s, uint64_t *ns)
 {
 	uint64_t sec = 0, frac = 0;
 	unsigned digits = 0;
@@ -132,8 +168,8 @@ static bool replay_seconds(const char *s, uint64_t *ns)
 }
 
 /* A C event of dir at sector + nr: every pending Q inside it is done. */
-static void replay_complete(struct replay_parser *p, bool write,
-			    uint64_t sector, uint64_t nr, uint64_t time_ns)
+static void parse_complete(struct replay_parser *p, bool write,
+			   uint64_t sector, uint64_t nr, uint64_t time_ns)
 {
 	size_t i = 0;
 
@@ -150,7 +186,7 @@ static void replay_complete(struct replay_parser *p, bool write,
 	}
 }
 
-static void replay_pend(struct replay_parser *p, size_t idx)
+static void parse_pend(struct replay_parser *p, size_t idx)
 {
 	/*
 	 * Full: some were never completed (the trace began or ended
@@ -163,7 +199,7 @@ static void replay_pend(struct replay_parser *p, size_t idx)
 }
 
 /* Digits only, into *v; false on anything else or an overflow. */
-static bool replay_u64(const char *s, uint64_t *v)
+static bool parse_u64(const char *s, uint64_t *v)
 {
 	uint64_t n = 0;
 
@@ -181,7 +217,7 @@ static bool replay_u64(const char *s, uint64_t *v)
 }
 
 /* "MAJ,MIN": blkparse's device. */
-static bool replay_dev(char *s)
+static bool parse_dev(char *s)
 {
 	char *comma = strchr(s, ',');
 	uint64_t v;
@@ -190,13 +226,13 @@ static bool replay_dev(char *s)
 	if (comma == NULL)
 		return false;
 	*comma = '\0';
-	ok = replay_u64(s, &v) && replay_u64(comma + 1, &v);
+	ok = parse_u64(s, &v) && parse_u64(comma + 1, &v);
 	*comma = ',';
 	return ok;
 }
 
 /* Split line at blanks into at most max fields; how many. */
-static unsigned replay_fields(char *line, char **f, unsigned max)
+static unsigned parse_fields(char *line, char **f, unsigned max)
 {
 	unsigned n = 0;
 
@@ -219,7 +255,7 @@ static unsigned replay_fields(char *line, char **f, unsigned max)
  * The wait our C events report after the process name, "[comm] wait
  * SECONDS service SECONDS", in ns; UINT64_MAX if rest has none.
  */
-static uint64_t replay_c_wait(const char *rest)
+static uint64_t parse_c_wait(const char *rest)
 {
 	const char *w = strstr(rest, "] wait ");
 	char num[32];
@@ -234,12 +270,36 @@ static uint64_t replay_c_wait(const char *rest)
 		return UINT64_MAX;
 	memcpy(num, w, len);
 	num[len] = '\0';
-	return replay_seconds(num, &ns) ? ns : UINT64_MAX;
+	return parse_seconds(num, &ns) ? ns : UINT64_MAX;
+}
+
+/*
+ * A failed completion: "[-5]" where blkparse has "[0]" after the count,
+ * after the process name in ours.
+ */
+static bool parse_c_failed(const char *rest, bool ours)
+{
+	const char *s = rest;
+	char *end;
+	long v;
+
+	if (s == NULL)
+		return false;
+	s += strspn(s, " \t");
+	if (ours) {
+		if (*s != '[' || (s = strchr(s, ']')) == NULL)
+			return false;
+		s += 1 + strspn(s + 1, " \t");
+	}
+	if (*s != '[')
+		return false;
+	v = strtol(s + 1, &end, 10);
+	return end != s + 1 && *end == ']' && v != 0;
 }
 
 /* A D event of ours: a dispatch whose C will tell its service time. */
-static int replay_dispatched(struct replay_parser *p, bool write,
-			     uint64_t sector, uint32_t nr, uint64_t time_ns)
+static int parse_dispatched(struct replay_parser *p, bool write,
+			    uint64_t sector, uint32_t nr, uint64_t time_ns)
 {
 	struct replay_trace *t = p->t;
 	struct replay_disp *d;
@@ -274,9 +334,9 @@ static int replay_dispatched(struct replay_parser *p, bool write,
  * A C event: the service time of the dispatch it ends, and its wait from
  * rest, the line after the count (NULL: none).
  */
-static void replay_dispatch_done(struct replay_parser *p, bool write,
-				 uint64_t sector, uint32_t nr, uint64_t time_ns,
-				 const char *rest)
+static void parse_dispatch_done(struct replay_parser *p, bool write,
+				uint64_t sector, uint32_t nr, uint64_t time_ns,
+				const char *rest)
 {
 	uint64_t at = time_ns > p->t0 ? time_ns - p->t0 : 0;
 	size_t i;
@@ -287,7 +347,7 @@ static void replay_dispatch_done(struct replay_parser *p, bool write,
 		if (d->write == write && d->sector == sector &&
 		    d->nr_sectors == nr) {
 			d->service_ns = at > d->d_ns ? at - d->d_ns : 0;
-			d->wait_ns = rest ? replay_c_wait(rest) : UINT64_MAX;
+			d->wait_ns = rest ? parse_c_wait(rest) : UINT64_MAX;
 			memmove(p->dpend + i, p->dpend + i + 1,
 				(--p->nr_dpend - i) * sizeof *p->dpend);
 			return;
@@ -306,8 +366,8 @@ static void replay_dispatch_done(struct replay_parser *p, bool write,
  * closing summary are skipped.  Split by hand: sscanf was most of the
  * time of a replay.
  */
-static int replay_parse_blk(struct replay_parser *p, char *line, size_t len,
-			    char *err, size_t size)
+static int parse_blk(struct replay_parser *p, char *line, size_t len,
+		     char *err, size_t size)
 {
 	const char *end = line + len;
 	char *f[REPLAY_FIELDS], *rwbs;
@@ -320,26 +380,52 @@ static int replay_parse_blk(struct replay_parser *p, char *line, size_t len,
 	int64_t pid;
 
 	/* First characters first: strncmp on every line costs. */
-	if (line[0] == '#' || (line[0] == 'l' && strncmp(line, "lost ", 5) == 0))
+	if (line[0] == '#')
 		return 0;
+	if (line[0] == 'l' && strncmp(line, "lost ", 5) == 0) {
+		char what[96];
+
+		snprintf(what, sizeof what, "%.40s: the trace misses them",
+			 line);
+		return parse_doubt(p, err, size, what);
+	}
 	if (p->summary || (line[0] == 'C' && strncmp(line, "CPU", 3) == 0) ||
 	    (line[0] == 'T' && strncmp(line, "Total", 5) == 0)) {
 		p->summary = true;
 		return 0;
 	}
-	n = replay_fields(line, f, REPLAY_FIELDS);
-	if (n < 6 || !replay_dev(f[0]) || !replay_u64(f[1], &v) ||
-	    !replay_u64(f[2], &v) || !replay_seconds(f[3], &t_ns) ||
-	    !replay_u64(f[4] + (f[4][0] == '-'), &v) || v > INT32_MAX)
-		return replay_error(p, err, size, "malformed line");
+	n = parse_fields(line, f, REPLAY_FIELDS);
+	if (n < 6 || !parse_dev(f[0]) || !parse_u64(f[1], &v) ||
+	    !parse_u64(f[2], &v) || !parse_seconds(f[3], &t_ns) ||
+	    !parse_u64(f[4] + (f[4][0] == '-'), &v) || v > INT32_MAX)
+		return parse_error(p, err, size, "malformed line");
 	pid = f[4][0] == '-' ? -(int64_t)v : (int64_t)v;
 	action = f[5][0];
-	if (f[5][1] != '\0' || (action != 'Q' && action != 'C' &&
-				action != 'D'))
+	/* Requests are replayed in time order all the same: a warning. */
+	if (t_ns < p->prev_ns) {
+		char what[128];
+
+		snprintf(what, sizeof what, "time goes back from %" PRIu64
+			 ".%09" PRIu64 " to %s s", p->prev_ns / 1000000000u,
+			 p->prev_ns % 1000000000u, f[3]);
+		parse_warn(p, what);
+	}
+	p->prev_ns = t_ns;
+	if (f[5][1] != '\0' || action == '\0' ||
+	    strchr(p->ours ? REPLAY_OUR_ACTIONS : REPLAY_BLK_ACTIONS,
+		   action) == NULL) {
+		char what[64];
+
+		snprintf(what, sizeof what, "unknown action %.8s: skipped",
+			 f[5]);
+		parse_warn(p, what);
 		return 0;
-	if (n < 10 || strlen(f[6]) > 11 || !replay_u64(f[7], &sector) ||
-	    strcmp(f[8], "+") != 0 || !replay_u64(f[9], &nr))
-		return replay_error(p, err, size, "malformed Q or C event");
+	}
+	if (action != 'Q' && action != 'C' && action != 'D')
+		return 0;
+	if (n < 10 || strlen(f[6]) > 11 || !parse_u64(f[7], &sector) ||
+	    strcmp(f[8], "+") != 0 || !parse_u64(f[9], &nr))
+		return parse_error(p, err, size, "malformed Q or C event");
 	for (rwbs = f[6]; *rwbs != '\0'; rwbs++) {
 		has_d |= *rwbs == 'D';
 		has_r |= *rwbs == 'R';
@@ -356,30 +442,42 @@ static int replay_parse_blk(struct replay_parser *p, char *line, size_t len,
 	if (p->first && action != 'Q')
 		return 0;
 	if (action == 'D') {
-		if (p->ours && replay_dispatched(p, write, sector, (uint32_t)nr,
+		if (p->ours && parse_dispatched(p, write, sector, (uint32_t)nr,
 				      t_ns) != 0)
-			return replay_error(p, err, size, "out of memory");
+			return parse_error(p, err, size, "out of memory");
 		return 0;
 	}
 	if (action == 'C') {
 		/* What follows the count: the fields split off end there. */
 		const char *rest = f[9] + strlen(f[9]);
 
-		replay_complete(p, write, sector, nr, t_ns);
-		replay_dispatch_done(p, write, sector, (uint32_t)nr, t_ns,
+		/* blkparse's C has "[0]" after the count, ours "[comm]". */
+		if (p->detected && !p->ours && !p->headless &&
+		    rest < end && parse_c_wait(rest + 1) != UINT64_MAX) {
+			p->headless = true;
+			if (parse_doubt(p, err, size, "a fuse-iosched trace "
+					 "without its first line, read as "
+					 "blkparse (--format fuse-iosched "
+					 "reads it as ours)") != 0)
+				return -1;
+		}
+		parse_complete(p, write, sector, nr, t_ns);
+		parse_dispatch_done(p, write, sector, (uint32_t)nr, t_ns,
 				     rest < end ? rest + 1 : NULL);
+		if (parse_c_failed(rest < end ? rest + 1 : NULL, p->ours))
+			p->t->nr_failed++;
 		return 0;
 	}
-	if (replay_proc(p->t, pid, &proc) != 0 ||
-	    (rq = replay_add(p, t_ns)) == NULL)
-		return replay_error(p, err, size, "out of memory");
+	if (parse_proc(p->t, pid, &proc) != 0 ||
+	    (rq = parse_add(p, t_ns)) == NULL)
+		return parse_error(p, err, size, "out of memory");
 	rq->sector = sector;
 	rq->nr_sectors = (uint32_t)nr;
 	rq->proc = proc;
 	rq->write = write;
 	/*
 	 * A write's S is the kernel's REQ_SYNC: O_SYNC, O_DSYNC, O_DIRECT
-	 * (sync_write).  Ours also waits, as the mount's io_is_sync() says,
+	 * (sync_write).  Ours also waits, as the mount's request_is_sync() says,
 	 * for a process's write without S: writeback_cache sends the others
 	 * from the kernel, pid 0.
 	 */
@@ -387,7 +485,7 @@ static int replay_parse_blk(struct replay_parser *p, char *line, size_t len,
 	rq->sync = !write || rq->sync_write ||
 		   (pid > 0 && p->ours);
 	rq->abs_ns = t_ns;
-	replay_pend(p, p->t->nr - 1);
+	parse_pend(p, p->t->nr - 1);
 	return 0;
 }
 
@@ -396,8 +494,8 @@ static int replay_parse_blk(struct replay_parser *p, char *line, size_t len,
  * Windows filetime units of 100 ns, offsets and sizes in bytes.  Each
  * host and disk is one process: the format names no process.
  */
-static int replay_parse_msr(struct replay_parser *p, char *line, char *err,
-			    size_t size)
+static int parse_msr(struct replay_parser *p, char *line, char *err,
+		     size_t size)
 {
 	char *f[7], *s = line, *end;
 	uint64_t v[7], key = 1469598103934665603ull;
@@ -410,8 +508,8 @@ static int replay_parse_msr(struct replay_parser *p, char *line, char *err,
 		f[i] = s;
 		s = strchr(s, ',');
 		if ((s == NULL) != (i == 6))
-			return replay_error(p, err, size,
-					    "malformed line: want 7 fields");
+			return parse_error(p, err, size,
+					   "malformed line: want 7 fields");
 		if (s != NULL)
 			*s++ = '\0';
 	}
@@ -422,25 +520,25 @@ static int replay_parse_msr(struct replay_parser *p, char *line, char *err,
 		v[i] = strtoull(f[i], &end, 10);
 		if (errno != 0 || end == f[i] || *end != '\0' ||
 		    f[i][0] == '-')
-			return replay_error(p, err, size,
-					    "malformed line: not a number");
+			return parse_error(p, err, size,
+					   "malformed line: not a number");
 	}
 	if (strcasecmp(f[3], "Read") == 0)
 		write = false;
 	else if (strcasecmp(f[3], "Write") == 0)
 		write = true;
 	else
-		return replay_error(p, err, size,
-				    "malformed line: Type is not Read or Write");
+		return parse_error(p, err, size,
+				   "malformed line: Type is not Read or Write");
 	if (v[5] == 0)
 		return 0;
 	/* FNV-1a of host and disk. */
 	for (s = f[1]; *s != '\0'; s++)
 		key = (key ^ (unsigned char)*s) * 1099511628211ull;
 	key = (key ^ v[2]) * 1099511628211ull;
-	if (replay_proc(p->t, (int64_t)(key >> 1), &proc) != 0 ||
-	    (rq = replay_add(p, v[0] * REPLAY_FILETIME_NS)) == NULL)
-		return replay_error(p, err, size, "out of memory");
+	if (parse_proc(p->t, (int64_t)(key >> 1), &proc) != 0 ||
+	    (rq = parse_add(p, v[0] * REPLAY_FILETIME_NS)) == NULL)
+		return parse_error(p, err, size, "out of memory");
 	rq->sector = v[4] >> IOSCHED_SECTOR_SHIFT;
 	rq->nr_sectors = (uint32_t)((v[5] + 511) >> IOSCHED_SECTOR_SHIFT);
 	rq->proc = proc;
@@ -453,7 +551,7 @@ static int replay_parse_msr(struct replay_parser *p, char *line, char *err,
 	return 0;
 }
 
-static bool replay_is_msr_line(const char *line)
+static bool parse_is_msr_line(const char *line)
 {
 	unsigned commas = 0;
 
@@ -465,26 +563,26 @@ static bool replay_is_msr_line(const char *line)
 }
 
 /* The format of a file from its first meaningful line, or NULL. */
-static const char *replay_detect(const char *line)
+static const char *parse_detect(const char *line)
 {
 	unsigned a, b, c;
 
 	if (strncmp(line, "# fuse-iosched trace", 20) == 0)
 		return "fuse-iosched";
-	if (replay_is_msr_line(line))
+	if (parse_is_msr_line(line))
 		return "msr";
 	if (sscanf(line, " %u,%u %u", &a, &b, &c) == 3)
 		return "blkparse";
 	return NULL;
 }
 
-static void replay_set_format(struct replay_parser *p)
+static void parse_set_format(struct replay_parser *p)
 {
 	p->ours = strcmp(p->t->format, "fuse-iosched") == 0;
 	p->msr = strcmp(p->t->format, "msr") == 0;
 }
 
-bool replay_format_valid(const char *name)
+bool parse_format_valid(const char *name)
 {
 	return strcmp(name, "auto") == 0 || strcmp(name, "fuse-iosched") == 0 ||
 	       strcmp(name, "blkparse") == 0 || strcmp(name, "msr") == 0;
@@ -497,7 +595,7 @@ bool replay_format_valid(const char *name)
  * there is no wait; where its completion is unknown, the gap between
  * issues stands in.
  */
-static void replay_think_times(struct replay_parser *p)
+static void parse_think_times(struct replay_parser *p)
 {
 	struct replay_trace *t = p->t;
 	size_t *last = malloc((t->nr_procs ? t->nr_procs : 1) * sizeof *last);
@@ -523,7 +621,7 @@ static void replay_think_times(struct replay_parser *p)
 	free(last);
 }
 
-static int replay_cmp_time(const void *a, const void *b)
+static int parse_cmp_time(const void *a, const void *b)
 {
 	const struct replay_rq *x = a, *y = b;
 
@@ -533,8 +631,8 @@ static int replay_cmp_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-int replay_parse(const char *path, const char *format,
-		 struct replay_trace *t, char *err, size_t size)
+int parse_trace(const char *path, const char *format, bool force,
+		struct replay_trace *t, char *err, size_t size)
 {
 	struct replay_parser *p;
 	char line[REPLAY_LINE_MAX];
@@ -551,6 +649,7 @@ int replay_parse(const char *path, const char *format,
 	p->t = t;
 	p->path = path;
 	p->first = true;
+	p->force = force;
 	fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
 	if (fp == NULL) {
 		snprintf(err, size, "%s: %s", path, strerror(errno));
@@ -559,13 +658,13 @@ int replay_parse(const char *path, const char *format,
 	}
 	t->format = strcmp(format, "auto") == 0 ? NULL : format;
 	if (t->format != NULL)
-		replay_set_format(p);
+		parse_set_format(p);
 	while (ret == 0 && fgets(line, sizeof line, fp) != NULL) {
 		size_t len = strlen(line);
 
 		p->line++;
 		if (len == sizeof line - 1 && line[len - 1] != '\n') {
-			ret = replay_error(p, err, size, "line too long");
+			ret = parse_error(p, err, size, "line too long");
 			break;
 		}
 		while (len > 0 && (line[len - 1] == '\n' ||
@@ -574,24 +673,28 @@ int replay_parse(const char *path, const char *format,
 		if (len == 0)
 			continue;
 		if (t->format == NULL) {
-			t->format = replay_detect(line);
+			t->format = parse_detect(line);
+			p->detected = true;
 			if (t->format == NULL) {
-				ret = replay_error(p, err, size,
-						   "unknown trace format");
+				ret = parse_error(p, err, size,
+						  "unknown trace format");
 				break;
 			}
-			replay_set_format(p);
+			parse_set_format(p);
 		}
 		/* MSR files may start with the column names. */
 		if (p->msr && strncmp(line, "Timestamp,", 10) == 0)
 			continue;
 		if (p->msr)
-			ret = replay_parse_msr(p, line, err, size);
+			ret = parse_msr(p, line, err, size);
 		else
-			ret = replay_parse_blk(p, line, len, err, size);
+			ret = parse_blk(p, line, len, err, size);
 	}
+	if (p->nr_warned > REPLAY_WARN_MAX)
+		fprintf(stderr, "fuse-iosched-replay: %s: %u more warnings\n",
+			path, p->nr_warned - REPLAY_WARN_MAX);
 	if (ret == 0 && ferror(fp))
-		ret = replay_error(p, err, size, strerror(errno));
+		ret = parse_error(p, err, size, strerror(errno));
 	if (fp != stdin)
 		fclose(fp);
 	if (ret == 0 && t->nr == 0) {
@@ -601,7 +704,7 @@ int replay_parse(const char *path, const char *format,
 	if (ret == 0) {
 		bool sorted = true;
 
-		replay_think_times(p);
+		parse_think_times(p);
 		t->span_ns = p->last_ns > p->t0 ? p->last_ns - p->t0 : 0;
 		for (i = 0; i < t->nr; i++) {
 			t->rq[i].seq = i;
@@ -610,16 +713,16 @@ int replay_parse(const char *path, const char *format,
 		}
 		/* Traces are nearly always in order already. */
 		if (!sorted)
-			qsort(t->rq, t->nr, sizeof t->rq[0], replay_cmp_time);
+			qsort(t->rq, t->nr, sizeof t->rq[0], parse_cmp_time);
 	}
 	free(p->done_ns);
 	free(p);
 	if (ret != 0)
-		replay_trace_free(t);
+		parse_trace_free(t);
 	return ret;
 }
 
-void replay_trace_free(struct replay_trace *t)
+void parse_trace_free(struct replay_trace *t)
 {
 	free(t->rq);
 	free(t->disp);
