@@ -20,8 +20,9 @@ static void fs_ops_init(void *userdata, struct fuse_conn_info *conn)
 	unsigned bg = fs->cfg->max_background;
 
 	/*
-	 * The kernel applies the caller's umask to the modes it sends; ours
-	 * must not mask them a second time.
+	 * The kernel applies the caller's umask to the modes it sends, or
+	 * leaves it to us (FUSE_CAP_DONT_MASK below); ours must not mask
+	 * them again.
 	 */
 	umask(0);
 
