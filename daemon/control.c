@@ -17,8 +17,8 @@
  * The directory is reachable by path from the root but hidden from the
  * root's readdir (fs_dir.c), and it shadows a backing entry of the same
  * name.  Its inodes are small fixed numbers that can never be struct inode
- * pointers, so the fs_* code recognises them with control_is_ino() and
- * hands every operation on them to this file.  They are static: lookups
+ * pointers: fs_ops.c, the one place that tests control_is_ino(), hands
+ * every operation on them to this file or refuses it.  They are static: lookups
  * and readdirplus take references the kernel later forgets, and there is
  * nothing to count.
  *
@@ -898,8 +898,17 @@ static void control_write_refused(const struct control_file *f,
 			shown, why[0] != '\0' ? why : strerror(-error));
 }
 
-void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
-		   size_t size, off_t off, struct fuse_file_info *fi)
+/*
+ * Writes to the control files are short commands: of a longer one, only
+ * its start is copied, to be refused and logged.
+ */
+#define CONTROL_WRITE_MAX (64 * 1024)
+
+/* A write of size bytes, of which buf holds at least the first
+ * min(size, CONTROL_WRITE_MAX) (a longer one is refused, logged from its
+ * start). */
+static void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
+			  size_t size, off_t off, struct fuse_file_info *fi)
 {
 	const struct control_node *node = control_node(ino);
 	struct control_file *f = (struct control_file *)(uintptr_t)fi->fh;
@@ -946,6 +955,33 @@ void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		fuse_reply_err(req, -error);
 	} else
 		fuse_reply_write(req, size);
+}
+
+/* A write to a control file: gather it into memory for control_write. */
+void control_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in,
+		       off_t off, struct fuse_file_info *fi)
+{
+	size_t size = fuse_buf_size(in);
+	size_t copy = size < CONTROL_WRITE_MAX ? size : CONTROL_WRITE_MAX;
+	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(copy);
+	ssize_t res;
+	char *buf;
+
+	buf = malloc(copy + 1);
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	dst.buf[0].mem = buf;
+	res = fuse_buf_copy(&dst, in, 0);
+	if (res < 0)
+		fuse_reply_err(req, -res);
+	else {
+		buf[res] = '\0';	/* convenience for parsers */
+		control_write(req, ino, buf,
+			      (size_t)res == copy ? size : (size_t)res, off, fi);
+	}
+	free(buf);
 }
 
 /*
