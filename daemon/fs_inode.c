@@ -64,7 +64,7 @@ struct inode *fs_inode(fuse_req_t req, fuse_ino_t ino)
 {
 	if (control_is_ino(ino)) {
 		log_err("fs: control inode %" PRIu64 " reached the inode "
-			  "table", (uint64_t)ino);
+			"table", (uint64_t)ino);
 		abort();
 	}
 	if (ino == FUSE_ROOT_ID)
