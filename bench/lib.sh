@@ -226,6 +226,24 @@ timed_cat() {
 	fi
 }
 
+# timed_cats TAG FILE...: as timed_cat, but each FILE is read by a cat of
+# its own, one after the other, as a shell script or a build reads: each
+# process reads one file and exits.
+timed_cats() {
+	local tag=$1 t0 t1
+	shift
+	evict "$@"
+	resident "$@" >"$RESULTS/$tag.cache"
+	t0=$(date +%s%N)
+	if timeout "$RUNTIME" sh -c 'for f; do cat "$f"; done' sh "$@" \
+	    >/dev/null; then
+		t1=$(date +%s%N)
+		echo "$(( (t1 - t0) / 1000 ))" >"$RESULTS/$tag.time"
+	else
+		echo cap >"$RESULTS/$tag.time"
+	fi
+}
+
 # reader FILE NAME SECONDS [BWLOG]: one program reading FILE sequentially,
 # $BS at a time with psync and O_DIRECT (every read reaches the scheduler),
 # for SECONDS; fio's JSON in RESULTS/NAME.json, with BWLOG a bandwidth

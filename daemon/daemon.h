@@ -55,8 +55,29 @@ void timer_stop(struct timer *t);
 int timer_on_signal(struct timer *t, int signo, timer_fn fn, void *arg);
 /* The loop's libevent base, for what serves on it (metrics.c). */
 struct event_base *timer_base(struct timer *t);
-/* Run fn(arg) in timer_stop, after the loop ended, before the base goes. */
-void timer_on_stop(struct timer *t, timer_fn fn, void *arg);
+/* Run fn(arg) in timer_stop, after the loop ended, before the base goes;
+ * 0 or -ENOMEM. */
+int timer_on_stop(struct timer *t, timer_fn fn, void *arg);
+
+/* procwatch.c: thread exits, told to the queue's scheduler */
+struct queue;
+#define PROCWATCH_MAX 1024	/* threads watched at most */
+/*
+ * Threads watched at once under the descriptor limit nofile: an eighth
+ * of it, at least 16, at most PROCWATCH_MAX; fs_fd.c leaves them room.
+ */
+static inline unsigned procwatch_limit(unsigned long long nofile)
+{
+	unsigned long long n = nofile / 8;
+
+	return n < 16 ? 16 : n > PROCWATCH_MAX ? PROCWATCH_MAX : (unsigned)n;
+}
+/* Watch the threads behind requests on t's loop; 0 or -ENOMEM. */
+int procwatch_start(struct timer *t, struct queue *q);
+/* The read and write paths: pid sent a request (0: the kernel). */
+void procwatch_note(pid_t pid);
+/* .control/stats's "procwatch" line into buf; its length or -ENOSPC. */
+int procwatch_show(char *buf, size_t size);
 
 /* metrics.c: the Prometheus endpoint, on the timer's loop */
 struct queue;

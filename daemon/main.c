@@ -337,6 +337,9 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 			return -1;
 		log_info("metrics: serving /metrics on %s", cfg->metrics);
 	}
+	/* Without it, schedulers still stop idling, at their timeouts. */
+	if (procwatch_start(fs->timer, fs->queue) != 0)
+		log_warn("process exits: not watched: %s", strerror(ENOMEM));
 	if (strcmp(cfg->disk_model, "none") != 0) {
 		dm = main_diskmodel(cfg);
 		if (dm == NULL) {

@@ -53,6 +53,7 @@ static void request_set_origin(struct io *io, fuse_req_t req,
 
 	io->rq.pid = pid;
 	io->rq.ioprio = ioprio_of_pid(pid);
+	procwatch_note(pid);
 	if (trace_on())
 		trace_note_pid(pid);
 	io->rq.sync = request_is_sync(req, io->rq.dir, open_flags);
