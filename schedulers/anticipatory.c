@@ -1125,8 +1125,8 @@ static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
  * pid exited (the kernel's exit_io_context): never wait for it again.  A
  * wait for it (in progress, or about to start after its last read) ends
  * now if exits are seldom followed by another process's close read
- * (exit_no_coop), and otherwise goes on for one until antic_expire, its
- * entry kept for as_close.  Its entry is freed now if it has nothing
+ * (exit_no_coop), and otherwise goes on for one until antic_expire
+ * after the exit, its entry kept for as_close.  Its entry is freed now if it has nothing
  * queued or in flight and is not waited on, and otherwise kept for the requests' accounting, with their
  * completions found by pid, until the LRU recycles it or the pid comes
  * back as a new process.
@@ -1144,8 +1144,17 @@ static void as_exit_process(struct elevator_queue *eq, pid_t pid,
 		return;
 	p->exited = true;
 	if (p == ad->antic_proc) {
-		if (ad->exit_no_coop <= AS_AVG_ONE / 2)
-			return;	/* waited on, for a cooperator */
+		/*
+		 * Waited on, for a cooperator: the next process of a script
+		 * starts only now, so its antic_expire counts from the exit
+		 * (the next dispatch arms the wake-up for it).
+		 */
+		if (ad->exit_no_coop <= AS_AVG_ONE / 2) {
+			if (ad->antic_status == ANTIC_WAIT_NEXT &&
+			    now_ns > ad->reads_done_ns)
+				ad->reads_done_ns = now_ns;
+			return;
+		}
 		if (as_antic_waiting(ad))
 			as_antic_stop(ad, AS_END_EXIT);
 		ad->antic_proc = NULL;

@@ -204,9 +204,10 @@ static void test_exit_process(void)
 
 /*
  * One process per file, as a shell script reads: A reads and exits, and
- * C, the next process, reads close by while the wait for A goes on.  C's
- * read is served at once, ahead of B's far one, and counts as a close
- * read, not a timeout.
+ * C, the next process, reads close by while the wait for A goes on, which
+ * runs antic_expire from the exit (C could not start before).  C's read
+ * is served at once, ahead of B's far one, and counts as a close read,
+ * not a timeout.
  */
 static void test_exit_cooperator(void)
 {
@@ -215,8 +216,11 @@ static void test_exit_cooperator(void)
 	rd(q, 1, PID_A, 1000);
 	CHECK_STR(h_order(q, 0), "1");
 	rd(q, 2, PID_B, 900000);
+	CHECK_STR(h_order(q, 0), "");
+	h_now = 4 * H_MS;
 	queue_process_exited(q, PID_A);
-	h_now = 2 * H_MS;
+	CHECK_STR(h_order(q, 0), "");
+	h_now = (ANTIC_MS + 3) * H_MS;
 	CHECK_STR(h_order(q, 0), "");
 	rd(q, 3, PID_C, 1016);
 	CHECK_STR(h_order(q, 1), "3");
