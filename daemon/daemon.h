@@ -20,6 +20,7 @@
  * and queue lock  ->  trace lock (trace_rq), libfuse's request lock
  * ->  trace lock (a FUSE interrupt of a parked trace read),
  * and the inode table mutex  ->  the fd lock (fs_fd.c; a leaf),
+and the process watch's lock (procwatch.c) is a leaf, held alone,
  * and any lock  ->  the log lock (log.c; a leaf).
  * The queue lock is never held while calling into FUSE or doing I/O.
  * An inode's dio_lock is taken with no other lock held, around backing

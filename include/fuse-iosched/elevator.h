@@ -603,7 +603,10 @@ struct elevator_type {
 	 * requests is queued or in flight.  Some may still be (its
 	 * writeback): they are served as usual.  The host may tell of a pid
 	 * the scheduler never saw; a later request of the same pid comes
-	 * from a new process.  dispatch is called after it when a request
+	 * from a new process, except one the process sent before it exited
+	 * and the host handled after telling: the host then tells the exit
+	 * again.  pid is rq->pid's: the daemon's are thread ids, each thread
+	 * told of on its own.  dispatch is called after it when a request
 	 * is queued.
 	 */
 	void (*exit_process)(struct elevator_queue *eq, pid_t pid,
