@@ -296,6 +296,7 @@ struct as_data {
 	/* Think time of processes on their first sample: a guess for new ones. */
 	struct as_avg new_ttime;	/* ns */
 	unsigned exit_no_coop;		/* out of AS_AVG_ONE; AS_EXIT_PROBE */
+	bool exits_told;		/* the host has told of an exit */
 };
 
 /* ------------------------------------------------------------------ */
@@ -713,12 +714,15 @@ static void as_antic_stop(struct as_data *ad, enum as_antic_end why)
 	else if (timed_out && p != NULL && p->exited)
 		ad->exit_no_coop = (7 * ad->exit_no_coop + AS_AVG_ONE) / 8;
 	/*
-	 * A new process that did not come back in time, and is not known to
-	 * have exited (a host that tells no exits): count it as a longer
-	 * think than we wait, so that a run of processes reading once and
-	 * exiting stops being waited for.
+	 * A new process that did not come back in time, under a host that
+	 * tells no exits (the replay): count it as a longer think than we
+	 * wait, so that a run of processes reading once and exiting stops
+	 * being waited for.  A host that tells them may tell this one's
+	 * just after the timeout (its exit takes a while on a loaded
+	 * machine): that must not stop waits for every new process.
 	 */
-	else if (timed_out && p != NULL && p->ttime.samples == 0)
+	else if (timed_out && p != NULL && p->ttime.samples == 0 &&
+		 !ad->exits_told)
 		as_avg_add(&ad->new_ttime, 2 * elv_ms_to_ns(ad->antic_expire));
 	ad->antic_status = ANTIC_FINISHED;
 }
@@ -1139,6 +1143,7 @@ static void as_exit_process(struct elevator_queue *eq, pid_t pid,
 
 	if (pid == 0 || ad->hash == NULL)
 		return;
+	ad->exits_told = true;
 	p = as_proc_find(ad, pid);
 	if (p == NULL)
 		return;

@@ -316,6 +316,30 @@ static void test_timeout(void)
 	queue_free(q);
 }
 
+/*
+ * The same under a host that tells of exits: A's timeout does not count
+ * against new processes (A's exit may be told just after it), so B, new
+ * too, is waited for, and C's far read waits.
+ */
+static void test_timeout_exits_told(void)
+{
+	struct queue *q = as_queue();
+
+	queue_process_exited(q, PID_D);
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_B, 900000);
+	CHECK(queue_try_next(q) == NULL);
+	fire(q, ANTIC_MS * H_MS);
+	CHECK_EQ(h_next_id(q), 2);
+	rd(q, 3, PID_C, 10);
+	CHECK(queue_try_next(q) == NULL);
+	fire(q, 2 * ANTIC_MS * H_MS);
+	CHECK_EQ(h_next_id(q), 3);
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
 /* An expired read ends the wait before antic_expire does. */
 static void test_fifo_expiry_breaks(void)
 {
@@ -1183,6 +1207,7 @@ int main(void)
 	test_exit_learns();
 	test_close_read_breaks();
 	test_timeout();
+	test_timeout_exits_told();
 	test_fifo_expiry_breaks();
 	test_own_far_read_breaks();
 	test_read_expire_bounds();
