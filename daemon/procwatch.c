@@ -325,7 +325,8 @@ int procwatch_start(struct timer *t, struct queue *q)
 	pw_hash = calloc(1u << pw_hash_bits, sizeof *pw_hash);
 	pw_kick = event_new(timer_base(t), -1, 0, procwatch_kick,
 			    timer_base(t));
-	if (pw_entries == NULL || pw_hash == NULL || pw_kick == NULL) {
+	if (pw_entries == NULL || pw_hash == NULL || pw_kick == NULL ||
+	    timer_on_stop(t, procwatch_stop, NULL) != 0) {
 		if (pw_kick != NULL)
 			event_free(pw_kick);
 		free(pw_hash);
@@ -340,7 +341,6 @@ int procwatch_start(struct timer *t, struct queue *q)
 		procwatch_list_add_tail(&pw_free, &pw_entries[i]);
 	}
 	pw_queue = q;
-	timer_on_stop(t, procwatch_stop, NULL);
 	pw_max = max;
 	log_info("process exits: watching up to %u threads", max);
 	return 0;
