@@ -412,8 +412,15 @@ int trace_open(struct trace_reader **rp);
 /* Answers req now or, with nothing to read yet, later. */
 void trace_read(struct trace_reader *r, fuse_req_t req, size_t size);
 void trace_release(struct trace_reader *r);
-/* Times count from start_ns; watch mountpoint (NULL: none). */
-void trace_start(const char *mountpoint, uint64_t start_ns);
+/*
+ * The mount's settings for a reader's header, as "name value" pairs
+ * (trace_start); length, or -errno.
+ */
+typedef int (*trace_settings_fn)(void *arg, char *buf, size_t size);
+/* Times count from start_ns; watch mountpoint (NULL: none); settings
+ * (NULL: none) fills the header's second line when a reader opens. */
+void trace_start(const char *mountpoint, uint64_t start_ns,
+		 trace_settings_fn settings, void *arg);
 /* End of file for every reader, now and later. */
 void trace_stop(void);
 

@@ -459,6 +459,28 @@ static struct diskmodel *main_diskmodel(const struct config *cfg)
 	return diskmodel_new(cfg->seek_ms, cfg->rpm, cfg->mb_per_s);
 }
 
+/*
+ * The header line of .control/trace that fuse-iosched-replay takes its
+ * defaults from: the disk model and its parameters, the workers,
+ * nr_requests (as now) and backing_io.
+ */
+static int main_trace_settings(void *arg, char *buf, size_t size)
+{
+	struct fs *fs = arg;
+	const struct config *c = fs->cfg;
+	int n;
+
+	n = snprintf(buf, size, "disk_model %s seek_ms %u rpm %u mb_per_s %u "
+		     "ssd_channels %u ssd_read_us %u ssd_mb_per_s %u "
+		     "ssd_buffer_mib %u ssd_drain_mb_per_s %u threads %u "
+		     "nr_requests %u backing_io %s", c->disk_model, c->seek_ms,
+		     c->rpm, c->mb_per_s, c->ssd_channels, c->ssd_read_us,
+		     c->ssd_mb_per_s, c->ssd_buffer_mib, c->ssd_drain_mb_per_s,
+		     c->threads, queue_nr_requests(fs->queue),
+		     backing_io_name(fs->backing_io));
+	return n >= 0 && (size_t)n < size ? n : -ENOSPC;
+}
+
 /* metrics_fd: the bound /metrics socket (taken over), or -1. */
 static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 		      int metrics_fd)
@@ -493,7 +515,7 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 	fs->dispatch = dispatch_start(fs->queue, cfg->threads, dm);
 	if (fs->dispatch == NULL)
 		return -1;
-	trace_start(cfg->mountpoint, clock_now_ns());
+	trace_start(cfg->mountpoint, clock_now_ns(), main_trace_settings, fs);
 	/* After fuse_set_signal_handlers, which would make SIGHUP unmount. */
 	if (timer_on_signal(fs->timer, SIGHUP, main_reload_read,
 			    main_reload_apply, fs) != 0)

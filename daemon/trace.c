@@ -80,6 +80,7 @@ struct trace_reader {
 	char *text;		/* formatted, not yet read */
 	size_t text_size, text_len, text_off;
 	bool header_sent;
+	char *settings;		/* the mount's at open, or NULL; immutable */
 };
 
 static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -95,6 +96,9 @@ static bool trace_stopping;	/* the server must exit; trace_lock */
 static pthread_t trace_thread;			/* trace_lock */
 static bool trace_thread_started;		/* trace_lock */
 static uint64_t trace_start_ns;	/* the mount's time 0; set before readers */
+/* The header's settings line; set before readers (trace_start). */
+static trace_settings_fn trace_settings;
+static void *trace_settings_arg;
 static char trace_mount_dev[32];	/* "major:minor" in mountinfo, or "" */
 
 /*
@@ -288,7 +292,7 @@ static size_t trace_take(struct trace_reader *r, struct trace_event *evs,
 static bool trace_append(struct trace_reader *r, const struct trace_event *evs,
 			 size_t n)
 {
-	size_t need = r->text_len + (n + 1) * TRACE_LINE_MAX, i;
+	size_t need = r->text_len + (n + 2) * TRACE_LINE_MAX, i;
 	char *text = r->text;
 
 	if (need > r->text_size) {
@@ -302,6 +306,11 @@ static bool trace_append(struct trace_reader *r, const struct trace_event *evs,
 		r->text_len += (size_t)snprintf(text + r->text_len,
 			TRACE_LINE_MAX, "# fuse-iosched trace 1: dev cpu seq "
 			"time pid action rwbs sector + count [comm]\n");
+		/* What fuse-iosched-replay takes for its defaults. */
+		if (r->settings != NULL)
+			r->text_len += (size_t)snprintf(text + r->text_len,
+				TRACE_LINE_MAX, "# fuse-iosched mount: %s\n",
+				r->settings);
 		r->header_sent = true;
 	}
 	for (i = 0; i < n; i++)
@@ -374,15 +383,26 @@ static int do_trace_thread(void)
 int trace_open(struct trace_reader **rp)
 {
 	struct trace_reader *r = calloc(1, sizeof *r);
+	char buf[TRACE_LINE_MAX - 32];	/* the line has 23 more */
 	int err;
 
 	if (r == NULL)
 		return -ENOMEM;
+	/* Taken now, with no lock held: the callback takes the queue's. */
+	if (trace_settings != NULL &&
+	    trace_settings(trace_settings_arg, buf, sizeof buf) > 0) {
+		r->settings = strdup(buf);
+		if (r->settings == NULL) {
+			free(r);
+			return -ENOMEM;
+		}
+	}
 	pthread_mutex_lock(&trace_lock);
 	err = atomic_load_explicit(&trace_nr_readers, memory_order_relaxed) >=
 	      TRACE_READERS_MAX ? -EBUSY : do_trace_thread();
 	if (err != 0) {
 		pthread_mutex_unlock(&trace_lock);
+		free(r->settings);
 		free(r);
 		return err;
 	}
@@ -517,6 +537,7 @@ void trace_release(struct trace_reader *r)
 	if (req != NULL)
 		fuse_reply_err(req, EBADF);
 	free(r->text);
+	free(r->settings);
 	free(r);
 }
 
@@ -657,9 +678,12 @@ static void trace_find_mount(const char *mountpoint)
 
 /* Before the session serves: the mount is just made, the last on its
  * path in mountinfo. */
-void trace_start(const char *mountpoint, uint64_t start_ns)
+void trace_start(const char *mountpoint, uint64_t start_ns,
+		 trace_settings_fn settings, void *arg)
 {
 	trace_start_ns = start_ns;
+	trace_settings = settings;
+	trace_settings_arg = arg;
 	if (mountpoint != NULL)
 		trace_find_mount(mountpoint);
 }

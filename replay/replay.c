@@ -327,6 +327,23 @@ static void replay_header(const struct replay_main *m, const char *path,
 	       (double)m->o.overhead_ns[1] / 1e6,
 	       (double)m->o.lag_ns[REPLAY_LAG_HEAD] / 1e6,
 	       (double)m->o.lag_ns[REPLAY_LAG_ARRIVAL] / 1e6);
+	printf("# settings (%s): disk_model %s", t->mount.set ?
+	       "the trace's mount, where no option names them" :
+	       "options and defaults", models[m->o.model]);
+	if (m->o.model == REPLAY_MODEL_HDD)
+		printf(" seek_ms %u rpm %u mb_per_s %u", m->o.seek_ms,
+		       m->o.rpm, m->o.mb_per_s);
+	else if (m->o.model == REPLAY_MODEL_SSD)
+		printf(" ssd_channels %u ssd_read_us %u ssd_mb_per_s %u "
+		       "ssd_buffer_mib %u ssd_drain_mb_per_s %u",
+		       m->o.ssd.channels, m->o.ssd.read_us, m->o.ssd.mb_per_s,
+		       m->o.ssd.buffer_mib, m->o.ssd.drain_mb_per_s);
+	else
+		printf(" mb_per_s %u", m->o.mb_per_s);
+	printf(" threads %u nr_requests %u", m->o.threads, m->o.nr_requests);
+	if (t->mount.set && t->mount.backing_io[0] != '\0')
+		printf(" (recorded with backing_io %s)", t->mount.backing_io);
+	printf("\n");
 	printf("%-13s %9s %8s %8s", replay_columns[0], replay_columns[1],
 	       replay_columns[2], replay_columns[3]);
 	for (i = 4; i <= 9; i++)
@@ -467,6 +484,55 @@ static int replay_run_gnuplot(const char *p)
 /* ------------------------------------------------------------------ */
 
 /* One trace through every scheduler; 0, or -1 after a message. */
+static void replay_device(struct replay_main *m);
+
+/*
+ * A trace of ours says which mount it was recorded on: its disk model
+ * and parameters, workers and nr_requests stand in for the defaults,
+ * where -m, -o or the configuration file does not name them.
+ */
+static void replay_device_of(struct replay_main *m,
+			     const struct replay_mount *t)
+{
+	struct replay_opts *o = &m->o;
+	const struct config *c = &m->cfg;
+
+	replay_device(m);
+	if (!t->set)
+		return;
+	if (m->model == NULL && !config_named(c, "disk_model"))
+		o->model = strcmp(t->disk_model, "ssd") == 0 ?
+			   REPLAY_MODEL_SSD :
+			   strcmp(t->disk_model, "hdd") == 0 ?
+			   REPLAY_MODEL_HDD : REPLAY_MODEL_NONE;
+	if ((t->seen & REPLAY_MOUNT_SEEK_MS) && !config_named(c, "seek_ms"))
+		o->seek_ms = t->seek_ms;
+	if ((t->seen & REPLAY_MOUNT_RPM) && !config_named(c, "rpm"))
+		o->rpm = t->rpm;
+	if ((t->seen & REPLAY_MOUNT_MB_PER_S) && !config_named(c, "mb_per_s"))
+		o->mb_per_s = t->mb_per_s;
+	if ((t->seen & REPLAY_MOUNT_SSD_CHANNELS) &&
+	    !config_named(c, "ssd_channels"))
+		o->ssd.channels = t->ssd_channels;
+	if ((t->seen & REPLAY_MOUNT_SSD_READ_US) &&
+	    !config_named(c, "ssd_read_us"))
+		o->ssd.read_us = t->ssd_read_us;
+	if ((t->seen & REPLAY_MOUNT_SSD_MB_PER_S) &&
+	    !config_named(c, "ssd_mb_per_s"))
+		o->ssd.mb_per_s = t->ssd_mb_per_s;
+	if ((t->seen & REPLAY_MOUNT_SSD_BUFFER_MIB) &&
+	    !config_named(c, "ssd_buffer_mib"))
+		o->ssd.buffer_mib = t->ssd_buffer_mib;
+	if ((t->seen & REPLAY_MOUNT_SSD_DRAIN) &&
+	    !config_named(c, "ssd_drain_mb_per_s"))
+		o->ssd.drain_mb_per_s = t->ssd_drain_mb_per_s;
+	if ((t->seen & REPLAY_MOUNT_THREADS) && !config_named(c, "threads"))
+		o->threads = t->threads;
+	if ((t->seen & REPLAY_MOUNT_NR_REQUESTS) &&
+	    !config_named(c, "nr_requests"))
+		o->nr_requests = t->nr_requests;
+}
+
 static int replay_trace_run(struct replay_main *m, const char *path,
 			    unsigned nth, FILE *lat, FILE *thr)
 {
@@ -480,6 +546,7 @@ static int replay_trace_run(struct replay_main *m, const char *path,
 		fprintf(stderr, "fuse-iosched-replay: %s\n", err);
 		return -1;
 	}
+	replay_device_of(m, &t.mount);
 	if (strcmp(m->overhead, "auto") == 0)
 		sim_host_times(&t, &m->o);
 	if (!m->json)
