@@ -321,13 +321,14 @@ static void replay_header(const struct replay_main *m, const char *path,
 		snprintf(loop, sizeof loop, "closed loop");
 	printf("# %s: %s, %zu requests, %zu failed, %u processes, %s, disk "
 	       "%s, host overhead %.3f ms read, %.3f ms write, lag %.3f ms "
-	       "head, %.3f ms idle\n", path, t->format, t->nr, t->nr_failed,
+	       "head, %.3f ms idle; ", path, t->format, t->nr, t->nr_failed,
 	       t->nr_procs, loop, models[m->o.model],
 	       (double)m->o.overhead_ns[0] / 1e6,
 	       (double)m->o.overhead_ns[1] / 1e6,
 	       (double)m->o.lag_ns[REPLAY_LAG_HEAD] / 1e6,
 	       (double)m->o.lag_ns[REPLAY_LAG_ARRIVAL] / 1e6);
-	printf("# settings (%s): disk_model %s", t->mount.set ?
+	/* On the same line: scripts take the columns from the second. */
+	printf("settings (%s): disk_model %s", t->mount.set ?
 	       "the trace's mount, where no option names them" :
 	       "options and defaults", models[m->o.model]);
 	if (m->o.model == REPLAY_MODEL_HDD)
