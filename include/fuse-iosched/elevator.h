@@ -333,6 +333,13 @@ struct elevator_host {
 	 */
 	int (*cgroup_path)(struct elevator_queue *eq, uint64_t cgroup,
 			   char *buf, size_t len);
+	/*
+	 * Since 3.1.  The weight of control group cgroup, 1 to 1000 (its
+	 * io.bfq.weight, io.weight, blkio.bfq.weight or blkio.weight, else
+	 * the host's configuration), ELV_CGROUP_WEIGHT_DEFAULT for a group
+	 * the host does not know.  It never fails.
+	 */
+	unsigned (*cgroup_weight)(struct elevator_queue *eq, uint64_t cgroup);
 };
 
 /* True when the host offers service (a field of struct elevator_host). */
@@ -361,6 +368,20 @@ static inline int elv_cgroup_path(struct elevator_queue *eq, uint64_t cgroup,
 	if (!elv_host_has(eq, cgroup_path))
 		return -ENOSYS;
 	return eq->host->cgroup_path(eq, cgroup, buf, len);
+}
+
+/* A group's weight (elv_cgroup_weight): its range and default. */
+#define ELV_CGROUP_WEIGHT_MIN 1
+#define ELV_CGROUP_WEIGHT_MAX 1000
+#define ELV_CGROUP_WEIGHT_DEFAULT 100
+
+/* The host's cgroup_weight (since 3.1), or the default from an older host. */
+static inline unsigned elv_cgroup_weight(struct elevator_queue *eq,
+					 uint64_t cgroup)
+{
+	if (!elv_host_has(eq, cgroup_weight))
+		return ELV_CGROUP_WEIGHT_DEFAULT;
+	return eq->host->cgroup_weight(eq, cgroup);
 }
 
 /* ------------------------------------------------------------------ */
