@@ -19,6 +19,7 @@ cg_limit "$CG" rbps $((10 * MIB))
 dd if=/dev/urandom of="$BACKING/f" bs=1M count=40 status=none
 
 mount_fs
+: >"$T/trace"
 cat "$MNT/.control/trace" >"$T/trace" &
 TRACE_PID=$!
 cleanup_push "kill $TRACE_PID 2>/dev/null"
