@@ -473,10 +473,10 @@ out:
 	return ret;
 }
 
-unsigned cgroup_weight(void *arg, uint64_t id)
+uint32_t cgroup_weight(void *arg, uint64_t id)
 {
 	const struct cgroup_group *g;
-	unsigned w = ELV_CGROUP_WEIGHT_DEFAULT;
+	uint32_t w = ELV_CGROUP_WEIGHT_DEFAULT;
 
 	(void)arg;
 	pthread_mutex_lock(&cgroup_lock);

@@ -122,7 +122,7 @@ uint64_t cgroup_of_pid(pid_t pid);
 void cgroup_forget_pid(pid_t pid);
 /* queue_params' cgroup_path and cgroup_weight (arg unused). */
 int cgroup_path(void *arg, uint64_t id, char *buf, size_t len);
-unsigned cgroup_weight(void *arg, uint64_t id);
+uint32_t cgroup_weight(void *arg, uint64_t id);
 /* throttle.c's limits function (arg unused). */
 int cgroup_limits(void *arg, uint64_t id, struct throttle_limits *lim);
 

@@ -16,8 +16,9 @@
  *   elevator switch mutex  ->  queue lock
  * and the disk model's head lock  ->  queue lock (diskmodel_next),
  * and any lock  ->  the log lock (log.c; a leaf).
- * The queue calls its hooks (queue_params: clock, wakeup_at, trace) under
- * its lock: they take only locks of their own, after it.  The queue lock
+ * The queue calls its hooks (queue_params: clock, wakeup_at, trace,
+ * cgroup_weight) under its lock: they take only locks of their own, after
+ * it.  The queue lock
  * is never held while doing I/O.  daemon/daemon.h has the whole order.
  */
 #ifndef FUSE_IOSCHED_H
@@ -342,14 +343,21 @@ struct queue_params {
 	void (*free_shell)(void *arg, struct io *io);
 	void *free_shell_arg;
 	/*
-	 * The schedulers' cgroup_path and cgroup_weight services (struct
-	 * elevator_host), called under the queue lock; NULL: only the root
-	 * group is known ("/"), and every group weighs
-	 * ELV_CGROUP_WEIGHT_DEFAULT.  The daemon's control groups.
+	/*
+	 * The path of a control group for the scheduler (the host's
+	 * cgroup_path service), called under the queue lock.  NULL: only
+	 * the root group is known ("/").  The daemon's control groups.
 	 */
 	int (*cgroup_path)(void *arg, uint64_t cgroup, char *buf, size_t len);
-	unsigned (*cgroup_weight)(void *arg, uint64_t cgroup);
-	void *cgroup_arg;
+	void *cgroup_path_arg;
+	/*
+	 * The weight of a control group for the scheduler (the host's
+	 * cgroup_weight service), called under the queue lock; answers
+	 * outside [ELV_CGROUP_WEIGHT_MIN, MAX] are clamped.  NULL: every
+	 * group has ELV_CGROUP_WEIGHT_DEFAULT.
+	 */
+	uint32_t (*cgroup_weight)(void *arg, uint64_t cgroup);
+	void *cgroup_weight_arg;
 };
 #define NR_REQUESTS_MIN 1
 #define NR_REQUESTS_MAX 65536

@@ -128,7 +128,8 @@ static int queue_host_cgroup_path(struct elevator_queue *eq, uint64_t cgroup,
 	struct queue *q = eq->host_data;
 
 	if (q->p.cgroup_path != NULL)
-		return q->p.cgroup_path(q->p.cgroup_arg, cgroup, buf, len);
+		return q->p.cgroup_path(q->p.cgroup_path_arg, cgroup, buf,
+					 len);
 	if (cgroup != 0)
 		return -ENOENT;
 	if (len < 2)
@@ -137,14 +138,18 @@ static int queue_host_cgroup_path(struct elevator_queue *eq, uint64_t cgroup,
 	return 1;
 }
 
-static unsigned queue_host_cgroup_weight(struct elevator_queue *eq,
+static uint32_t queue_host_cgroup_weight(struct elevator_queue *eq,
 					 uint64_t cgroup)
 {
 	struct queue *q = eq->host_data;
+	uint32_t w;
 
-	if (q->p.cgroup_weight != NULL)
-		return q->p.cgroup_weight(q->p.cgroup_arg, cgroup);
-	return ELV_CGROUP_WEIGHT_DEFAULT;
+	if (q->p.cgroup_weight == NULL)
+		return ELV_CGROUP_WEIGHT_DEFAULT;
+	w = q->p.cgroup_weight(q->p.cgroup_weight_arg, cgroup);
+	if (w < ELV_CGROUP_WEIGHT_MIN)
+		return ELV_CGROUP_WEIGHT_MIN;
+	return w > ELV_CGROUP_WEIGHT_MAX ? ELV_CGROUP_WEIGHT_MAX : w;
 }
 
 static const struct elevator_host queue_host = {
