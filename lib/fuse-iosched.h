@@ -17,7 +17,7 @@
  * and the disk model's head lock  ->  queue lock (diskmodel_next),
  * and any lock  ->  the log lock (log.c; a leaf).
  * The queue calls its hooks (queue_params: clock, wakeup_at, trace,
- * cgroup_weight) under its lock: they take only locks of their own, after
+ * cgroup_path, cgroup_weight) under its lock: they take only locks of their own, after
  * it.  The queue lock
  * is never held while doing I/O.  daemon/daemon.h has the whole order.
  */
@@ -342,7 +342,6 @@ struct queue_params {
 	/* An io emptied by a merge; NULL: free().  The replay's pool. */
 	void (*free_shell)(void *arg, struct io *io);
 	void *free_shell_arg;
-	/*
 	/*
 	 * The path of a control group for the scheduler (the host's
 	 * cgroup_path service), called under the queue lock.  NULL: only
