@@ -17,6 +17,7 @@
  *   elevator switch mutex  ->  inode table mutex  ->  inode lock
  *   ->  queue lock  ->  libevent's internal base lock
  * and the disk model's head lock  ->  queue lock (diskmodel_next),
+ * and queue lock  ->  cgroup lock (cgroup_path, cgroup_weight; a leaf),
  * and queue lock  ->  trace lock (trace_rq), libfuse's request lock
  * ->  trace lock (a FUSE interrupt of a parked trace read),
  * and the inode table mutex  ->  the fd lock (fs_fd.c; a leaf),
