@@ -51,7 +51,7 @@
 
 #define CGROUP_HASH 2048		/* path hash buckets; a power of two */
 #define CGROUP_PIDS 1024		/* pid -> group cache slots */
-#define CGROUP_REREAD_NS 500000000ull	/* a pid's group, a group's files */
+#define CGROUP_REREAD_NS 500000000ull	/* pid's group, group's files */
 #define CGROUP_FILE_MAX 8192		/* what is read of a group's file */
 #define CGROUP_ID_SLOT(id) ((unsigned)((id) & 0xffff))
 
@@ -300,7 +300,8 @@ static void cgroup_read_limits(enum cgroup_hier hier, const char *dir,
 	for (size_t i = 0; i < ARRAY_SIZE(v2); i++) {
 		kv = strstr(line, v2[i]);
 		if (kv != NULL)
-			cgroup_lower(field[i], cgroup_value(kv + strlen(v2[i])));
+			cgroup_lower(field[i],
+				     cgroup_value(kv + strlen(v2[i])));
 	}
 }
 
@@ -455,12 +456,12 @@ int cgroup_path(void *arg, uint64_t id, char *buf, size_t len)
 	(void)arg;
 	pthread_mutex_lock(&cgroup_lock);
 	g = do_cgroup_find_id(id);
-	if (g != NULL)
-		path = g->path;
-	else if (id != 0) {
+	if (g == NULL && id != 0) {
 		ret = -ENOENT;
 		goto out;
 	}
+	if (g != NULL)
+		path = g->path;
 	n = strlen(path);
 	if (n >= len) {
 		ret = -ERANGE;
@@ -551,7 +552,7 @@ static void cgroup_find_mounts(void)
 	if (fp == NULL)
 		return;
 	while (fgets(line, sizeof line, fp) != NULL) {
-		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS ... - TYPE SRC SUPER */
+		/* ID PARENT MAJ:MIN ROOT MOUNT OPTS ... - TYPE SRC SUPER */
 		sep = strstr(line, " - ");
 		if (sep == NULL)
 			continue;
@@ -568,12 +569,13 @@ static void cgroup_find_mounts(void)
 			n++;
 		if (n < 3)
 			continue;
-		if (strcmp(f[5], "cgroup2") == 0 && cgroup_mnt[CGROUP_V2][0] == 0)
+		if (strcmp(f[5], "cgroup2") == 0 &&
+		    cgroup_mnt[CGROUP_V2][0] == '\0')
 			snprintf(cgroup_mnt[CGROUP_V2], PATH_MAX, "%s", f[4]);
 		if (strcmp(f[5], "cgroup") == 0 &&
 		    (strstr(f[7], ",blkio") != NULL ||
 		     strncmp(f[7], "blkio", 5) == 0) &&
-		    cgroup_mnt[CGROUP_V1][0] == 0)
+		    cgroup_mnt[CGROUP_V1][0] == '\0')
 			snprintf(cgroup_mnt[CGROUP_V1], PATH_MAX, "%s", f[4]);
 	}
 	fclose(fp);

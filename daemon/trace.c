@@ -346,7 +346,8 @@ static bool trace_append(struct trace_reader *r, const struct trace_event *evs,
 	if (!r->header_sent) {
 		r->text_len += (size_t)snprintf(text + r->text_len,
 			TRACE_LINE_MAX, "# fuse-iosched trace 1: dev cpu seq "
-			"time pid action rwbs sector + count [comm] cgroup PATH\n");
+			"time pid action rwbs sector + count [comm] cgroup "
+			"PATH\n");
 		r->header_sent = true;
 	}
 	for (i = 0; i < n; i++)

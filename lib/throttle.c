@@ -59,7 +59,7 @@ struct throttle {
 	struct throttle_group *groups;	/* every group, newest first */
 	unsigned nr_groups;
 	unsigned nr_parked;
-	uint64_t refresh_ns;		/* parked groups' limits asked next */
+	uint64_t refresh_ns;		/* parked groups' limits asked then */
 	bool stopping;
 	throttle_limits_fn limits;	/* set at creation */
 	void *arg;
@@ -248,7 +248,7 @@ bool throttle_submit(struct throttle *t, struct io *io)
 	now = clock_now_ns();
 	tg = do_throttle_find(t, io->rq.cgroup);
 	if (tg == NULL && (!known || !throttle_any(&lim)))
-		goto out;	/* no limit and nothing parked: the fast path */
+		goto out;	/* no limit, nothing parked: the fast path */
 	if (tg == NULL) {
 		tg = do_throttle_add(t, io->rq.cgroup, &lim, now);
 		if (tg == NULL)
