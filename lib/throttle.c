@@ -59,7 +59,7 @@ struct throttle {
 	struct throttle_group *groups;	/* every group, newest first */
 	unsigned nr_groups;
 	unsigned nr_parked;
-	uint64_t refresh_ns;		/* parked groups' limits asked then */
+	uint64_t refresh_ns;	/* parked groups' limits are asked then */
 	bool stopping;
 	throttle_limits_fn limits;	/* set at creation */
 	void *arg;
