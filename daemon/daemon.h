@@ -21,6 +21,7 @@
  * and queue lock  ->  trace lock (trace_rq), libfuse's request lock
  * ->  trace lock (a FUSE interrupt of a parked trace read),
  * and the inode table mutex  ->  the fd lock (fs_fd.c; a leaf),
+ * and control.c's files lock  ->  an open file's lock  ->  queue lock,
  * and any lock  ->  the log lock (log.c; a leaf).
  * The queue lock is never held while calling into FUSE or doing I/O.
  * An inode's dio_lock is taken with no other lock held, around backing
@@ -44,6 +45,10 @@
 #include "fuse-iosched.h"
 
 /* liblog.c: libfuse's and libevent's messages, through log.c */
+/* Before mounting: libfuse's errors on stderr as one line, ours. */
+void liblog_start(void);
+/* Whether libfuse reported an error since liblog_start. */
+bool liblog_fuse_failed(void);
 void liblog_open(void);
 
 /* timer.c: the libevent loop thread serving wake-ups */
@@ -52,8 +57,10 @@ typedef void (*timer_fn)(void *arg);
 struct timer *timer_start(timer_fn fn, void *arg);
 void timer_arm(struct timer *t, uint64_t at_ns);
 void timer_stop(struct timer *t);
-/* Run fn(arg) on the loop thread when signal signo arrives; -errno. */
-int timer_on_signal(struct timer *t, int signo, timer_fn fn, void *arg);
+/* When signal signo arrives, work(arg) in a thread of its own, then
+ * done(arg) on the loop thread; one run at a time.  0 or -errno. */
+int timer_on_signal(struct timer *t, int signo, timer_fn work, timer_fn done,
+		    void *arg);
 /* The loop's libevent base, for what serves on it (metrics.c). */
 struct event_base *timer_base(struct timer *t);
 /* Run fn(arg) in timer_stop, after the loop ended, before the base goes. */
@@ -63,8 +70,12 @@ void timer_on_stop(struct timer *t, timer_fn fn, void *arg);
 struct queue;
 /* Bind and listen, before mounting: the socket, or -1 and err set. */
 int metrics_listen(const char *addr, char *err, size_t size);
-/* Serve /metrics on fd (taken over, closed on failure); 0 or -errno. */
-int metrics_start(struct timer *t, int fd, struct queue *q);
+/*
+ * Serve /metrics on fd (taken over, closed on failure), labelled with the
+ * mount's paths; 0 or -errno.
+ */
+int metrics_start(struct timer *t, int fd, struct queue *q,
+		  const char *mountpoint, const char *backing);
 
 /* sectormap.c: file offset -> device sector */
 struct sectormap;
@@ -176,6 +187,12 @@ struct fs {
 	double timeout;		/* attribute and entry cache seconds */
 	enum backing_io backing_io;	/* from cfg, immutable */
 	int dio_refused;	/* O_DIRECT refusal logged; atomic */
+	/*
+	 * -o ro, immutable.  The kernel mount stays read-write so that
+	 * .control can be written; every change to the mirrored tree is
+	 * refused here, with EROFS, before it reaches BACKING.
+	 */
+	bool readonly;
 };
 
 static inline struct fs *fs_of(fuse_req_t req)
@@ -338,6 +355,8 @@ void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
  * min(size, 64 KiB) (a longer one is refused, logged from its start). */
 void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		   size_t size, off_t off, struct fuse_file_info *fi);
+void control_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+		   struct fuse_file_info *fi);
 void control_release(fuse_req_t req, fuse_ino_t ino,
 		     struct fuse_file_info *fi);
 void control_opendir(fuse_req_t req, fuse_ino_t ino,
@@ -351,9 +370,9 @@ void control_close_all(void);
 /* Any other operation on a control inode gets this errno. */
 #define CONTROL_EPERM EPERM
 /*
- * The number parser of nr_requests and iosched/ writes: decimal, at most
- * max, then only blanks and newlines; 0 or -EINVAL.  Exported for the
- * fuzzer (fuzz/fuzz_number.c).
+ * The number parser of nr_requests and iosched/ writes: white space
+ * around it stripped, decimal digits, at most max; 0 or -EINVAL.
+ * Exported for the fuzzer (fuzz/fuzz_number.c).
  */
 int control_parse_number(const char *buf, size_t len, uint64_t max,
 			 uint64_t *value);
@@ -381,7 +400,7 @@ static inline bool trace_on(void)
 /* The queue's hook (queue_params.trace): an event ('Q', 'M', 'F', 'D',
  * 'C') of rq, recorded for every reader. */
 void trace_rq(void *arg, char action, const struct elv_request *rq,
-	      uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns);
+	      uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns, int error);
 /* Remember pid's process name while it still exists. */
 void trace_note_pid(pid_t pid);
 struct trace_reader;

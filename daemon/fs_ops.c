@@ -51,11 +51,12 @@ static void fs_ops_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
 
 	/*
-	 * Reads are bounded by the same page count as writes.  max_read is
-	 * left alone: libfuse refuses a value that differs from the
-	 * max_read mount option, and without one reads are unlimited.
+	 * Reads are bounded by the same page count as writes, and by
+	 * -o max_read when given: libfuse ends the session unless init asks
+	 * for exactly the mount option's value (0 without one).
 	 */
 	conn->max_write = IOSCHED_MAX_SECTORS << IOSCHED_SECTOR_SHIFT;
+	conn->max_read = fs->cfg->max_read;
 	if (bg) {
 		conn->max_background = bg;
 		conn->congestion_threshold = bg * 3 / 4 ? bg * 3 / 4 : 1;

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -26,16 +27,24 @@
 
 enum {
 	MAIN_KEY_PRINT_CONFIG,
+	MAIN_KEY_RO,
+	MAIN_KEY_RW,
+	MAIN_KEY_MAX_READ,
 };
 
 static const struct fuse_opt main_opts[] = {
 	FUSE_OPT_KEY("--print-config", MAIN_KEY_PRINT_CONFIG),
+	/* Not the kernel's: the daemon enforces it (struct fs, readonly). */
+	FUSE_OPT_KEY("ro", MAIN_KEY_RO),
+	FUSE_OPT_KEY("rw", MAIN_KEY_RW),
+	FUSE_OPT_KEY("max_read=", MAIN_KEY_MAX_READ),
 	FUSE_OPT_END
 };
 
 struct main_args {
 	struct config *cfg;
 	bool print_config;
+	bool readonly;
 };
 
 static void main_usage(const char *prog)
@@ -54,10 +63,35 @@ static void main_usage(const char *prog)
 	config_usage(stdout);
 	printf(
 "Options mount(8) passes from fstab (defaults, nofail, noauto, _netdev,\n"
-"user, relatime, x-*, ...) are accepted and ignored.  SIGHUP re-reads\n"
-"the configuration file.\n\n");
+"user, relatime, x-*, ...) are accepted and ignored.\n\n");
+	config_usage_reload(stdout);
+	putchar('\n');
 	fuse_cmdline_help();
 	fuse_lowlevel_help();
+}
+
+/*
+ * -o max_read=N is libfuse's (it passes it to the kernel), but libfuse
+ * also requires the filesystem's init to ask for the same value, or it
+ * ends the session at FUSE_INIT, after mounting: it is read here for
+ * fs_ops_init, checked as strictly as our options, and kept for libfuse.
+ */
+static int main_max_read(struct config *cfg, const char *arg)
+{
+	const char *value = arg + strlen("max_read=");
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(value, &end, 10);
+	if (*value < '0' || *value > '9' || *end != '\0' || errno != 0 ||
+	    n > UINT_MAX) {
+		fprintf(stderr, "fuse-iosched: %s: not a number from 0 to "
+			"%u\n", arg, UINT_MAX);
+		return -1;
+	}
+	cfg->max_read = (unsigned)n;
+	return 1;
 }
 
 /* Our -o options, --print-config and the two positional arguments. */
@@ -74,6 +108,12 @@ static int main_opt_proc(void *data, const char *arg, int key,
 		ma->print_config = true;
 		return 0;
 	}
+	if (key == MAIN_KEY_RO || key == MAIN_KEY_RW) {
+		ma->readonly = key == MAIN_KEY_RO;
+		return 0;
+	}
+	if (key == MAIN_KEY_MAX_READ)
+		return main_max_read(cfg, arg);
 	if (key == FUSE_OPT_KEY_OPT) {
 		ret = config_option(cfg, arg, err, sizeof err);
 		if (ret < 0)
@@ -153,6 +193,71 @@ static int main_check(struct config *cfg, int *root_fd)
 	return 0;
 }
 
+/* path is the directory dir, or inside it (both resolved, absolute). */
+static bool main_inside(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(path, dir, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
+}
+
+/* dir is the root of a mount: its mount differs from its parent's. */
+static bool main_is_mount(const char *dir)
+{
+	struct statx sx, up;
+	char *parent;
+	bool ret;
+
+	if (asprintf(&parent, "%s/..", dir) < 0)
+		return false;
+	ret = statx(AT_FDCWD, dir, 0, STATX_MNT_ID, &sx) == 0 &&
+	      statx(AT_FDCWD, parent, 0, STATX_MNT_ID, &up) == 0 &&
+	      (sx.stx_dev_major != up.stx_dev_major ||
+	       sx.stx_dev_minor != up.stx_dev_minor ||
+	       ((sx.stx_mask & up.stx_mask & STATX_MNT_ID) &&
+		sx.stx_mnt_id != up.stx_mnt_id));
+	free(parent);
+	return ret;
+}
+
+/*
+ * Where the mount goes, once both paths are resolved and the settings
+ * read.  Never where the mount would contain itself (MOUNTPOINT inside
+ * BACKING: every walk of the tree would find the mount again, through the
+ * daemon, without end).  Not over another mount nor over BACKING itself
+ * (a second daemon stacked on the first, a directory that disappears)
+ * unless -o overmount says so: the daemon holds BACKING open from before
+ * mounting, so it keeps serving it once hidden.
+ */
+static int main_check_place(const struct config *cfg)
+{
+	const char *b = cfg->backing, *m = cfg->mountpoint;
+
+	if (strcmp(b, m) != 0 && main_inside(m, b)) {
+		fprintf(stderr, "fuse-iosched: mountpoint %s is inside the "
+			"backing directory %s: the mount would contain "
+			"itself\n", m, b);
+		return -1;
+	}
+	if (cfg->overmount)
+		return 0;
+	if (main_inside(b, m)) {
+		fprintf(stderr, "fuse-iosched: mountpoint %s would hide the "
+			"backing directory %s (-o overmount allows it)\n",
+			m, b);
+		return -1;
+	}
+	if (main_is_mount(m)) {
+		fprintf(stderr, "fuse-iosched: mountpoint %s is already a "
+			"mount point (-o overmount mounts over it)\n", m);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Settings from the configuration file, under the -o options, and the
  * schedulers: module_dir may come from the file, and the file's scheduler
@@ -193,8 +298,19 @@ static const struct elevator_type *main_scheduler(struct config *cfg)
 		names[0] = '\0';
 	names[strcspn(names, "\n")] = '\0';
 	if (config_named(cfg, "scheduler")) {
-		fprintf(stderr, "fuse-iosched: unknown scheduler '%s' "
-			"(available: %s)\n", cfg->scheduler, names);
+		char file[PATH_MAX + 64];
+		const char *why;
+
+		/* Its module may be there, and refused: say why instead. */
+		snprintf(file, sizeof file, "%s/%s.so:", cfg->module_dir,
+			 cfg->scheduler);
+		why = log_held_find(file);
+		if (why != NULL)
+			fprintf(stderr, "fuse-iosched: scheduler '%s': %s\n",
+				cfg->scheduler, why);
+		else
+			fprintf(stderr, "fuse-iosched: unknown scheduler '%s' "
+				"(available: %s)\n", cfg->scheduler, names);
 		return NULL;
 	}
 	log_warn("default scheduler %s not found in %s; using noop",
@@ -206,10 +322,37 @@ static const struct elevator_type *main_scheduler(struct config *cfg)
 /* SIGHUP: re-read the configuration file.                             */
 
 /*
- * Runs on the timer's libevent thread, called from its SIGHUP event (not
- * in a signal handler).  Only what changed in the file since it was last
- * read is applied, so a switch or a tunable written to .control/ since
- * then stays unless the file now says otherwise; -o options keep winning.
+ * The file is read in a thread of its own (timer_on_signal): it may be a
+ * slow or hung file system, and the timer's thread, which also serves the
+ * schedulers' wake-ups, must never wait for it.  Runs alone: nothing else
+ * changes the fields of fs->cfg that config_reload reads (the -o options,
+ * the paths), and main_reload_apply does not run meanwhile.
+ */
+static struct {
+	struct config next;
+	int ret;
+	char err[CONFIG_ERR_MAX];
+} main_reload_state;
+
+static void main_reload_read(void *arg)
+{
+	struct fs *fs = arg;
+
+	/*
+	 * The log file too (logrotate), here for the same reason, and first,
+	 * so that what the reload logs goes to the new file.
+	 */
+	log_file_reopen();
+	main_reload_state.ret = config_reload(fs->cfg, &main_reload_state.next,
+					      main_reload_state.err,
+					      sizeof main_reload_state.err);
+}
+
+/*
+ * Then on the timer's libevent thread.  Only what changed in the file
+ * since it was last read is applied, so a switch or a tunable written to
+ * .control/ since then stays unless the file now says otherwise; -o
+ * options keep winning.
  *
  * A scheduler switch drains the queue, and this thread also serves the
  * schedulers' wake-ups.  That is safe: while the queue is frozen dispatch
@@ -218,30 +361,29 @@ static const struct elevator_type *main_scheduler(struct config *cfg)
  * it here rather than in a thread of its own also means timer_stop, which
  * joins this thread, can never leave a reload running on a freed queue.
  */
-static void main_reload(void *arg)
+static void main_reload_apply(void *arg)
 {
 	struct fs *fs = arg;
-	struct config next;
-	char err[CONFIG_ERR_MAX];
+	struct config *next = &main_reload_state.next;
+	char *err = main_reload_state.err;
+	size_t size = sizeof main_reload_state.err;
 
-	/* First, so that what follows goes to the new file (logrotate). */
-	log_file_reopen();
-	if (config_reload(fs->cfg, &next, err, sizeof err) != 0 ||
-	    config_apply_tunables(&next, err, sizeof err) != 0) {
+	if (main_reload_state.ret != 0 ||
+	    config_apply_tunables(next, err, size) != 0) {
 		log_err("configuration reload failed, keeping the current "
 			"settings: %s", err);
 		/* Put the defaults of new instances back as they were. */
-		if (config_apply_tunables(fs->cfg, err, sizeof err) != 0)
+		if (config_apply_tunables(fs->cfg, err, size) != 0)
 			log_err("configuration reload: %s", err);
-		config_free(&next);
+		config_free(next);
 		return;
 	}
-	config_reload_apply(fs->cfg, &next, fs->queue);
+	config_reload_apply(fs->cfg, next, fs->queue);
 	cgroup_config(fs->cfg);
 	log_info("configuration reloaded from %s",
-		 next.config_read != NULL ? next.config_read :
+		 next->config_read != NULL ? next->config_read :
 		 "(no file: built-in defaults)");
-	config_free(&next);
+	config_free(next);
 }
 
 static void main_wakeup(void *arg, uint64_t at_ns)
@@ -334,7 +476,8 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 		return -1;
 	}
 	if (metrics_fd >= 0) {
-		if (metrics_start(fs->timer, metrics_fd, fs->queue) != 0)
+		if (metrics_start(fs->timer, metrics_fd, fs->queue,
+				  cfg->mountpoint, cfg->backing) != 0)
 			return -1;
 		log_info("metrics: serving /metrics on %s", cfg->metrics);
 	}
@@ -353,7 +496,8 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 		return -1;
 	trace_start(cfg->mountpoint, clock_now_ns());
 	/* After fuse_set_signal_handlers, which would make SIGHUP unmount. */
-	if (timer_on_signal(fs->timer, SIGHUP, main_reload, fs) != 0)
+	if (timer_on_signal(fs->timer, SIGHUP, main_reload_read,
+			    main_reload_apply, fs) != 0)
 		log_warn("cannot handle SIGHUP: no configuration reload");
 	log_info("mounted %s on %s, pid %ld, scheduler %s, %u workers, "
 		 "configuration %s", fs->cfg->backing, fs->cfg->mountpoint,
@@ -399,6 +543,8 @@ static int main_print_config(struct config *cfg, struct fuse_args *args)
 	}
 	if (main_config(cfg) != 0)
 		return 1;
+	if (cfg->backing != NULL && main_check_place(cfg) != 0)
+		return 1;
 	type = main_scheduler(cfg);
 	if (type == NULL)
 		return 1;
@@ -407,11 +553,23 @@ static int main_print_config(struct config *cfg, struct fuse_args *args)
 	if (se == NULL)
 		return 1;
 	fuse_session_destroy(se);
+	/* As a mount: an address that does not resolve, a port in use. */
+	if (strcmp(cfg->metrics, "off") != 0) {
+		char err[CONFIG_ERR_MAX];
+		int fd = metrics_listen(cfg->metrics, err, sizeof err);
+
+		if (fd < 0) {
+			fprintf(stderr, "fuse-iosched: %s\n", err);
+			return 1;
+		}
+		close(fd);
+	}
 	name = strdup(type->name);
 	if (name == NULL)
 		return 1;
 	free(cfg->scheduler);
 	cfg->scheduler = name;
+	log_release();
 	config_print(cfg, stdout);
 	return fflush(stdout) == 0 ? 0 : 1;
 }
@@ -434,6 +592,9 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "fuse-iosched: out of memory\n");
 		goto out;
 	}
+	/* A problem found before mounting is one line (log.c). */
+	log_hold();
+	liblog_start();
 	if (fuse_opt_parse(&args, &ma, main_opts, main_opt_proc) != 0)
 		goto out;
 	if (fuse_parse_cmdline(&args, &opts) != 0)
@@ -456,7 +617,8 @@ int main(int argc, char *argv[])
 		status = main_print_config(&cfg, &args);
 		goto out;
 	}
-	if (main_check(&cfg, &fs.root_fd) != 0 || main_config(&cfg) != 0)
+	if (main_check(&cfg, &fs.root_fd) != 0 || main_config(&cfg) != 0 ||
+	    main_check_place(&cfg) != 0)
 		goto out;
 	if (log_file_open(cfg.log_file, err, sizeof err) != 0) {
 		fprintf(stderr, "fuse-iosched: %s\n", err);
@@ -483,6 +645,7 @@ int main(int argc, char *argv[])
 	fs.owner_uid = getuid();
 	fs.owner_gid = getgid();
 	fs.as_root = geteuid() == 0;
+	fs.readonly = ma.readonly;
 	if (fs_inode_table_init(&fs) != 0)
 		goto out;
 	inodes = true;
@@ -512,9 +675,12 @@ int main(int argc, char *argv[])
 			goto out_signals;
 		}
 	}
+	/* Nothing failed: the warnings held meanwhile are worth seeing. */
+	log_release();
 	if (fuse_session_mount(fs.se, cfg.mountpoint) != 0) {
-		fprintf(stderr, "fuse-iosched: cannot mount on %s\n",
-			cfg.mountpoint);
+		if (!liblog_fuse_failed())
+			fprintf(stderr, "fuse-iosched: cannot mount on %s\n",
+				cfg.mountpoint);
 		goto out_signals;
 	}
 	/* From here on the mount exists: the parent exits 0. */
@@ -538,6 +704,8 @@ int main(int argc, char *argv[])
 	queue_stop(fs.queue);
 	dispatch_stop(fs.dispatch);
 	timer_stop(fs.timer);
+	/* A reload read while stopping, never applied. */
+	config_free(&main_reload_state.next);
 	/* The exit status, for a daemon nobody waits for. */
 	log_info("unmounting %s, exit status %d", cfg.mountpoint, status);
 out_unmount:

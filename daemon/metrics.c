@@ -32,6 +32,7 @@
 struct metrics {
 	struct evhttp *http;	/* the timer thread's, after metrics_start */
 	struct queue *q;
+	struct evbuffer *info;	/* fuse_iosched_mount_info's sample */
 };
 
 static const char *const metrics_dirs[] = { "read", "write" };
@@ -193,8 +194,59 @@ static void metrics_counters(struct evbuffer *b, const struct stats_counters *c)
 				    (unsigned long long)c->value[i]);
 }
 
-static void metrics_format(struct evbuffer *b, struct queue *q)
+/* The length of the valid UTF-8 sequence at s, or 0. */
+static size_t metrics_utf8_len(const unsigned char *s)
 {
+	uint32_t cp, min;
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2, cp = s[0] & 0x1f, min = 0x80;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, cp = s[0] & 0x0f, min = 0x800;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4, cp = s[0] & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)	/* the NUL too */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/*
+ * A label value as the text format wants it: backslash, double quote and
+ * newline escaped, and valid UTF-8, so a byte of a path that is not
+ * becomes U+FFFD (a scraper refuses the whole page otherwise).
+ */
+static void metrics_label(struct evbuffer *b, const char *value)
+{
+	const unsigned char *s = (const unsigned char *)value;
+
+	while (*s != '\0') {
+		size_t n = metrics_utf8_len(s);
+
+		if (*s == '\\' || *s == '"')
+			evbuffer_add_printf(b, "\\%c", *s);
+		else if (*s == '\n')
+			evbuffer_add(b, "\\n", 2);
+		else if (n == 0)
+			evbuffer_add(b, "\xef\xbf\xbd", 3);
+		else
+			evbuffer_add(b, s, n);
+		s += n > 0 ? n : 1;
+	}
+}
+
+static void metrics_format(struct evbuffer *b, const struct metrics *m)
+{
+	struct queue *q = m->q;
 	struct stats st;
 	size_t i;
 
@@ -224,6 +276,10 @@ static void metrics_format(struct evbuffer *b, struct queue *q)
 		     "The active scheduler, in the label scheduler.");
 	evbuffer_add_printf(b, "fuse_iosched_scheduler_info{scheduler=\"%s\"} "
 			    "1\n", queue_elevator_type(q)->name);
+	metrics_head(b, "mount_info", "gauge",
+		     "Always 1: the mount point and backing directory, in the "
+		     "labels mountpoint and backing.");
+	evbuffer_add_buffer_reference(b, m->info);
 }
 
 /* On the timer thread, for GET /metrics. */
@@ -242,7 +298,7 @@ static void metrics_serve(struct evhttp_request *req, void *arg)
 		evhttp_send_error(req, 500, "Out of memory");
 		return;
 	}
-	metrics_format(b, m->q);
+	metrics_format(b, m);
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 			  "Content-Type", "text/plain; version=0.0.4; "
 			  "charset=utf-8");
@@ -255,16 +311,27 @@ static void metrics_free(void *arg)
 	struct metrics *m = arg;
 
 	evhttp_free(m->http);
+	evbuffer_free(m->info);
 	free(m);
 }
 
-int metrics_start(struct timer *t, int fd, struct queue *q)
+int metrics_start(struct timer *t, int fd, struct queue *q,
+		  const char *mountpoint, const char *backing)
 {
 	struct metrics *m = calloc(1, sizeof *m);
 
 	if (m == NULL)
 		goto fail;
 	m->q = q;
+	/* The paths do not change: their sample is made once. */
+	m->info = evbuffer_new();
+	if (m->info == NULL)
+		goto fail;
+	evbuffer_add_printf(m->info, "fuse_iosched_mount_info{mountpoint=\"");
+	metrics_label(m->info, mountpoint);
+	evbuffer_add_printf(m->info, "\",backing=\"");
+	metrics_label(m->info, backing);
+	evbuffer_add_printf(m->info, "\"} 1\n");
 	m->http = evhttp_new(timer_base(t));
 	if (m->http == NULL)
 		goto fail;
@@ -284,6 +351,8 @@ int metrics_start(struct timer *t, int fd, struct queue *q)
 fail_http:
 	evhttp_free(m->http);
 fail:
+	if (m != NULL && m->info != NULL)
+		evbuffer_free(m->info);
 	free(m);
 	close(fd);
 	log_err("metrics: cannot serve: %s", strerror(ENOMEM));

@@ -6,7 +6,8 @@
  * expiry asks for a wake-up; the queue arms our one timer for the earliest
  * time asked and we call back into the queue when it fires.  The loop runs
  * in a thread of its own so that no FUSE or dispatch thread ever sleeps on
- * behalf of a scheduler.
+ * behalf of a scheduler; nothing on it may block (a signal's work that
+ * might runs in a thread of its own, timer_on_signal).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,12 +19,20 @@
 
 #include "daemon.h"
 
-/* A signal turned into a call on the loop thread (timer_on_signal). */
+/*
+ * A signal turned into work off the loop, then a call on the loop thread
+ * (timer_on_signal).  running and again belong to the loop thread (and to
+ * timer_stop once the loop has ended).
+ */
 struct timer_signal {
 	struct timer_signal *next;
 	struct event *ev;
-	timer_fn fn;
+	struct event *done_ev;	/* the worker activates it when done */
+	timer_fn work, done;
 	void *arg;
+	pthread_t thread;	/* the worker, while running */
+	bool running;
+	bool again;		/* the signal came while running */
 };
 
 struct timer {
@@ -101,31 +110,83 @@ void timer_arm(struct timer *t, uint64_t at_ns)
 	evtimer_add(t->ev, &tv);
 }
 
+static void *timer_signal_work(void *arg)
+{
+	struct timer_signal *s = arg;
+
+	s->work(s->arg);
+	/* Thread-safe: evthread_use_pthreads; it wakes the loop. */
+	event_active(s->done_ev, 0, 0);
+	return NULL;
+}
+
+static void timer_signal_run(struct timer_signal *s)
+{
+	int err;
+
+	err = pthread_create(&s->thread, NULL, timer_signal_work, s);
+	if (err != 0) {
+		log_err("cannot start a thread for signal %s: %s",
+			strsignal(event_get_signal(s->ev)), strerror(err));
+		return;
+	}
+	pthread_setname_np(s->thread, "iosched-signal");
+	s->running = true;
+}
+
 static void timer_signal_fire(evutil_socket_t signo, short what, void *arg)
 {
 	struct timer_signal *s = arg;
 
-	s->fn(s->arg);
+	/* Signals do not queue either: one more run covers them all. */
+	if (s->running)
+		s->again = true;
+	else
+		timer_signal_run(s);
+}
+
+static void timer_signal_done(evutil_socket_t fd, short what, void *arg)
+{
+	struct timer_signal *s = arg;
+
+	pthread_join(s->thread, NULL);
+	s->running = false;
+	s->done(s->arg);
+	if (s->again) {
+		s->again = false;
+		timer_signal_run(s);
+	}
 }
 
 /*
- * Call fn on the loop thread whenever signo arrives.  libevent's handler
- * only writes to a socket, so fn runs as an ordinary function, free to
- * take locks and allocate, which a signal handler may not.  It replaces
- * the signal's previous handler until timer_stop.
+ * Whenever signo arrives, run work(arg) in a thread of its own and then
+ * done(arg) on the loop thread.  The work may block (it reads files: a
+ * FIFO, a hung network file system) without stalling the wake-ups and
+ * the metrics served here; done applies its result where the loop's
+ * state lives.  One run at a time, so work and done never overlap.
+ * libevent's handler only writes to a socket, so both run as ordinary
+ * functions, free to take locks and allocate.  It replaces the signal's
+ * previous handler until timer_stop, which waits for a run under way but
+ * does not call its done.
  */
-int timer_on_signal(struct timer *t, int signo, timer_fn fn, void *arg)
+int timer_on_signal(struct timer *t, int signo, timer_fn work, timer_fn done,
+		    void *arg)
 {
 	struct timer_signal *s = calloc(1, sizeof *s);
 
 	if (s == NULL)
 		return -ENOMEM;
-	s->fn = fn;
+	s->work = work;
+	s->done = done;
 	s->arg = arg;
+	s->done_ev = event_new(t->base, -1, 0, timer_signal_done, s);
 	s->ev = evsignal_new(t->base, signo, timer_signal_fire, s);
-	if (s->ev == NULL || evsignal_add(s->ev, NULL) != 0) {
+	if (s->ev == NULL || s->done_ev == NULL ||
+	    evsignal_add(s->ev, NULL) != 0) {
 		if (s->ev != NULL)
 			event_free(s->ev);
+		if (s->done_ev != NULL)
+			event_free(s->done_ev);
 		free(s);
 		return -EINVAL;
 	}
@@ -162,7 +223,10 @@ void timer_stop(struct timer *t)
 	/* Freeing the event gives the signal its old handler back. */
 	for (s = t->signals; s != NULL; s = next) {
 		next = s->next;
+		if (s->running)
+			pthread_join(s->thread, NULL);
 		event_free(s->ev);
+		event_free(s->done_ev);
 		free(s);
 	}
 	event_free(t->ev);

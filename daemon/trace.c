@@ -52,6 +52,7 @@ struct trace_event {
 	uint64_t service_ns;	/* C only */
 	uint64_t cgroup;	/* the group charged (cgroup.c) */
 	uint32_t nr_sectors;
+	int error;		/* C only: 0, or -errno */
 	pid_t pid;
 	char action;
 	bool write;
@@ -134,13 +135,15 @@ static bool do_trace_push(struct trace_reader *r, const struct trace_event *e)
 }
 
 static void trace_emit(char action, const struct elv_request *rq,
-		       uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns)
+		       uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns,
+		       int error)
 {
 	struct trace_event e = {
 		.time_ns = now_ns > trace_start_ns ? now_ns - trace_start_ns : 0,
 		.sector = rq->sector,
 		.wait_ns = wait_ns,
 		.service_ns = service_ns,
+		.error = error,
 		.nr_sectors = (uint32_t)rq->nr_sectors,
 		.pid = rq->pid,
 		.cgroup = rq->cgroup,
@@ -163,10 +166,10 @@ static void trace_emit(char action, const struct elv_request *rq,
 }
 
 void trace_rq(void *arg, char action, const struct elv_request *rq,
-	      uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns)
+	      uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns, int error)
 {
 	if (trace_on())
-		trace_emit(action, rq, now_ns, wait_ns, service_ns);
+		trace_emit(action, rq, now_ns, wait_ns, service_ns, error);
 }
 
 /* Outside the queue lock: one small read of /proc per new pid. */
@@ -271,7 +274,10 @@ static int trace_format_line(const struct trace_event *e, char *buf,
 		     e->sector, e->nr_sectors, comm);
 	if (n < 0 || (size_t)n >= size)
 		return n;
-	if (e->action == 'C')
+	/* A failed completion: its -errno in brackets, as blkparse's. */
+	if (e->action == 'C' && e->error != 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, " [%d]", e->error);
+	if (e->action == 'C' && (size_t)n < size)
 		n += snprintf(buf + n, size - (size_t)n,
 			      " wait %" PRIu64 ".%09" PRIu64 " service %"
 			      PRIu64 ".%09" PRIu64,

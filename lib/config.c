@@ -32,6 +32,7 @@
  */
 #include <confuse.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -44,6 +45,8 @@
 
 #define THREADS_MAX 256
 #define MAX_BACKGROUND_MAX 65535
+/* The configuration file's size limit: a real one is a few KiB. */
+#define CONFIG_FILE_MAX (1024 * 1024)
 
 enum config_type {
 	CONFIG_PATH,		/* a directory: made absolute at start */
@@ -89,7 +92,7 @@ static void config_apply_log(struct queue *q, const struct config *next);
 /*
  * Every setting, one row each, in the order --help and --print-config
  * show them.  Adding one: a row here, a field in struct config, and its
- * entries in fuse-iosched(8), fuse-iosched.conf(5), etc/fuse-iosched.conf
+ * entries in fuse-iosched(8), fuse-iosched.conf(5), etc/fuse-iosched.conf.in
  * and the README (tests/man-coverage.sh checks them against --help).
  * A string whose values another file knows names that file's checker:
  *
@@ -177,6 +180,10 @@ static const struct config_setting config_settings[] = {
 	  .def = "auto",
 	  .arg = "MODE", .help = "auto: O_DIRECT below when the opener asked; "
 	  "direct: always; buffered: never" },
+	{ .name = "overmount", .type = CONFIG_BOOL, CONFIG_FIELD(overmount),
+	  .def = "no",
+	  .help = "mount even where the mount hides another mount or the "
+	  "backing directory" },
 	{ .name = "metrics", .type = CONFIG_STR, CONFIG_FIELD(metrics),
 	  .valid = metrics_addr_valid,
 	  .expect = "off, HOST:PORT, [HOST]:PORT or :PORT (port 1 to 65535)",
@@ -533,6 +540,42 @@ config_error(cfg_t *c, const char *fmt, va_list ap)
 }
 
 /*
+ * The file, open for reading if it is a regular file (config_read_text
+ * reads at most CONFIG_FILE_MAX bytes of it).  A FIFO or a device would
+ * block the reader or never end: O_NONBLOCK opens a FIFO without waiting
+ * for a writer, and the open descriptor (not the name, which may change
+ * meanwhile) is checked.  A symbolic link is followed: the file is the administrator's
+ * choice, and a link to it (from configuration management, say) is usual.
+ */
+static FILE *config_open(const char *file, char *err, size_t size)
+{
+	struct stat st;
+	FILE *fp;
+	int fd;
+
+	fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, size, "%s: %s", file, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0) {
+		snprintf(err, size, "%s: %s", file, strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, size, "%s: not a regular file", file);
+		goto fail;
+	}
+	fp = fdopen(fd, "r");
+	if (fp != NULL)
+		return fp;
+	snprintf(err, size, "%s: %s", file, strerror(errno));
+fail:
+	close(fd);
+	return NULL;
+}
+
+/*
  * The file's text with its comments blanked out, for cfg_parse_buf.
  * libconfuse 3.3 counts a line comment's newline more than once, so its
  * line numbers drift after every comment; without comments they are
@@ -542,17 +585,15 @@ config_error(cfg_t *c, const char *fmt, va_list ap)
  */
 static char *config_read_text(const char *file, char *err, size_t size)
 {
-	FILE *fp = fopen(file, "r");
+	FILE *fp = config_open(file, err, size);
 	char *text = NULL;
-	size_t len = 0;
+	size_t len = 0, nread = 0;
 	int c, quote = 0, line = 1, depth = 0, open_line = 0;
 	bool comment = false, block = false;
 	FILE *out;
 
-	if (fp == NULL) {
-		snprintf(err, size, "%s: %s", file, strerror(errno));
+	if (fp == NULL)
 		return NULL;
-	}
 	out = open_memstream(&text, &len);
 	if (out == NULL) {
 		fclose(fp);
@@ -562,6 +603,9 @@ static char *config_read_text(const char *file, char *err, size_t size)
 	while ((c = getc(fp)) != EOF) {
 		int next;
 
+		/* Bounded: the file may be huge, or grow as we read. */
+		if (++nread > CONFIG_FILE_MAX)
+			break;
 		if (c == '\n') {
 			line++;
 			comment = false;
@@ -610,6 +654,12 @@ static char *config_read_text(const char *file, char *err, size_t size)
 	if (fclose(out) != 0) {
 		free(text);
 		snprintf(err, size, "%s: out of memory", file);
+		return NULL;
+	}
+	if (nread > CONFIG_FILE_MAX) {
+		free(text);
+		snprintf(err, size, "%s: larger than %d MiB", file,
+			 CONFIG_FILE_MAX >> 20);
 		return NULL;
 	}
 	if (depth > 0) {
@@ -1197,10 +1247,11 @@ void config_print(const struct config *cfg, FILE *fp)
 	}
 }
 
-/* Text after an option of --help, from column col, wrapped at 76. */
-static void config_usage_words(FILE *fp, const char *text, size_t col)
+/* Text from column col, wrapped at 76 to column indent. */
+static void config_usage_words(FILE *fp, const char *text, size_t col,
+			       size_t indent)
 {
-	const size_t indent = 27, width = 76;
+	const size_t width = 76;
 	bool first = true;
 
 	while (*text != '\0') {
@@ -1244,9 +1295,43 @@ void config_usage(FILE *fp)
 		else
 			snprintf(text, sizeof text, "%s (default: %s)", s->help,
 				 def);
-		config_usage_words(fp, text, col);
+		config_usage_words(fp, text, col, 27);
 		fputc('\n', fp);
 	}
+}
+
+/*
+ * What SIGHUP applies at once and what waits for the next mount, from the
+ * table (tests/man-coverage.sh checks the pages' lists against it).
+ */
+void config_usage_reload(FILE *fp)
+{
+	const struct config_setting *s,
+		*end = config_settings + ARRAY_SIZE(config_settings);
+	size_t nr_mount = 0, n = 0, len = 0;
+	char *text = NULL;
+	FILE *out = open_memstream(&text, &len);
+
+	if (out == NULL)
+		return;
+	fputs("SIGHUP re-reads the configuration file: a change of ", out);
+	for (s = config_settings; s < end; s++) {
+		if (s->apply != NULL)
+			fprintf(out, "%s, ", s->name);
+		else
+			nr_mount++;
+	}
+	fputs("or a scheduler's tunables applies at once; of ", out);
+	for (s = config_settings; s < end; s++)
+		if (s->apply == NULL)
+			fprintf(out, "%s%s", ++n == 1 ? "" :
+				n == nr_mount ? " or " : ", ", s->name);
+	fputs(", at the next mount.", out);
+	if (fclose(out) == 0) {
+		config_usage_words(fp, text, 0, 0);
+		fputc('\n', fp);
+	}
+	free(text);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1320,8 +1405,8 @@ static void config_apply_log(struct queue *q, const struct config *next)
 
 struct config_tunable_change {
 	const struct config *cur, *next;
-	unsigned nr;
-	char what[4][96];	/* the first few, for the log */
+	unsigned failed;
+	char what[96];		/* the first failure, for the log */
 };
 
 /* Under the queue lock: what the file changed, on the active instance. */
@@ -1334,15 +1419,40 @@ static int config_reload_tunables(struct elevator_queue *eq, void *arg)
 		int64_t was = config_tunable_value(c->cur, eq->type, t);
 		int64_t now = config_tunable_value(c->next, eq->type, t);
 
-		if (was == now || elv_tunable_set(eq, t->name, now) != 0)
+		if (was == now || elv_tunable_set(eq, t->name, now) == 0)
 			continue;
-		if (c->nr < ARRAY_SIZE(c->what))
-			snprintf(c->what[c->nr], sizeof c->what[0],
-				 "%s %s %" PRId64 " -> %" PRId64,
-				 eq->type->name, t->name, was, now);
-		c->nr++;
+		if (c->failed++ == 0)
+			snprintf(c->what, sizeof c->what, "%s %s %" PRId64,
+				 eq->type->name, t->name, now);
 	}
 	return 0;
+}
+
+/*
+ * Every tunable the file changed, of every scheduler: the defaults of new
+ * instances change (config_apply_tunables), whether or not the scheduler
+ * is active; the active one's instance also takes it.
+ */
+static void config_reload_log_tunables(const struct config *cur,
+				       const struct config *next,
+				       const struct elevator_type *active)
+{
+	const struct elevator_type *type;
+
+	for (unsigned i = 0; (type = elv_nth(i)) != NULL; i++) {
+		const struct elv_tunable *t = type->tunables;
+
+		for (; t != NULL && t->name != NULL; t++) {
+			int64_t was = config_tunable_value(cur, type, t);
+			int64_t now = config_tunable_value(next, type, t);
+
+			if (was == now)
+				continue;
+			log_info("configuration reload: %s %s %" PRId64 " -> %"
+				 PRId64 "%s", type->name, t->name, was, now,
+				 type == active ? "" : " (for new instances)");
+		}
+	}
 }
 
 void config_reload_apply(struct config *cur, struct config *next,
@@ -1376,9 +1486,11 @@ void config_reload_apply(struct config *cur, struct config *next,
 		s->apply(q, next);
 		config_swap(cur, next, s);
 	}
+	config_reload_log_tunables(cur, next, queue_elevator_type(q));
 	queue_with_elevator(q, config_reload_tunables, &tc);
-	for (unsigned i = 0; i < tc.nr && i < ARRAY_SIZE(tc.what); i++)
-		log_info("configuration reload: %s", tc.what[i]);
+	if (tc.failed > 0)
+		log_err("configuration reload: %u tunables not applied to the "
+			"active scheduler, the first %s", tc.failed, tc.what);
 	swap = cur->tunables;
 	cur->tunables = next->tunables;
 	next->tunables = swap;

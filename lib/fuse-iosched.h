@@ -66,6 +66,11 @@ void log_msg(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void log_vmsg(int level, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+/* Hold stderr's messages from now on, until log_release prints them. */
+void log_hold(void);
+void log_release(void);
+/* The last held message containing text, or NULL. */
+const char *log_held_find(const char *text);
 #define log_err(...) log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARNING, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
@@ -145,8 +150,10 @@ struct config {
 	char *backing_io;	/* "auto", "direct" or "buffered" (backing.c) */
 	char *log;		/* log level name */
 	char *log_file;		/* "none" or an absolute path (log.c) */
+	bool overmount;		/* mount where it hides something */
 	bool foreground;
 	bool debug;
+	unsigned max_read;	/* -o max_read= (libfuse's), or 0 */
 
 	char *config_file;	/* -o config=PATH; NULL: CONFIG_FILE if any */
 	char *config_read;	/* the file actually read, or NULL */
@@ -168,6 +175,8 @@ bool config_named(const struct config *cfg, const char *name);
 int config_log_level(const struct config *cfg);
 /* The -o lines of --help, from the settings table. */
 void config_usage(FILE *fp);
+/* --help: what SIGHUP applies at once, what at the next mount. */
+void config_usage_reload(FILE *fp);
 /* One -o option: 0 ours and valid, 1 not ours, -1 invalid (err set). */
 int config_option(struct config *cfg, const char *opt, char *err,
 		  size_t size);
@@ -333,11 +342,13 @@ struct queue_params {
 	void *wakeup_arg;
 	/*
 	 * Request events ('Q' queued, 'M' and 'F' back and front merged,
-	 * 'D' dispatched, 'C' completed, with its wait and service times),
-	 * called under the queue lock; NULL: none.  The daemon's trace.
+	 * 'D' dispatched, 'C' completed, with its wait and service times and
+	 * error: 0, or the first part's -errno), called under the queue
+	 * lock; NULL: none.  The daemon's trace.
 	 */
 	void (*trace)(void *arg, char action, const struct elv_request *rq,
-		      uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns);
+		      uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns,
+		      int error);
 	void *trace_arg;
 	/* An io emptied by a merge; NULL: free().  The replay's pool. */
 	void (*free_shell)(void *arg, struct io *io);
@@ -461,10 +472,12 @@ const struct elevator_type *elv_find(const char *name);
 const struct elevator_type *elv_nth(unsigned i);
 /* Find name, loading NAME.so from the module directory if needed. */
 const struct elevator_type *elv_get(const char *name);
-/* "noop [deadline] ...\n" */
+/* "noop [deadline] ... kyber\n": the registered ones, then the modules
+ * a switch would load now (module_foreach_file); length or -ENOSPC. */
 int elv_show(struct queue *q, char *buf, size_t size);
-/* Parse a user's write ("cfq\n") and switch; 0, or -errno and why in a
- * few words (a failed switch logs its own reason; why stays as it was). */
+/* Switch to the scheduler named exactly by buf (control.c strips a
+ * user's write first); 0, or -errno and why in a few words (a failed
+ * switch logs its own reason; why stays as it was). */
 int elv_store(struct queue *q, const char *buf, size_t len, char *why,
 	      size_t size);
 int elv_switch(struct queue *q, const struct elevator_type *type);
@@ -494,6 +507,8 @@ void module_set_dir(const char *dir);
 void module_load_all(void);
 /* Load dir/NAME.so and register it; 0 or -errno (logged). */
 int module_load(const char *name);
+/* fn(NAME) for every NAME.so a switch may load now; nothing logged. */
+void module_foreach_file(void (*fn)(const char *name, void *arg), void *arg);
 void module_unload_all(void);
 
 /* diskmodel.c: a disk's service time (hdd or ssd), charged at dispatch */

@@ -58,6 +58,20 @@ static size_t log_ring_len;		/* bytes held; log_lock */
 static int log_file_fd = -1;		/* log_lock */
 static char *log_file_path;		/* set before threads start */
 
+/*
+ * Before mounting, a problem is reported in one line (main.c): messages
+ * are held, not printed, until log_release prints them because the mount
+ * goes ahead, or log_held_find picks the one that explains the failure.
+ * Only the main thread runs then.  Past LOG_HELD_MAX they print at once.
+ */
+#define LOG_HELD_MAX 32
+static bool log_holding;
+static unsigned log_nr_held;
+static struct {
+	int level;
+	char line[LOG_MSG_MAX];
+} log_held[LOG_HELD_MAX];
+
 static const char *const log_names[] = {
 	[LOG_EMERG] = "emerg", [LOG_ALERT] = "alert", [LOG_CRIT] = "crit",
 	[LOG_ERR] = "error", [LOG_WARNING] = "warning",
@@ -221,10 +235,40 @@ static void do_log_vmsg(int level, const char *fmt, va_list ap)
 	while (n > 0 && line[n - 1] == '\n')
 		line[--n] = '\0';
 	log_keep(level, line);
-	if (log_to_syslog)
+	if (log_to_syslog) {
 		syslog(level, "%s", line);
-	else
+	} else if (log_holding && log_nr_held < LOG_HELD_MAX) {
+		log_held[log_nr_held].level = level;
+		snprintf(log_held[log_nr_held].line,
+			 sizeof log_held[0].line, "%s", line);
+		log_nr_held++;
+	} else {
 		fprintf(stderr, "fuse-iosched: %s: %s\n", log_names[level], line);
+	}
+}
+
+void log_hold(void)
+{
+	log_holding = true;
+}
+
+void log_release(void)
+{
+	for (unsigned i = 0; i < log_nr_held; i++)
+		fprintf(stderr, "fuse-iosched: %s: %s\n",
+			log_names[log_held[i].level], log_held[i].line);
+	log_nr_held = 0;
+	log_holding = false;
+}
+
+const char *log_held_find(const char *text)
+{
+	const char *found = NULL;
+
+	for (unsigned i = 0; i < log_nr_held; i++)
+		if (strstr(log_held[i].line, text) != NULL)
+			found = log_held[i].line;
+	return found;
 }
 
 void log_vmsg(int level, const char *fmt, va_list ap)

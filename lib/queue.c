@@ -299,11 +299,11 @@ static void queue_join(struct io *dst, struct io *src, bool front)
 /* Report an event of rq to the queue's trace hook, if it has one. */
 static void queue_trace(struct queue *q, char action,
 			const struct elv_request *rq, uint64_t now_ns,
-			uint64_t wait_ns, uint64_t service_ns)
+			uint64_t wait_ns, uint64_t service_ns, int error)
 {
 	if (q->p.trace != NULL)
 		q->p.trace(q->p.trace_arg, action, rq, now_ns, wait_ns,
-			   service_ns);
+			   service_ns, error);
 }
 
 /* The clock is read only with a hook: merges are on the hot path. */
@@ -311,7 +311,7 @@ static void queue_trace_merge(struct queue *q, char action,
 			      const struct io *io)
 {
 	if (q->p.trace != NULL)
-		queue_trace(q, action, &io->rq, queue_now(q), 0, 0);
+		queue_trace(q, action, &io->rq, queue_now(q), 0, 0, 0);
 }
 
 /* Free the shell of an io whose parts now belong to another. */
@@ -436,7 +436,7 @@ static void do_queue_arrive(struct queue *q, struct io *io)
 	q->stats.dir[io->rq.dir].requests += io->nr_parts;
 	/* Time spent waiting for a slot counts as queueing time. */
 	io->rq.arrival_ns = queue_now(q);
-	queue_trace(q, 'Q', &io->rq, io->rq.arrival_ns, 0, 0);
+	queue_trace(q, 'Q', &io->rq, io->rq.arrival_ns, 0, 0, 0);
 }
 
 /* Caller holds q->lock: merge io or hand it to the elevator, unless the
@@ -516,7 +516,7 @@ static struct io *do_queue_dispatch(struct queue *q)
 	q->stats.dir[rq->dir].wait_ns += now - rq->arrival_ns;
 	stats_hist_add(&q->stats.dir[rq->dir].wait[stats_class_of(rq->ioprio)],
 		       now - rq->arrival_ns);
-	queue_trace(q, 'D', rq, now, 0, 0);
+	queue_trace(q, 'D', rq, now, 0, 0, 0);
 	return io;
 }
 
@@ -591,6 +591,7 @@ void queue_done(struct queue *q, struct io *io)
 	struct stats_dir *sd = &q->stats.dir[io->rq.dir];
 	struct io_part *p;
 	uint64_t now;
+	int error = 0;
 
 	pthread_mutex_lock(&q->lock);
 	now = queue_now(q);
@@ -605,11 +606,14 @@ void queue_done(struct queue *q, struct io *io)
 	sd->service_ns += now - io->dispatch_ns;
 	stats_hist_add(&sd->service[stats_class_of(io->rq.ioprio)],
 		       now - io->dispatch_ns);
-	queue_trace(q, 'C', &io->rq, now, io->dispatch_ns - io->rq.arrival_ns,
-		    now - io->dispatch_ns);
 	for (p = io->parts; p != NULL; p = p->next)
-		if (p->result < 0)
+		if (p->result < 0) {
 			sd->errors++;
+			if (error == 0)
+				error = p->result;
+		}
+	queue_trace(q, 'C', &io->rq, now, io->dispatch_ns - io->rq.arrival_ns,
+		    now - io->dispatch_ns, error);
 	if (q->nr_queued == 0 && q->nr_in_flight == 0)
 		pthread_cond_broadcast(&q->idle_cv);
 	/*

@@ -25,6 +25,11 @@
 #define REPLAY_DISPATCHED_MAX 256
 /* Windows filetime: 100 ns units. */
 #define REPLAY_FILETIME_NS 100
+/* Warnings shown per file; the rest are counted. */
+#define REPLAY_WARN_MAX 10
+/* blkparse's actions (blktrace's act_to_str and its m for messages). */
+#define REPLAY_BLK_ACTIONS "ABCDFGIMPQSTUXRm"
+#define REPLAY_OUR_ACTIONS "QMFDC"
 
 /* A Q event not yet matched to its C. */
 struct replay_pending {
@@ -44,7 +49,12 @@ struct replay_parser {
 	uint64_t t0;
 	bool summary;		/* blkparse's closing summary: ignore */
 	bool ours, msr;		/* t->format, compared once */
+	bool detected;		/* t->format from the first line */
+	bool force;		/* doubts are warnings, not errors */
+	bool headless;		/* said: ours without its first line */
+	unsigned nr_warned;
 	uint64_t last_ns;	/* the latest event seen */
+	uint64_t prev_ns;	/* the previous event's */
 	/* D events of ours waiting for their C, oldest first. */
 	size_t dpend[REPLAY_DISPATCHED_MAX];
 	size_t nr_dpend;
@@ -55,6 +65,32 @@ static int parse_error(struct replay_parser *p, char *err, size_t size,
 {
 	snprintf(err, size, "%s:%u: %s", p->path, p->line, what);
 	return -1;
+}
+
+/* A warning with the line number, the first few of them. */
+static void parse_warn(struct replay_parser *p, const char *what)
+{
+	if (p->nr_warned++ < REPLAY_WARN_MAX)
+		fprintf(stderr, "fuse-iosched-replay: %s:%u: %s\n", p->path,
+			p->line, what);
+}
+
+/*
+ * Something a replay cannot be true to: an error, or under --force a
+ * warning (0).
+ */
+static int parse_doubt(struct replay_parser *p, char *err, size_t size,
+			const char *what)
+{
+	char msg[256];
+
+	if (p->force) {
+		parse_warn(p, what);
+		return 0;
+	}
+	snprintf(msg, sizeof msg, "%s (--force replays it all the same)",
+		 what);
+	return parse_error(p, err, size, msg);
 }
 
 /* The process index of key (a pid, or an MSR host and disk's hash). */
@@ -237,6 +273,30 @@ static uint64_t parse_c_wait(const char *rest)
 	return parse_seconds(num, &ns) ? ns : UINT64_MAX;
 }
 
+/*
+ * A failed completion: "[-5]" where blkparse has "[0]" after the count,
+ * after the process name in ours.
+ */
+static bool parse_c_failed(const char *rest, bool ours)
+{
+	const char *s = rest;
+	char *end;
+	long v;
+
+	if (s == NULL)
+		return false;
+	s += strspn(s, " \t");
+	if (ours) {
+		if (*s != '[' || (s = strchr(s, ']')) == NULL)
+			return false;
+		s += 1 + strspn(s + 1, " \t");
+	}
+	if (*s != '[')
+		return false;
+	v = strtol(s + 1, &end, 10);
+	return end != s + 1 && *end == ']' && v != 0;
+}
+
 /* A D event of ours: a dispatch whose C will tell its service time. */
 static int parse_dispatched(struct replay_parser *p, bool write,
 			    uint64_t sector, uint32_t nr, uint64_t time_ns)
@@ -320,8 +380,15 @@ static int parse_blk(struct replay_parser *p, char *line, size_t len,
 	int64_t pid;
 
 	/* First characters first: strncmp on every line costs. */
-	if (line[0] == '#' || (line[0] == 'l' && strncmp(line, "lost ", 5) == 0))
+	if (line[0] == '#')
 		return 0;
+	if (line[0] == 'l' && strncmp(line, "lost ", 5) == 0) {
+		char what[96];
+
+		snprintf(what, sizeof what, "%.40s: the trace misses them",
+			 line);
+		return parse_doubt(p, err, size, what);
+	}
 	if (p->summary || (line[0] == 'C' && strncmp(line, "CPU", 3) == 0) ||
 	    (line[0] == 'T' && strncmp(line, "Total", 5) == 0)) {
 		p->summary = true;
@@ -334,8 +401,27 @@ static int parse_blk(struct replay_parser *p, char *line, size_t len,
 		return parse_error(p, err, size, "malformed line");
 	pid = f[4][0] == '-' ? -(int64_t)v : (int64_t)v;
 	action = f[5][0];
-	if (f[5][1] != '\0' || (action != 'Q' && action != 'C' &&
-				action != 'D'))
+	/* Requests are replayed in time order all the same: a warning. */
+	if (t_ns < p->prev_ns) {
+		char what[128];
+
+		snprintf(what, sizeof what, "time goes back from %" PRIu64
+			 ".%09" PRIu64 " to %s s", p->prev_ns / 1000000000u,
+			 p->prev_ns % 1000000000u, f[3]);
+		parse_warn(p, what);
+	}
+	p->prev_ns = t_ns;
+	if (f[5][1] != '\0' || action == '\0' ||
+	    strchr(p->ours ? REPLAY_OUR_ACTIONS : REPLAY_BLK_ACTIONS,
+		   action) == NULL) {
+		char what[64];
+
+		snprintf(what, sizeof what, "unknown action %.8s: skipped",
+			 f[5]);
+		parse_warn(p, what);
+		return 0;
+	}
+	if (action != 'Q' && action != 'C' && action != 'D')
 		return 0;
 	if (n < 10 || strlen(f[6]) > 11 || !parse_u64(f[7], &sector) ||
 	    strcmp(f[8], "+") != 0 || !parse_u64(f[9], &nr))
@@ -365,9 +451,21 @@ static int parse_blk(struct replay_parser *p, char *line, size_t len,
 		/* What follows the count: the fields split off end there. */
 		const char *rest = f[9] + strlen(f[9]);
 
+		/* blkparse's C has "[0]" after the count, ours "[comm]". */
+		if (p->detected && !p->ours && !p->headless &&
+		    rest < end && parse_c_wait(rest + 1) != UINT64_MAX) {
+			p->headless = true;
+			if (parse_doubt(p, err, size, "a fuse-iosched trace "
+					 "without its first line, read as "
+					 "blkparse (--format fuse-iosched "
+					 "reads it as ours)") != 0)
+				return -1;
+		}
 		parse_complete(p, write, sector, nr, t_ns);
 		parse_dispatch_done(p, write, sector, (uint32_t)nr, t_ns,
-				    rest < end ? rest + 1 : NULL);
+				     rest < end ? rest + 1 : NULL);
+		if (parse_c_failed(rest < end ? rest + 1 : NULL, p->ours))
+			p->t->nr_failed++;
 		return 0;
 	}
 	if (parse_proc(p->t, pid, &proc) != 0 ||
@@ -533,7 +631,7 @@ static int parse_cmp_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-int parse_trace(const char *path, const char *format,
+int parse_trace(const char *path, const char *format, bool force,
 		struct replay_trace *t, char *err, size_t size)
 {
 	struct replay_parser *p;
@@ -551,6 +649,7 @@ int parse_trace(const char *path, const char *format,
 	p->t = t;
 	p->path = path;
 	p->first = true;
+	p->force = force;
 	fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
 	if (fp == NULL) {
 		snprintf(err, size, "%s: %s", path, strerror(errno));
@@ -575,6 +674,7 @@ int parse_trace(const char *path, const char *format,
 			continue;
 		if (t->format == NULL) {
 			t->format = parse_detect(line);
+			p->detected = true;
 			if (t->format == NULL) {
 				ret = parse_error(p, err, size,
 						  "unknown trace format");
@@ -590,6 +690,9 @@ int parse_trace(const char *path, const char *format,
 		else
 			ret = parse_blk(p, line, len, err, size);
 	}
+	if (p->nr_warned > REPLAY_WARN_MAX)
+		fprintf(stderr, "fuse-iosched-replay: %s: %u more warnings\n",
+			path, p->nr_warned - REPLAY_WARN_MAX);
 	if (ret == 0 && ferror(fp))
 		ret = parse_error(p, err, size, strerror(errno));
 	if (fp != stdin)

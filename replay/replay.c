@@ -10,6 +10,7 @@
  * as gnuplot data and PNGs.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <spawn.h>
@@ -35,6 +36,8 @@ struct replay_main {
 	const char *model;	/* -m, or NULL: -o disk_model, else hdd */
 	const char *overhead;	/* --overhead: "auto" or microseconds */
 	bool json;
+	bool force;		/* --force: replay a doubtful trace */
+	bool has_lat[2];	/* --plot: some reads, some writes */
 	const struct elevator_type *types[REPLAY_MAX_SCHEDS];
 	unsigned nr_types;
 };
@@ -45,7 +48,8 @@ static void replay_usage(FILE *fp)
 "usage: fuse-iosched-replay [-s SCHED[,SCHED...]] [-m none|hdd|ssd]\n"
 "           [-o TUNABLE=VALUE]... [--closed-loop [--time-based[=SECONDS]]]\n"
 "           [--overhead=auto|US] [--json] [--plot PREFIX]\n"
-"           [--format auto|fuse-iosched|blkparse|msr] [--cost] TRACE...\n\n"
+"           [--format auto|fuse-iosched|blkparse|msr] [--cost] [--force]\n"
+"           TRACE...\n\n"
 "Replay each TRACE through each scheduler in simulated time and print, per\n"
 "scheduler: requests, merges, MiB/s, read and write latency p50/p99/max,\n"
 "Jain's fairness index over processes.\n\n"
@@ -68,19 +72,49 @@ static void replay_usage(FILE *fp)
 "        --format=FORMAT    trace format (default: auto)\n"
 "        --cost             add the scheduler's CPU time per request\n"
 "                           (measured: not the same from run to run)\n"
+"        --force            replay a trace with lost events, or ours\n"
+"                           without its first line\n"
 "    -h, --help             this help\n");
 }
 
-/* -o: the mount's settings go to config.c, the rest are tunables. */
+/* The mount's settings a replay uses; --help and the page list them. */
+static const char *const replay_settings[] = {
+	"seek_ms", "rpm", "mb_per_s", "ssd_channels", "ssd_read_us",
+	"ssd_mb_per_s", "ssd_buffer_mib", "ssd_drain_mb_per_s", "nr_requests",
+	"threads", "disk_model", "module_dir", "config",
+};
+
+/*
+ * -o: the mount's settings go to config.c, the rest are tunables.  A
+ * setting the replay does not use (log, scheduler, ...) is refused
+ * rather than ignored, so that nobody believes it took effect.
+ */
 static int replay_option_one(struct replay_main *m, const char *opt)
 {
 	char err[CONFIG_ERR_MAX];
+	size_t len = strcspn(opt, "=");
+	bool used = false;
 	char **n;
+	unsigned i;
 	int ret;
 
+	for (i = 0; i < ARRAY_SIZE(replay_settings); i++)
+		used |= strlen(replay_settings[i]) == len &&
+			strncmp(opt, replay_settings[i], len) == 0;
+	if (!used && strncmp(opt, "scheduler=", 10) == 0) {
+		fprintf(stderr, "fuse-iosched-replay: -o %s: not a replay "
+			"option: -s %s names the schedulers to compare\n", opt,
+			opt + 10);
+		return -1;
+	}
 	ret = config_option(&m->cfg, opt, err, sizeof err);
 	if (ret < 0) {
 		fprintf(stderr, "fuse-iosched-replay: %s\n", err);
+		return -1;
+	}
+	if (ret == 0 && !used) {
+		fprintf(stderr, "fuse-iosched-replay: -o %s: a mount option "
+			"the replay does not use\n", opt);
 		return -1;
 	}
 	if (ret == 0)
@@ -152,20 +186,40 @@ static int replay_pick_types(struct replay_main *m)
 	return 0;
 }
 
-/* Every -o tunable must belong to one of the schedulers compared. */
+/*
+ * Every -o tunable must belong to one of the schedulers compared, with a
+ * value in its range there: refused before any output, with the range.
+ */
 static int replay_check_tunables(const struct replay_main *m)
 {
 	unsigned i, j;
 
 	for (i = 0; i < m->o.nr_tunables; i++) {
-		const char *opt = m->o.tunables[i];
-		char name[64];
+		const char *opt = m->o.tunables[i], *eq = strchr(opt, '=');
+		char name[64], *end;
 		bool known = false;
+		long long v;
 
-		snprintf(name, sizeof name, "%.*s",
-			 (int)(strchr(opt, '=') - opt), opt);
-		for (j = 0; j < m->nr_types && !known; j++)
-			known = elv_tunable_find(m->types[j], name) != NULL;
+		snprintf(name, sizeof name, "%.*s", (int)(eq - opt), opt);
+		errno = 0;
+		v = strtoll(eq + 1, &end, 10);
+		for (j = 0; j < m->nr_types; j++) {
+			const struct elv_tunable *t =
+				elv_tunable_find(m->types[j], name);
+
+			if (t == NULL)
+				continue;
+			known = true;
+			if (errno == 0 && end != eq + 1 && *end == '\0' &&
+			    v >= t->min && v <= t->max)
+				continue;
+			fprintf(stderr, "fuse-iosched-replay: -o %s: %s's %s "
+				"is an integer from %" PRId64 " to %" PRId64
+				"%s%s\n", opt, m->types[j]->name, name, t->min,
+				t->max, t->unit != NULL ? " " : "",
+				t->unit != NULL ? t->unit : "");
+			return -1;
+		}
 		if (!known) {
 			fprintf(stderr, "fuse-iosched-replay: -o %s: no such "
 				"option or tunable of the schedulers "
@@ -206,8 +260,8 @@ static const char *const replay_columns[] = {
 };
 
 static void replay_row(const struct replay_main *m, const char *trace,
-		       const char *name, const struct replay_result *r,
-		       bool first)
+		       const struct replay_trace *t, const char *name,
+		       const struct replay_result *r, bool first)
 {
 	double v[] = {
 		replay_mib_s(r),
@@ -223,6 +277,7 @@ static void replay_row(const struct replay_main *m, const char *trace,
 		       ", \"%s\": %" PRIu64, first ? "" : ",\n", trace,
 		       replay_columns[0], name, replay_columns[1],
 		       r->requests, replay_columns[2], r->merges);
+		printf(", \"failed\": %zu", t->nr_failed);
 		printf(", \"%s\": %.2f", replay_columns[3], v[0]);
 		for (i = 1; i < ARRAY_SIZE(v); i++)
 			printf(", \"%s\": %.3f", replay_columns[3 + i], v[i]);
@@ -264,10 +319,10 @@ static void replay_header(const struct replay_main *m, const char *path,
 				  t->span_ns) / 1e9);
 	else if (m->o.closed_loop)
 		snprintf(loop, sizeof loop, "closed loop");
-	printf("# %s: %s, %zu requests, %u processes, %s, disk %s, host "
-	       "overhead %.3f ms read, %.3f ms write, lag %.3f ms head, "
-	       "%.3f ms idle\n", path,
-	       t->format, t->nr, t->nr_procs, loop, models[m->o.model],
+	printf("# %s: %s, %zu requests, %zu failed, %u processes, %s, disk "
+	       "%s, host overhead %.3f ms read, %.3f ms write, lag %.3f ms "
+	       "head, %.3f ms idle\n", path, t->format, t->nr, t->nr_failed,
+	       t->nr_procs, loop, models[m->o.model],
 	       (double)m->o.overhead_ns[0] / 1e6,
 	       (double)m->o.overhead_ns[1] / 1e6,
 	       (double)m->o.lag_ns[REPLAY_LAG_HEAD] / 1e6,
@@ -330,6 +385,9 @@ static int replay_plot_script(const struct replay_main *m, const char *p)
 		"set grid\nset logscale x\nset xlabel 'latency (ms)'\n"
 		"set ylabel 'fraction of requests'\n", p);
 	for (d = 0; d < 2; d++) {
+		/* No point to draw: gnuplot would stop the script there. */
+		if (!m->has_lat[d])
+			continue;
 		fprintf(fp, "set output '%s-%s-cdf.png'\nset title '%s "
 			"latency CDF'\nplot ", p, d ? "write" : "read",
 			d ? "write" : "read");
@@ -349,23 +407,61 @@ static int replay_plot_script(const struct replay_main *m, const char *p)
 	return fclose(fp) == 0 ? 0 : -1;
 }
 
-static void replay_run_gnuplot(const char *p)
+/* The last line of path with more than blanks and gnuplot's "^". */
+static void replay_last_line(const char *path, char *buf, size_t size)
 {
-	char script[4096];
+	char line[512];
+	FILE *fp = fopen(path, "re");
+
+	buf[0] = '\0';
+	if (fp == NULL)
+		return;
+	while (fgets(line, sizeof line, fp) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[strspn(line, " \t^")] != '\0')
+			snprintf(buf, size, "%s", line + strspn(line, " \t"));
+	}
+	fclose(fp);
+}
+
+/*
+ * gnuplot, its messages in PREFIX-gnuplot.log; 0, or -1 after one line
+ * with the last of them: gnuplot failed.
+ */
+static int replay_run_gnuplot(const char *p)
+{
+	char script[4096], log[4096], why[256];
 	char *argv[] = { "gnuplot", script, NULL };
+	posix_spawn_file_actions_t fa;
 	pid_t pid;
-	int st;
+	int st, ret;
 
 	snprintf(script, sizeof script, "%s.gp", p);
-	if (posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ) != 0) {
-		fprintf(stderr, "fuse-iosched-replay: gnuplot not found: "
-			"wrote %s.gp and its .dat files; run gnuplot %s.gp\n",
-			p, p);
-		return;
+	snprintf(log, sizeof log, "%s-gnuplot.log", p);
+	if (posix_spawn_file_actions_init(&fa) != 0 ||
+	    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, log,
+					     O_WRONLY | O_CREAT | O_TRUNC,
+					     0644) != 0) {
+		fprintf(stderr, "fuse-iosched-replay: gnuplot %s.gp: out of "
+			"memory\n", p);
+		return -1;
 	}
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-		fprintf(stderr, "fuse-iosched-replay: gnuplot %s.gp failed\n",
-			p);
+	ret = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (ret != 0) {
+		fprintf(stderr, "fuse-iosched-replay: gnuplot %s: wrote %s.gp "
+			"and its .dat files; run gnuplot %s.gp\n",
+			ret == ENOENT ? "not found" : strerror(ret), p, p);
+		return 0;
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		replay_last_line(log, why, sizeof why);
+		fprintf(stderr, "fuse-iosched-replay: gnuplot %s.gp failed%s%s "
+			"(its messages: %s)\n", p, why[0] ? ": " : "", why,
+			log);
+		return -1;
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -379,7 +475,8 @@ static int replay_trace_run(struct replay_main *m, const char *path,
 	char err[512];
 	unsigned i;
 
-	if (parse_trace(path, m->format, &t, err, sizeof err) != 0) {
+	if (parse_trace(path, m->format, m->force, &t, err,
+			sizeof err) != 0) {
 		fprintf(stderr, "fuse-iosched-replay: %s\n", err);
 		return -1;
 	}
@@ -396,7 +493,10 @@ static int replay_trace_run(struct replay_main *m, const char *path,
 			parse_trace_free(&t);
 			return -1;
 		}
-		replay_row(m, path, m->types[i]->name, &r, nth == 0 && i == 0);
+		replay_row(m, path, &t, m->types[i]->name, &r,
+			   nth == 0 && i == 0);
+		m->has_lat[0] |= r.nr_lat[0] > 0;
+		m->has_lat[1] |= r.nr_lat[1] > 0;
 		if (lat != NULL && replay_plot_data(lat, thr,
 						    m->types[i]->name,
 						    &r) != 0) {
@@ -429,7 +529,7 @@ static FILE *replay_plot_open(const char *prefix, const char *what)
 
 enum {
 	OPT_CLOSED = 256, OPT_TIME, OPT_OVERHEAD, OPT_JSON, OPT_PLOT,
-	OPT_FORMAT, OPT_COST,
+	OPT_FORMAT, OPT_COST, OPT_FORCE,
 };
 
 static const struct option replay_long[] = {
@@ -442,6 +542,7 @@ static const struct option replay_long[] = {
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "cost", no_argument, NULL, OPT_COST },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -489,6 +590,7 @@ static int replay_args(struct replay_main *m, int argc, char **argv)
 			break;
 		case OPT_FORMAT: m->format = optarg; break;
 		case OPT_COST: m->o.cost = true; break;
+		case OPT_FORCE: m->force = true; break;
 		case 'h':
 			replay_usage(stdout);
 			exit(0);
@@ -619,8 +721,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "fuse-iosched-replay: --plot %s: %s\n",
 				m.plot, strerror(errno));
 			status = 1;
-		} else {
-			replay_run_gnuplot(m.plot);
+		} else if (replay_run_gnuplot(m.plot) != 0) {
+			status = 1;
 		}
 		lat = thr = NULL;
 	}

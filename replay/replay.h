@@ -39,10 +39,16 @@ struct replay_trace {
 	int64_t *procs;		/* process keys: pids, or MSR host+disk */
 	uint32_t nr_procs;
 	const char *format;	/* as named or detected */
+	size_t nr_failed;	/* C events with an error */
 };
 /* "auto", "fuse-iosched", "blkparse" or "msr". */
 bool parse_format_valid(const char *name);
-int parse_trace(const char *path, const char *format,
+/*
+ * Lost events and a trace of ours without its first line: an error, or
+ * with force a warning on stderr each; time going backwards and unknown
+ * actions: a warning.
+ */
+int parse_trace(const char *path, const char *format, bool force,
 		struct replay_trace *t, char *err, size_t size);
 void parse_trace_free(struct replay_trace *t);
 

@@ -37,7 +37,7 @@ struct stat_sample {
 
 struct stat_mount {
 	const char *path;
-	struct stat_sample last;
+	struct stat_sample last, now;
 };
 
 static const char *stat_prog = "fuse-iosched-stat";
@@ -205,11 +205,14 @@ static bool stat_sample(const char *mnt, struct stat_sample *s)
 	return true;
 }
 
+/* The Mount column: as wide as the longest mount point, 20 at least. */
+static int stat_width = 20;
+
 static void stat_header(void)
 {
-	printf("%-20s %9s %9s %10s %10s %8s %8s %8s %8s %7s %6s %s\n",
-	       "Mount", "r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s", "wrqm/s",
-	       "r_await", "w_await", "aqu-sz", "%util", "scheduler");
+	printf("%-*s %9s %9s %10s %10s %8s %8s %8s %8s %7s %6s %s\n",
+	       stat_width, "Mount", "r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s",
+	       "wrqm/s", "r_await", "w_await", "aqu-sz", "%util", "scheduler");
 }
 
 /* Average time of an I/O in milliseconds; 0 without I/O. */
@@ -234,8 +237,8 @@ static void stat_report(const char *mnt, const struct stat_sample *a,
 	util = (double)(b->busy_us - a->busy_us) / (dt * 1e6) * 100;
 	if (util > 100)
 		util = 100;	/* busy time is read a little after t */
-	printf("%-20s %9.2f %9.2f %10.2f %10.2f %8.2f %8.2f %8.2f %8.2f "
-	       "%7.2f %6.2f %s%s\n", mnt,
+	printf("%-*s %9.2f %9.2f %10.2f %10.2f %8.2f %8.2f %8.2f %8.2f "
+	       "%7.2f %6.2f %s%s\n", stat_width, mnt,
 	       (double)dios[0] / dt, (double)dios[1] / dt,
 	       (double)(b->sectors[0] - a->sectors[0]) / 2 / dt,
 	       (double)(b->sectors[1] - a->sectors[1]) / 2 / dt,
@@ -282,7 +285,6 @@ static void stat_sleep(double seconds)
 int main(int argc, char **argv)
 {
 	struct stat_mount *mounts;
-	struct stat_sample s;
 	unsigned long count = 0, n;
 	double interval = 1;
 	int c, i, nr;
@@ -323,15 +325,20 @@ int main(int argc, char **argv)
 		mounts[i].path = argv[optind + i];
 		if (!stat_sample(mounts[i].path, &mounts[i].last))
 			return 1;
+		if (strlen(mounts[i].path) > (size_t)stat_width)
+			stat_width = (int)strlen(mounts[i].path);
 	}
 	for (n = 0; count == 0 || n < count; n++) {
 		stat_sleep(interval);
+		/* Every mount first: a report is whole, or not printed. */
+		for (i = 0; i < nr; i++)
+			if (!stat_sample(mounts[i].path, &mounts[i].now))
+				return 1;
 		stat_header();
 		for (i = 0; i < nr; i++) {
-			if (!stat_sample(mounts[i].path, &s))
-				return 1;
-			stat_report(mounts[i].path, &mounts[i].last, &s);
-			mounts[i].last = s;
+			stat_report(mounts[i].path, &mounts[i].last,
+				    &mounts[i].now);
+			mounts[i].last = mounts[i].now;
 		}
 		printf("\n");
 		fflush(stdout);

@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Bad command lines: each gives one line on stderr naming the problem,
-# exit status 1, and mounts nothing.  Tried in the foreground and in
+# prefixed "fuse-iosched: " (libfuse's own messages too), exit status 1,
+# and mounts nothing; warnings found before the problem are not printed
+# (a refused module that explains it is named in the line).  On success
+# the warnings are printed.  Tried in the foreground and in
 # daemon mode, where stderr must still be reached before daemonizing.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 
@@ -22,6 +25,8 @@ expect_error() {
 			cat "$T/err" >&2
 			fail "$what${fg:+ ($fg)}: $lines lines on stderr, expected 1"
 		}
+		grep -q '^fuse-iosched: ' "$T/err" ||
+			fail "$what${fg:+ ($fg)}: no prefix: $(cat "$T/err")"
 		grep -Eq -- "$pattern" "$T/err" || fail \
 			"$what${fg:+ ($fg)}: error does not match '$pattern': $(cat "$T/err")"
 		if grep -qF "$T" /proc/mounts; then
@@ -50,5 +55,27 @@ grep -q 'noop' "$T/err" || fail "unknown scheduler: noop not listed: $(cat "$T/e
 if [ -e "$MODULE_DIR/deadline.so" ]; then
 	grep -q 'deadline' "$T/err" ||
 		fail "unknown scheduler: deadline not listed: $(cat "$T/err")"
+fi
+
+# Warnings held, then a failure: the failure alone.
+mkdir "$T/nomods"
+expect_error "unknown option after warnings" 'unknown option.*bogus' \
+	-o "module_dir=$T/nomods" -o bogus "$BACKING" "$MNT"
+expect_error "a bad value after warnings" 'threads=lots' \
+	-o "module_dir=$T/nomods,threads=lots" "$BACKING" "$MNT"
+# Without a failure they are printed (the default scheduler's fallback).
+"$FUSE_IOSCHED" --print-config -o "module_dir=$T/nomods" >/dev/null \
+	2>"$T/err" || fail "--print-config failed: $(cat "$T/err")"
+grep -q '^fuse-iosched: warning: default scheduler deadline not found' \
+	"$T/err" || fail "the fallback warning is not printed: $(cat "$T/err")"
+
+# A module refused for its mode, asked for: why, in the one line.
+if [ -e "$MODULE_DIR/deadline.so" ]; then
+	mkdir "$T/mods"
+	cp "$MODULE_DIR/deadline.so" "$T/mods/"
+	chmod 666 "$T/mods/deadline.so"
+	expect_error "a refused module" \
+		"^fuse-iosched: scheduler 'deadline': module $T/mods/deadline.so: refused: writable by others" \
+		-o "module_dir=$T/mods,scheduler=deadline" "$BACKING" "$MNT"
 fi
 exit 0

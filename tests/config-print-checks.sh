@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # --print-config refuses what a mount refuses, with the same one line on
 # stderr and exit status 1: an unknown scheduler, an option libfuse does
-# not know, a missing BACKING.  Neither mounts (the mount fails before).
+# not know, a missing BACKING, a metrics port in use or a metrics address
+# that does not resolve.  Neither mounts (the mount fails before).
 . "$top_srcdir/tests/lib.sh"
 [ -e "$MODULE_DIR/deadline.so" ] || skip "the deadline module is not built"
 
@@ -32,6 +33,28 @@ same "-o nosuchoption" "$BACKING" -o "$base,nosuchoption"
 grep -q "nosuchoption" "$T/print.err" || fail "$(cat "$T/print.err")"
 same "a missing BACKING" "$T/missing" -o "$base"
 grep -q "$T/missing" "$T/print.err" || fail "$(cat "$T/print.err")"
+
+# The metrics socket: a port in use, an address that does not resolve.
+if command -v python3 >/dev/null 2>&1; then
+	python3 -c '
+import socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(1)
+print(s.getsockname()[1], flush=True)
+time.sleep(120)
+' >"$T/port" &
+	holder=$!
+	cleanup_push "kill $holder 2>/dev/null"
+	wait_for "the port holder" test -s "$T/port"
+	port=$(cat "$T/port")
+	same "a metrics port in use" "$BACKING" -o "$base,metrics=:$port"
+	grep -q "$port" "$T/print.err" || fail "$(cat "$T/print.err")"
+	kill "$holder"
+fi
+same "a metrics host that does not resolve" "$BACKING" \
+	-o "$base,metrics=nowhere.invalid:9100"
+grep -q "nowhere.invalid" "$T/print.err" || fail "$(cat "$T/print.err")"
 
 # Valid options: both accept them (the mount part needs no check here).
 "$FUSE_IOSCHED" --print-config -o "$base,scheduler=noop,allow_other" \

@@ -11,10 +11,10 @@
 #   as --print-config shows them; so is every setting.
 . "$top_srcdir/tests/lib.sh"
 
-page=$top_srcdir/man/fuse-iosched.8
-conf=$top_srcdir/man/fuse-iosched.conf.5
+page=$top_builddir/man/fuse-iosched.8
+conf=$top_builddir/man/fuse-iosched.conf.5
 readme=$top_srcdir/README
-etc=$top_srcdir/etc/fuse-iosched.conf
+etc=$top_builddir/etc/fuse-iosched.conf
 # The formatted text, so that font escapes and \- do not get in the way.
 require mandoc
 mandoc -Tascii "$page" | col -b >"$T/page.txt"
@@ -91,6 +91,28 @@ for o in $opts; do
 	fi
 done
 [ $n -ge 13 ] || fail "only $n options found in --help"
+
+# The settings SIGHUP cannot apply to a running mount, as --help lists
+# them from the settings table, are the ones both pages list (SIGNALS in
+# fuse-iosched(8), RELOADING in fuse-iosched.conf(5)).
+# names TEXT: the setting names of "a, b, c or d", one per line, sorted.
+names() { printf '%s\n' "$1" | sed 's/,/ /g; s/ or / /g' | tr -s ' \t' '\n\n' |
+	grep . | sort; }
+help_mount=$(tr '\n' ' ' <"$T/help" | tr -s ' ' |
+	sed -n 's/.*applies at once; of \(.*\), at the next mount\..*/\1/p')
+[ -n "$help_mount" ] || fail "--help does not list the mount-only settings"
+names "$help_mount" >"$T/mount-help"
+for where in "fuse-iosched.8:$T/page.txt:SIGNALS" \
+	"fuse-iosched.conf.5:$T/conf.txt:RELOADING"; do
+	f=${where#*:}; sec=${f#*:}; f=${f%%:*}
+	sed -n "/^$sec/,/^[A-Z]/p" "$f" | tr '\n\t' '  ' | tr -s ' ' |
+		sed -n 's/.*A change of \(.*\) cannot apply to a running mount.*/\1/p' \
+		>"$T/mount-list"
+	[ -s "$T/mount-list" ] || fail "${where%%:*} $sec lists no mount-only settings"
+	names "$(cat "$T/mount-list")" >"$T/mount-page"
+	diff "$T/mount-help" "$T/mount-page" >&2 ||
+		fail "${where%%:*} $sec: the mount-only settings differ from --help's"
+done
 
 # Log levels: the names the parser accepts, from its own message.
 "$FUSE_IOSCHED" --print-config -o log=nosuchlevel >/dev/null 2>"$T/err" &&

@@ -5,6 +5,8 @@ require mandoc
 for page in fuse-iosched.8 fuse-iosched.conf.5 fuse-iosched-scheduler.3 \
 	fuse-iosched-stat.1 fuse-iosched-replay.1; do
 	f=$top_srcdir/man/$page
+	# Those made from a .in file at build time.
+	[ -f "$f" ] || f=$top_builddir/man/$page
 	[ -f "$f" ] || fail "$page is missing"
 	out=$(mandoc -Tlint -Wwarning "$f" 2>&1) || fail "mandoc: $page: $out"
 	[ -z "$out" ] || fail "mandoc: $page: $out"

@@ -79,5 +79,28 @@ sched=$(scheds)
 echo "$sched" | grep -Eqx '(deadline )+noop\* noop ' ||
 	fail "scheduler column over the switch: $sched"
 
+# The Mount column widens to the mount point: every line's fields end
+# where the header's do (MNT is longer than 20 characters here).
+[ ${#MNT} -gt 20 ] || fail "MNT is too short to test the column width"
+awk 'NF > 1 { e = ""; p = 0; s = $0
+	for (i = 1; i <= NF; i++) { j = index(s, $i); p += j + length($i) - 1
+		s = substr(s, j + length($i)); if (i > 1 && i < NF) e = e " " p }
+	if (h == "") h = e; else if (e != h) { print "misaligned: " $0; exit 1 } }' \
+	"$T/busy" || fail "columns do not line up: $(cat "$T/busy")"
+
+# A mount that goes away while watched: the message, status 1, and no
+# header after the last whole report.
+"$STAT" -i 0.2 "$MNT" >"$T/gone" 2>&1 &
+statpid=$!
+cleanup_push "kill $statpid 2>/dev/null"
+wait_for "a first report" grep -qs "^$MNT " "$T/gone"
 unmount_fs
+st=0; timeout 30 tail --pid=$statpid -f /dev/null || st=$?
+[ $st -eq 0 ] || fail "fuse-iosched-stat did not stop once unmounted"
+wait $statpid && fail "status 0 after the mount went away"
+cat "$T/gone"
+tail -n 1 "$T/gone" | grep -q "not a fuse-iosched mount" ||
+	fail "last line: $(tail -n 1 "$T/gone")"
+tail -n 2 "$T/gone" | head -n 1 | grep -q '^Mount' &&
+	fail "a header without its report before the message"
 check_log

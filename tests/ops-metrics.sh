@@ -69,6 +69,9 @@ assert_eq "$n" "$(metric 'fuse_iosched_dispatched_total{direction="read"}' "$T/m
 assert_eq 1 "$(metric 'fuse_iosched_scheduler_info{scheduler="deadline"}' "$T/m1")" \
 	"scheduler_info"
 assert_eq 128 "$(metric fuse_iosched_nr_requests "$T/m1")" "nr_requests"
+# Which mount: its paths in the labels of an info metric.
+assert_eq 1 "$(metric "fuse_iosched_mount_info{mountpoint=\"$MNT\",backing=\"$BACKING\"}" "$T/m1")" \
+	"mount_info"
 s0=$(metric fuse_iosched_scheduler_switches_total "$T/m1")
 
 echo noop >"$MNT/.control/scheduler"
@@ -113,4 +116,21 @@ mount_fs -o "config=$T/m.conf"
 scrape "$P" >"$T/m3" || fail "scrape with the config key failed"
 grep -q '^fuse_iosched_scheduler_info{' "$T/m3" || fail "no scheduler_info"
 unmount_fs
+
+# Paths with what the text format escapes (backslash, double quote,
+# newline) and a byte that is not UTF-8: escaped, U+FFFD for the byte,
+# still valid for promtool.
+M0=$MNT B0=$BACKING
+MNT=$T/$'m "q" \\b\nn\xff'; BACKING=$T/$'b\xffk'
+mkdir "$MNT" "$BACKING"
+ODD=$MNT
+cleanup_push 'fusermount3 -u "$ODD" 2>/dev/null'
+P=$(free_port)
+mount_fs -o "metrics=:$P"
+scrape "$P" >"$T/m5" || fail "scrape with odd paths failed"
+promtool check metrics <"$T/m5" || fail "promtool: odd paths: $(grep mount_info "$T/m5")"
+want="fuse_iosched_mount_info{mountpoint=\"$T/m \\\"q\\\" \\\\b\\nn"$'\xef\xbf\xbd'"\",backing=\"$T/b"$'\xef\xbf\xbd'"k\"} 1"
+assert_eq "$want" "$(grep '^fuse_iosched_mount_info' "$T/m5")" "mount_info with odd paths"
+unmount_fs
+MNT=$M0 BACKING=$B0
 check_log

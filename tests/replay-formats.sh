@@ -51,7 +51,7 @@ replay -s deadline -o antic_expire=1 "$D/msr-sample.csv" 2>"$T/err" &&
 grep -q "antic_expire=1: no such option or tunable" "$T/err" || fail "$(cat "$T/err")"
 replay -s deadline -o read_expire=-1 "$D/msr-sample.csv" 2>"$T/err" &&
 	fail "a tunable out of range accepted"
-grep -q "read_expire=-1: Invalid argument for deadline" "$T/err" || fail "$(cat "$T/err")"
+grep -q "read_expire=-1: deadline's read_expire is an integer from 0 to 3600000 ms" "$T/err" || fail "$(cat "$T/err")"
 replay -s deadline -o read_expire=x "$D/msr-sample.csv" 2>/dev/null && fail "read_expire=x accepted"
 replay -m ssd2 "$D/msr-sample.csv" 2>"$T/err" && fail "-m ssd2 accepted"
 replay --format csv "$D/msr-sample.csv" 2>"$T/err" && fail "--format csv accepted"
