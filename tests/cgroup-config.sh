@@ -53,6 +53,7 @@ done
 wait_for "reads in the trace" grep -q " C  *RS .* cgroup /\$" "$T/trace"
 ! grep -q "cgroup $CG" "$T/trace" || fail "groups=off: a group in the trace"
 kill $TRACE_PID
+wait $TRACE_PID 2>/dev/null || :
 unmount_fs
 
 # A bad section: refused at start, naming the file and the line.

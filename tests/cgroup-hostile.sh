@@ -60,5 +60,6 @@ in_band "$r" 5 15 || fail "the late group read at $r MiB/s"
 wait_for "the late group in the trace" \
 	grep -q " C  *RS .* cgroup $CG/late\$" "$T/trace"
 kill $TRACE_PID
+wait $TRACE_PID 2>/dev/null || :
 unmount_fs
 check_log "control groups: more than"

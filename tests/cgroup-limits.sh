@@ -47,14 +47,17 @@ wait_for "the group in the trace" \
 grep -q " C  *RS .* cgroup /\$" "$T/trace" ||
 	fail "no read of the root group in the trace"
 
-# A limit lifted while a read waits: 64 KiB/s makes the second 1 MiB
-# read wait 16 s; lifted, it goes within 1 s.
-cg_limit "$CG/b" rbps 65536
-cg_run "$CG/b" dd if="$MNT/f" of=/dev/null bs=1M count=3 iflag=direct \
+# A limit lifted while a read waits: at 8 KiB/s, a 128 KiB read (one
+# FUSE request, so that no other request of the group arrives meanwhile)
+# leaves the group's budget 16 s in debt, which the next read waits out;
+# lifted, the limit frees it within 1 s (the throttle asks the limits of
+# waiting groups again every 0.25 s, cgroup.c reads them every 0.5 s).
+cg_limit "$CG/b" rbps 8192
+cg_run "$CG/b" dd if="$MNT/f" of=/dev/null bs=128k count=3 iflag=direct \
 	status=none &
 B_PID=$!
 cleanup_push "kill $B_PID 2>/dev/null"
-[ -n "$(dd_wait_pos $B_PID $MIB)" ] || fail "the reader of b is gone"
+[ -n "$(dd_wait_pos $B_PID 131072)" ] || fail "the reader of b is gone"
 sleep 1
 cg_limit "$CG/b" rbps 0
 t0=$(date +%s)
