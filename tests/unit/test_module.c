@@ -224,8 +224,8 @@ static void test_load_all(void)
 	n = elv_show(q, buf, sizeof buf);
 	CHECK(n > 0);
 	/* The build's directory holds every scheduler module, in name order. */
-	CHECK_STR(buf, "[noop] failinit goodtype knobs v3next anticipatory "
-		  "bfq cfq deadline kyber\n");
+	CHECK_STR(buf, "[noop] cgweight failinit goodtype knobs v3next "
+		  "anticipatory bfq cfq deadline kyber\n");
 	queue_free(q);
 	module_unload_all();
 	CHECK(elv_find("noop") == NULL);
