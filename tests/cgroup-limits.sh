@@ -53,11 +53,11 @@ grep -q " C  *RS .* cgroup /\$" "$T/trace" ||
 # lifted, the limit frees it within 1 s (the throttle asks the limits of
 # waiting groups again every 0.25 s, cgroup.c reads them every 0.5 s).
 cg_limit "$CG/b" rbps 8192
-cg_run "$CG/b" dd if="$MNT/f" of=/dev/null bs=128k count=3 iflag=direct \
-	status=none &
-B_PID=$!
-cleanup_push "kill $B_PID 2>/dev/null"
-[ -n "$(dd_wait_pos $B_PID 131072)" ] || fail "the reader of b is gone"
+cg_start "$CG/b" dd if="$MNT/f" of=/dev/null bs=128k count=3 iflag=direct \
+	status=none
+B_PID=$CG_PID
+[ "$(dd_wait_pos $B_PID 131072)" = 131072 ] ||
+	fail "the reader of b did not read its first 128 KiB"
 sleep 1
 cg_limit "$CG/b" rbps 0
 t0=$(date +%s)
@@ -73,12 +73,14 @@ timeout 60 sh -c 'echo $$ >"$0/cgroup.procs" && exec dd if=/dev/zero \
 	"$MNT/w" || fail "write and fsync in a limited group"
 cmp "$BACKING/w" "$MNT/w" || fail "the written file differs"
 
-# Stopped with a read waiting 64 s: the daemon submits it and exits.
-cg_limit "$CG/b" rbps 16384
-cg_run "$CG/b" dd if="$MNT/f" of=/dev/null bs=1M count=3 iflag=direct \
-	status=none 2>/dev/null &
-B_PID=$!
-[ -n "$(dd_wait_pos $B_PID $MIB)" ] || fail "the reader of b is gone"
+# Stopped with a read waiting 32 s (at 4 KiB/s, after a first 128 KiB):
+# the daemon submits it and exits at once.
+cg_limit "$CG/b" rbps 4096
+cg_start "$CG/b" dd if="$MNT/f" of=/dev/null bs=128k count=3 iflag=direct \
+	status=none 2>/dev/null
+B_PID=$CG_PID
+[ "$(dd_wait_pos $B_PID 131072)" = 131072 ] ||
+	fail "the reader of b did not read its first 128 KiB"
 kill $TRACE_PID
 kill -TERM "$DAEMON_PID"
 wait_daemon_exit "SIGTERM with a throttled read"

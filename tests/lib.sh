@@ -413,6 +413,15 @@ cg_run() {
 	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG_ROOT$_g" "$@"
 }
 
+# cg_start PATH CMD...: the same in the background; CG_PID is CMD's pid
+# (for dd_pos), killed at exit.
+cg_start() {
+	_g=$1; shift
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG_ROOT$_g" "$@" &
+	CG_PID=$!
+	cleanup_push "kill $CG_PID 2>/dev/null"
+}
+
 # mib_per_s MIB CMD...: run CMD, which moves MIB MiB; print its rate in
 # MiB/s (one decimal).
 mib_per_s() {
