@@ -6,7 +6,7 @@
  *   .control/scheduler	  rw  "noop [deadline]"; write a name to switch
  *   .control/nr_requests  rw  queue depth limit
  *   .control/stats	  ro  per-direction counters
- *   .control/trace	  ro  request events as they happen (trace.c)
+ *   .control/trace	  ro  request events, for the owner only (trace.c)
  *   .control/iosched/	  the active scheduler's tunables, rw files
  *   .control/backing_io  ro  auto, direct or buffered (backing.c)
  *   .control/backing_device ro  the block device under BACKING, its
@@ -137,6 +137,7 @@ struct control_file {
 	fuse_ino_t ino;
 	bool append;		/* opened O_APPEND: the offset means nothing */
 	pid_t pid;		/* the opener's thread: its getattr sees len */
+	uid_t uid;		/* the opener's */
 	/*
 	 * A tunable file: whose tunable it is.  Immutable.  The name points
 	 * into the type's table, which stays loaded until the daemon exits.
@@ -162,6 +163,13 @@ struct control_file {
 static LIST_HEAD(, control_file) control_files =
 	LIST_HEAD_INITIALIZER(control_files);
 static pthread_mutex_t control_files_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Open files a user other than the mount's owner may hold at once: each
+ * costs a buffer, and another user's opens must not grow the daemon
+ * without bound (fuse-iosched(8), CONTROL FILES).
+ */
+#define CONTROL_OPEN_MAX 64
 
 /*
  * The scheduler types that own a block of tunable inode numbers, by block.
@@ -414,7 +422,7 @@ static const struct control_node control_nodes[] = {
 	  control_backing_io_show, NULL },
 	{ "backing_device", CONTROL_INO_BACKING_DEVICE, S_IFREG | 0444,
 	  control_backing_device_show, NULL },
-	{ "trace", CONTROL_INO_TRACE, S_IFREG | 0444, NULL, NULL },
+	{ "trace", CONTROL_INO_TRACE, S_IFREG | 0400, NULL, NULL },
 	/* Others' file names and errors: the owner's (default_permissions). */
 	{ "log", CONTROL_INO_LOG, S_IFREG | 0400, control_log_show, NULL },
 	{ "pid", CONTROL_INO_PID, S_IFREG | 0444, control_pid_show, NULL },
@@ -538,7 +546,10 @@ static const struct control_node *control_find(const char *name)
 	return NULL;
 }
 
-/* Only the user who mounted, or root, may change anything. */
+/*
+ * Only the user who mounted, or root, may change anything, or open the
+ * trace: it shows every user's offsets and process names.
+ */
 static bool control_may_write(fuse_req_t req)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
@@ -690,6 +701,25 @@ static int control_fill(struct fs *fs, struct control_file *f)
 	return 0;
 }
 
+/*
+ * List an open file; one of a capped user only while that user holds
+ * fewer than CONTROL_OPEN_MAX.  False if not listed.
+ */
+static bool control_listed(struct control_file *f, bool capped)
+{
+	struct control_file *g;
+	int held = 0;
+
+	pthread_mutex_lock(&control_files_lock);
+	if (capped)
+		LIST_FOREACH(g, &control_files, link)
+			held += g->uid == f->uid;
+	if (held < CONTROL_OPEN_MAX)
+		LIST_INSERT_HEAD(&control_files, f, link);
+	pthread_mutex_unlock(&control_files_lock);
+	return held < CONTROL_OPEN_MAX;
+}
+
 /* Unlink and free an open file, at its release or when the daemon stops. */
 static void control_file_free(struct control_file *f)
 {
@@ -703,12 +733,13 @@ static void control_file_free(struct control_file *f)
 /*
  * Each open is a reader; the kernel must neither cache nor seek.  No
  * flush on close: a reader ended by the daemon stopping closes after the
- * session is gone, and close(2) must not fail then.
+ * session is gone, and close(2) must not fail then.  The mode (0400) has
+ * the kernel refuse others first, but not a caller with CAP_DAC_OVERRIDE.
  */
 static void control_open_trace(fuse_req_t req, struct fuse_file_info *fi)
 {
 	struct trace_reader *r;
-	int err = trace_open(&r);
+	int err = control_may_write(req) ? trace_open(&r) : -EACCES;
 
 	if (err != 0) {
 		fuse_reply_err(req, -err);
@@ -756,6 +787,7 @@ void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	f->node = node;
 	f->ino = ino;
 	f->pid = fuse_req_ctx(req)->pid;
+	f->uid = fuse_req_ctx(req)->uid;
 	f->append = (fi->flags & O_APPEND) != 0;
 	if (control_is_tunable(ino)) {
 		const struct elv_tunable *t;
@@ -783,9 +815,15 @@ void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->direct_io = 1;
 	fi->nonseekable = 0;
 	fi->keep_cache = 0;
-	pthread_mutex_lock(&control_files_lock);
-	LIST_INSERT_HEAD(&control_files, f, link);
-	pthread_mutex_unlock(&control_files_lock);
+	if (!control_listed(f, !control_may_write(req))) {
+		log_ratelimited(LOG_WARNING, ".control: uid %u has %d files "
+				"open: EMFILE", (unsigned)f->uid,
+				CONTROL_OPEN_MAX);
+		pthread_mutex_destroy(&f->lock);
+		free(f);
+		fuse_reply_err(req, EMFILE);
+		return;
+	}
 	if (fuse_reply_open(req, fi) != 0)
 		control_file_free(f);	/* the opener went away: no release */
 }
