@@ -379,6 +379,7 @@ static void main_reload_apply(void *arg)
 		return;
 	}
 	config_reload_apply(fs->cfg, next, fs->queue);
+	cgroup_config(fs->cfg);
 	log_info("configuration reloaded from %s",
 		 next->config_read != NULL ? next->config_read :
 		 "(no file: built-in defaults)");
@@ -512,7 +513,10 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 			return -1;
 		}
 	}
-	fs->dispatch = dispatch_start(fs->queue, cfg->threads, dm);
+	/* Before the first request, after the log is open. */
+	cgroup_init(cfg, backing_disk(fs->root_fd));
+	fs->dispatch = dispatch_start(fs->queue, cfg->threads, dm,
+				      cfg->groups);
 	if (fs->dispatch == NULL)
 		return -1;
 	trace_start(cfg->mountpoint, clock_now_ns(), main_trace_settings, fs);
@@ -656,6 +660,8 @@ int main(int argc, char *argv[])
 	qp.wakeup_at = main_wakeup;
 	qp.wakeup_arg = &fs;
 	qp.trace = trace_rq;
+	qp.cgroup_path = cgroup_path;
+	qp.cgroup_weight = cgroup_weight;
 	fs.queue = queue_new(&qp, type);
 	if (fs.queue == NULL)
 		goto out;
@@ -718,6 +724,8 @@ int main(int argc, char *argv[])
 
 	/* Answer everything still queued before the mount goes away. */
 	trace_stop();
+	/* Throttled requests first: the workers end once the queue is empty. */
+	dispatch_drain(fs.dispatch);
 	queue_stop(fs.queue);
 	dispatch_stop(fs.dispatch);
 	timer_stop(fs.timer);
@@ -737,6 +745,7 @@ out:
 	if (inodes)
 		fs_inode_table_destroy(&fs);
 	queue_free(fs.queue);
+	cgroup_exit();
 	module_unload_all();
 	if (fs.root_fd >= 0)
 		close(fs.root_fd);

@@ -137,6 +137,8 @@ static void procwatch_release(struct procwatch_entry *e)
 static void procwatch_exited(pid_t pid)
 {
 	queue_process_exited(pw_queue, pid);
+	/* A pid used again must not inherit the old process's group. */
+	cgroup_forget_pid(pid);
 }
 
 /* Stop polling e (loop thread). */

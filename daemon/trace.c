@@ -47,7 +47,8 @@
 #define TRACE_READERS_MAX 8	/* readers open at once: EBUSY past it */
 #define TRACE_BATCH 64		/* events copied out per hold of trace_lock */
 #define TRACE_READ_MAX 1024	/* events taken for one read at most */
-#define TRACE_LINE_MAX 256	/* room for the longest line: about 230 */
+#define TRACE_LINE_MAX 384	/* room for the longest line: about 360 */
+#define TRACE_CGROUP_MAX 120	/* a group's path, as shown, at most */
 #define TRACE_COMM_SLOTS 64	/* the pid -> comm cache; a power of two */
 #define TRACE_COMM_TTL_NS 1000000000ULL
 #define TRACE_WATCH_NS 200000000ULL	/* mount check with parked reads */
@@ -61,6 +62,7 @@ struct trace_event {
 	uint64_t sector;	/* TRACE_LOST: the number lost */
 	uint64_t wait_ns;	/* C only */
 	uint64_t service_ns;	/* C only */
+	uint64_t cgroup;	/* the group charged (cgroup.c) */
 	uint32_t nr_sectors;
 	int error;		/* C only: 0, or -errno */
 	pid_t pid;
@@ -139,6 +141,7 @@ static void trace_emit(char action, const struct elv_request *rq,
 		.error = error,
 		.nr_sectors = (uint32_t)rq->nr_sectors,
 		.pid = rq->pid,
+		.cgroup = rq->cgroup,
 		.action = action,
 		.write = rq->dir == ELV_WRITE,
 		/* A write's S is the kernel's REQ_SYNC: sync_write. */
@@ -215,10 +218,39 @@ static void trace_comm_of(pid_t pid, char *buf, size_t size)
 /* ------------------------------------------------------------------ */
 /* Formatting: blkparse's default output, with C's wait and service.   */
 
+/*
+ * The path of group id as one field: bytes other than printable ASCII,
+ * and the backslash, as \xNN (a path may hold blanks); cut after
+ * TRACE_CGROUP_MAX bytes with "..."; "?" for a group forgotten since.
+ */
+static void trace_cgroup_field(uint64_t id, char *buf, size_t size)
+{
+	char path[CONFIG_GROUP_PATH_MAX];
+	size_t n = 0;
+
+	if (cgroup_path(NULL, id, path, sizeof path) < 0) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	for (const char *p = path; *p != '\0' && n + 5 < size; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (n >= TRACE_CGROUP_MAX) {
+			n += (size_t)snprintf(buf + n, size - n, "...");
+			break;
+		}
+		if (c > ' ' && c < 0x7f && c != '\\')
+			buf[n++] = (char)c;
+		else
+			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", c);
+	}
+	buf[n] = '\0';
+}
+
 static int trace_format_line(const struct trace_event *e, char *buf,
 			   size_t size)
 {
-	char comm[16], rwbs[4];
+	char comm[16], rwbs[4], cgroup[TRACE_CGROUP_MAX + 8];
 	int n;
 
 	if (e->action == TRACE_LOST)
@@ -247,7 +279,8 @@ static int trace_format_line(const struct trace_event *e, char *buf,
 			      e->service_ns % 1000000000u);
 	if ((size_t)n >= size)
 		return n;
-	n += snprintf(buf + n, size - (size_t)n, "\n");
+	trace_cgroup_field(e->cgroup, cgroup, sizeof cgroup);
+	n += snprintf(buf + n, size - (size_t)n, " cgroup %s\n", cgroup);
 	return n;
 }
 
@@ -305,7 +338,8 @@ static bool trace_append(struct trace_reader *r, const struct trace_event *evs,
 	if (!r->header_sent) {
 		r->text_len += (size_t)snprintf(text + r->text_len,
 			TRACE_LINE_MAX, "# fuse-iosched trace 1: dev cpu seq "
-			"time pid action rwbs sector + count [comm]\n");
+			"time pid action rwbs sector + count [comm] cgroup "
+			"PATH\n");
 		/* What fuse-iosched-replay takes for its defaults. */
 		if (r->settings != NULL)
 			r->text_len += (size_t)snprintf(text + r->text_len,

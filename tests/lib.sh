@@ -347,3 +347,93 @@ idle_class_stop() {
 	kill "$IDLE_PID"
 	wait "$IDLE_PID" 2>/dev/null || :
 }
+
+# Control groups (the cgroup-*.sh tests): real groups of the I/O
+# controller, the v1 blkio hierarchy or v2 with io, made under a group of
+# the test's own (CG, a path in CG_ROOT) and removed at exit, their
+# processes killed first.  CG_DEV is BACKING's disk, MAJ:MIN, where the
+# kernel keeps limits.  Call cg_setup after dio_backing, if any.
+cg_setup() {
+	require_root
+	if [ -e /sys/fs/cgroup/blkio/blkio.throttle.read_bps_device ]; then
+		CG_ROOT=/sys/fs/cgroup/blkio CG_V=1
+	elif grep -qw io /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+		CG_ROOT=/sys/fs/cgroup CG_V=2
+		echo +io >"$CG_ROOT/cgroup.subtree_control" 2>/dev/null ||
+			skip_env "cannot enable the io controller"
+	else
+		skip_env "no blkio (v1) or io (v2) controller mounted"
+	fi
+	CG_DEV=$(stat -c '%Hd:%Ld' "$BACKING")
+	if [ -e "/sys/dev/block/$CG_DEV/partition" ]; then
+		CG_DEV=$(cat "/sys/dev/block/$CG_DEV/../dev")
+	fi
+	[ -e "/sys/dev/block/$CG_DEV" ] || skip_env "BACKING is on no block device"
+	CG=/fuse-iosched-$TEST_NAME-$$
+	cg_mkdir "$CG"
+}
+
+# cg_mkdir PATH: a group, removed at exit (children first: pushed later).
+cg_mkdir() {
+	mkdir "$CG_ROOT$1" || fail "cannot make group $1"
+	[ "$CG_V" = 1 ] || echo +io >"$CG_ROOT$1/cgroup.subtree_control" 2>/dev/null || :
+	cleanup_push "cg_remove '$1'"
+}
+
+cg_remove() {
+	for _i in 1 2 3 4 5 6 7 8 9 10; do
+		for _p in $(cat "$CG_ROOT$1/cgroup.procs" 2>/dev/null); do
+			kill -9 "$_p" 2>/dev/null
+		done
+		rmdir "$CG_ROOT$1" 2>/dev/null && return 0
+		[ -d "$CG_ROOT$1" ] || return 0
+		sleep 0.2
+	done
+	echo "cannot remove group $1" >&2
+}
+
+# cg_limit PATH rbps|wbps|riops|wiops N: N per second on BACKING's disk
+# (0: none), in the kernel's file.
+cg_limit() {
+	if [ "$CG_V" = 1 ]; then
+		case $2 in
+		rbps) _f=read_bps ;; wbps) _f=write_bps ;;
+		riops) _f=read_iops ;; wiops) _f=write_iops ;;
+		esac
+		echo "$CG_DEV $3" >"$CG_ROOT$1/blkio.throttle.${_f}_device"
+	else
+		[ "$3" != 0 ] || set -- "$1" "$2" max
+		echo "$CG_DEV $2=$3" >"$CG_ROOT$1/io.max"
+	fi || fail "cannot set $2 of $1"
+}
+
+# cg_run PATH CMD...: run CMD in group PATH.
+cg_run() {
+	_g=$1; shift
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG_ROOT$_g" "$@"
+}
+
+# cg_start PATH CMD...: the same in the background; CG_PID is CMD's pid
+# (for dd_pos), killed at exit.
+cg_start() {
+	_g=$1; shift
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG_ROOT$_g" "$@" &
+	CG_PID=$!
+	cleanup_push "kill $CG_PID 2>/dev/null"
+}
+
+# mib_per_s MIB CMD...: run CMD, which moves MIB MiB; print its rate in
+# MiB/s (one decimal).
+mib_per_s() {
+	_mib=$1; shift
+	_t0=$(date +%s%N)
+	"$@" || fail "$* failed"
+	_t1=$(date +%s%N)
+	awk -v m="$_mib" -v t="$((_t1 - _t0))" \
+		'BEGIN { printf "%.1f\n", m / (t / 1e9) }'
+}
+
+# in_band VALUE LOW HIGH: LOW <= VALUE <= HIGH (decimals).
+in_band() {
+	awk -v v="$1" -v l="$2" -v h="$3" 'BEGIN { exit !(v >= l && v <= h) }'
+}

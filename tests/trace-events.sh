@@ -96,8 +96,9 @@ assert_eq "WS" "$(lines "$T/t1" Q W | awk '/\[dd\]/ { print $7 }' | sort -u)" \
 	"RWBS of the O_DIRECT writes"
 assert_eq "W" "$(lines "$T/t1" Q W | awk '/\[head\]/ { print $7 }' | sort -u)" \
 	"RWBS of the buffered write"
-# C lines say how long the request waited and was served.
-lines "$T/t1" C R | grep -Eq 'wait [0-9]+\.[0-9]{9} service [0-9]+\.[0-9]{9}$' ||
+# C lines say how long the request waited and was served (then, as every
+# line, the group charged).
+lines "$T/t1" C R | grep -Eq 'wait [0-9]+\.[0-9]{9} service [0-9]+\.[0-9]{9} cgroup /' ||
 	fail "C lines without wait and service: $(lines "$T/t1" C R | head -2)"
 # Times grow and sequence numbers count events.
 awk '!/^#/ { if ($4 < t || $3 != s + 1 && s) { print; exit 1 }; t = $4; s = $3 }' \

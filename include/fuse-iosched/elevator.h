@@ -333,6 +333,15 @@ struct elevator_host {
 	 */
 	int (*cgroup_path)(struct elevator_queue *eq, uint64_t cgroup,
 			   char *buf, size_t len);
+	/*
+	 * Since 3.1.  The weight of control group cgroup (a request's
+	 * cgroup field) among its sibling groups, in [ELV_CGROUP_WEIGHT_MIN,
+	 * ELV_CGROUP_WEIGHT_MAX] as the kernel's io.bfq.weight and
+	 * blkio.weight are, ELV_CGROUP_WEIGHT_DEFAULT for a group the host
+	 * has no weight for.  Schedulers that divide the device among
+	 * groups (bfq, cfq) ask it; it may change while the group lives.
+	 */
+	uint32_t (*cgroup_weight)(struct elevator_queue *eq, uint64_t cgroup);
 };
 
 /* True when the host offers service (a field of struct elevator_host). */
@@ -361,6 +370,20 @@ static inline int elv_cgroup_path(struct elevator_queue *eq, uint64_t cgroup,
 	if (!elv_host_has(eq, cgroup_path))
 		return -ENOSYS;
 	return eq->host->cgroup_path(eq, cgroup, buf, len);
+}
+
+/* A control group's weight: the kernel's range and default. */
+#define ELV_CGROUP_WEIGHT_MIN 1
+#define ELV_CGROUP_WEIGHT_MAX 1000
+#define ELV_CGROUP_WEIGHT_DEFAULT 100
+
+/* The host's cgroup_weight, or the default from a host without it. */
+static inline uint32_t elv_cgroup_weight(struct elevator_queue *eq,
+					 uint64_t cgroup)
+{
+	if (!elv_host_has(eq, cgroup_weight))
+		return ELV_CGROUP_WEIGHT_DEFAULT;
+	return eq->host->cgroup_weight(eq, cgroup);
 }
 
 /* ------------------------------------------------------------------ */

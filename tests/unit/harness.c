@@ -14,6 +14,7 @@ uint64_t h_now;
 unsigned h_wakeups;
 uint64_t h_wakeup_ns;
 int h_failures;
+uint32_t (*h_weight)(uint64_t cgroup);
 
 /* A part with the test's id attached. */
 struct h_part {
@@ -34,12 +35,18 @@ static void h_wakeup(void *arg, uint64_t at_ns)
 	h_wakeup_ns = at_ns;
 }
 
+static uint32_t h_cgroup_weight(void *arg, uint64_t cgroup)
+{
+	return h_weight(cgroup);
+}
+
 struct queue *h_queue(const struct elevator_type *type, unsigned nr_requests)
 {
 	struct queue_params p = {
 		.nr_requests = nr_requests,
 		.clock = h_clock,
 		.wakeup_at = h_wakeup,
+		.cgroup_weight = h_weight != NULL ? h_cgroup_weight : NULL,
 	};
 	struct queue *q;
 

@@ -22,6 +22,13 @@ extern unsigned h_wakeups;
 extern uint64_t h_wakeup_ns;
 extern int h_failures;
 
+/*
+ * Control groups' weights, as the host's cgroup_weight service answers
+ * them (asked at each call) in queues made while h_weight was set; a
+ * queue made while it was NULL has no hook: every group has the default.
+ */
+extern uint32_t (*h_weight)(uint64_t cgroup);
+
 /* A queue on the virtual clock; exits the test if it cannot be made. */
 struct queue *h_queue(const struct elevator_type *type, unsigned nr_requests);
 
