@@ -28,7 +28,8 @@
  *
  * libconfuse's lexer keeps global state and its callbacks carry no user
  * pointer, so parsing is serialized by config_parse_lock and the callbacks
- * find their context in config_ctx.
+ * find their context in config_ctx.  HACKING (on libconfuse) lists what
+ * else libconfuse cannot do; tests/unit/test_confuse_limits proves it.
  */
 #include <confuse.h>
 #include <errno.h>
