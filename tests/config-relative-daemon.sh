@@ -3,7 +3,7 @@
 # -o config=, MOUNTPOINT) keeps using them after it detaches and moves to
 # /: a module put in module_dir later is loaded by a switch, SIGHUP
 # re-reads the file, and SIGTERM unmounts.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 require pgrep
 for m in deadline cfq; do

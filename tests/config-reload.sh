@@ -2,7 +2,7 @@
 # SIGHUP re-reads the configuration file: changes reach the running mount
 # (scheduler through a normal switch, nr_requests, tunables); an invalid
 # file is logged and ignored, and the mount keeps its settings.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 require_module "$MODULE_DIR" deadline
 

@@ -13,7 +13,7 @@ fi
 # Each daemon's syslog is captured (lib.sh: syslog_start) and must show its
 # mount and an exit with status 0.
 SYSLOG_CAPTURE=yes
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 require mount umount pgrep
 syslog_start
@@ -25,13 +25,12 @@ mkdir "$T/bin"
 ln -s "$FUSE_IOSCHED" "$T/bin/fuse-iosched"
 mount --bind "$T/bin" /usr/local/sbin || skip_env "cannot bind /usr/local/sbin"
 cleanup_push "umount /usr/local/sbin"
-: >"$T/empty.conf"
 echo hello >"$BACKING/f"
 
 # The options mount(8) and fstab carry, with ours.
 opts="defaults,allow_other,nofail,_netdev,noauto,user,relatime"
 opts="$opts,x-systemd.automount,nosuid,nodev,noatime"
-opts="$opts,module_dir=$MODULE_DIR,config=$T/empty.conf"
+opts="$opts,module_dir=$MODULE_DIR,config=$EMPTY_CONF"
 printf '%s %s fuse.fuse-iosched %s,scheduler=deadline 0 0\n' \
 	"$BACKING" "$MNT" "$opts" >"$T/fstab"
 

@@ -38,6 +38,9 @@ MNT=$T/mnt
 LOG=$T/daemon.log
 DAEMON_PID=
 mkdir -p "$BACKING" "$MNT"
+# A configuration file with nothing in it: the built-in defaults only.
+EMPTY_CONF=$T/empty.conf
+: >"$EMPTY_CONF"
 
 # A stack of cleanup commands, run last-in first-out at exit.
 _cleanups=
@@ -226,6 +229,9 @@ stat_of() {
 	awk -v d="$1" -v f="$2" '$1 == d { for (i = 2; i < NF; i += 2)
 		if ($i == f) print $(i + 1) }' "$MNT/.control/stats"
 }
+
+# switches: the mount's scheduler switches so far.
+switches() { awk '$1 == "switches" { print $2 }' "$MNT/.control/stats"; }
 
 # held DIR: FUSE requests of DIR (read, write) the daemon has received and
 # not yet answered, queued, in flight or waiting for a slot.

@@ -71,10 +71,6 @@ cmp "$MNT/fsx-1" "$BACKING/fsx-1" || fail "mount and backing file differ (fsx-1)
 cmp "$MNT/fsx-2" "$BACKING/fsx-2" || fail "mount and backing file differ (fsx-2)"
 
 # Every request was answered and accounted for.
-stat_of() {
-	awk -v d="$1" -v f="$2" '$1 == d { for (i = 2; i < NF; i += 2)
-		if ($i == f) print $(i + 1) }' "$C/stats"
-}
 for d in read write; do
 	req=$(stat_of $d requests)
 	[ "${req:-0}" -gt 0 ] || fail "no $d requests counted"
