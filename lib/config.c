@@ -736,7 +736,6 @@ static int config_tunable_cb(cfg_t *sec, cfg_opt_t *opt)
 	const struct elevator_type *type = elv_find(cfg_name(sec));
 	const char *value = cfg_opt_getnstr(opt, 0);
 	const struct elv_tunable *t;
-	struct config_tunable *ct;
 	char shown[LOG_VALUE_SIZE], why[CONFIG_ERR_MAX];
 	long long n;
 	char *end;
@@ -763,20 +762,8 @@ static int config_tunable_cb(cfg_t *sec, cfg_opt_t *opt)
 		return -1;
 	}
 	/* The last value in the file wins. */
-	for (ct = config_ctx.cfg->tunables; ct != NULL; ct = ct->next)
-		if (ct->t == t)
-			break;
-	if (ct == NULL) {
-		ct = calloc(1, sizeof *ct);
-		if (ct == NULL)
-			return -1;
-		ct->type = type;
-		ct->t = t;
-		ct->next = config_ctx.cfg->tunables;
-		config_ctx.cfg->tunables = ct;
-	}
-	ct->value = n;
-	return 0;
+	return elv_tunable_value_put(&config_ctx.cfg->tunables, type, t, n) ?
+	       -1 : 0;
 }
 
 /*
@@ -1015,7 +1002,7 @@ int64_t config_tunable_value(const struct config *cfg,
 			     const struct elevator_type *type,
 			     const struct elv_tunable *t)
 {
-	const struct config_tunable *ct;
+	const struct elv_tunable_value *ct;
 
 	for (ct = cfg->tunables; ct != NULL; ct = ct->next)
 		if (ct->type == type && ct->t == t)
@@ -1025,7 +1012,7 @@ int64_t config_tunable_value(const struct config *cfg,
 
 int config_apply_tunables(const struct config *cfg, char *err, size_t size)
 {
-	const struct config_tunable *ct;
+	const struct elv_tunable_value *ct;
 	int ret;
 
 	elv_tunable_defaults_clear();
@@ -1312,7 +1299,7 @@ void config_reload_apply(struct config *cur, struct config *next,
 			 struct queue *q)
 {
 	struct config_tunable_change tc = { .cur = cur, .next = next };
-	struct config_tunable *swap;
+	struct elv_tunable_value *swap;
 
 	/*
 	 * In table order, so the switch comes first: the new instance
@@ -1350,8 +1337,6 @@ void config_reload_apply(struct config *cur, struct config *next,
 
 void config_free(struct config *cfg)
 {
-	struct config_tunable *ct, *next;
-
 	config_free_values(cfg);
 	free(cfg->backing);
 	free(cfg->mountpoint);
@@ -1360,9 +1345,6 @@ void config_free(struct config *cfg)
 	for (unsigned i = 0; i < cfg->nr_opts; i++)
 		free(cfg->opts[i]);
 	free(cfg->opts);
-	for (ct = cfg->tunables; ct != NULL; ct = next) {
-		next = ct->next;
-		free(ct);
-	}
+	elv_tunable_values_free(cfg->tunables);
 	memset(cfg, 0, sizeof *cfg);
 }

@@ -107,12 +107,6 @@ const char *log_value(char *buf, size_t size, const void *value, size_t len);
 #define CONFIG_ERR_MAX 512
 struct queue;
 /* A tunable value from a scheduler section of the file. */
-struct config_tunable {
-	struct config_tunable *next;
-	const struct elevator_type *type;
-	const struct elv_tunable *t;
-	int64_t value;
-};
 struct config {
 	char *backing;		/* BACKING, as given */
 	char *mountpoint;	/* MOUNTPOINT, as given */
@@ -146,7 +140,7 @@ struct config {
 	unsigned named;		/* settings -o or the file gave */
 	char **opts;		/* our -o options, replayed on reload */
 	unsigned nr_opts;
-	struct config_tunable *tunables;	/* the file's sections */
+	struct elv_tunable_value *tunables;	/* the file's sections */
 	int module_dir_line;	/* where the file set module_dir */
 };
 /* Built-in defaults; -ENOMEM. */
@@ -399,7 +393,12 @@ int queue_with_elevator(struct queue *q,
 			void *arg);
 
 /* elevator.c: the scheduler registry and online switching */
-/* A scheduler name: [a-z0-9_-]{1,31}. */
+/*
+ * A scheduler or counter name: [a-z0-9_-]{1,ELV_NAME_MAX}.  Names come
+ * from users (a write to .control/scheduler) and end up in a path, so
+ * '/' and ".." are ruled out.
+ */
+#define ELV_NAME_MAX 31
 bool elv_name_valid(const char *name, size_t len);
 /* "noop deadline\n", with the active one (if any) in brackets. */
 int elv_list_names(char *buf, size_t size, const char *active);
@@ -429,6 +428,21 @@ int elv_tunable_get(struct elevator_queue *eq, const char *name,
 		    int64_t *value);
 int elv_tunable_set(struct elevator_queue *eq, const char *name,
 		    int64_t value);
+/*
+ * A tunable's value for the future instances of its scheduler: the
+ * configuration file's sections, and the registry's copy of them.
+ */
+struct elv_tunable_value {
+	struct elv_tunable_value *next;
+	const struct elevator_type *type;
+	const struct elv_tunable *t;
+	int64_t value;
+};
+/* Set t's value in *list, adding it there if need be; 0 or -ENOMEM. */
+int elv_tunable_value_put(struct elv_tunable_value **list,
+			  const struct elevator_type *type,
+			  const struct elv_tunable *t, int64_t value);
+void elv_tunable_values_free(struct elv_tunable_value *list);
 /* Defaults for future instances of type (the config file): -ERANGE... */
 int elv_tunable_default_set(const struct elevator_type *type,
 			    const char *name, int64_t value);
@@ -446,9 +460,6 @@ int module_load(const char *name);
 void module_unload_all(void);
 
 /* diskmodel.c: a disk's service time (hdd or ssd), charged at dispatch */
-#define DISKMODEL_SEEK_MS 8		/* defaults: a 7200 rpm SATA disk */
-#define DISKMODEL_RPM 7200
-#define DISKMODEL_MB_PER_S 150
 #define DISKMODEL_SEEK_MS_MAX 1000	/* ranges of the settings */
 #define DISKMODEL_RPM_MIN 100
 #define DISKMODEL_RPM_MAX 100000
