@@ -189,7 +189,8 @@ uint64_t clock_now_ns(void);
  * rest.  Fixed bounds: recording is an index computation, no allocation.
  */
 #define STATS_BUCKETS 27		/* 1 us .. 2^25 us (33.6 s), then inf */
-enum stats_class {			/* I/O priority classes, as ionice(1) */
+/* I/O priority classes, as ionice(1), in elv_ioprio_class_index's order. */
+enum stats_class {
 	STATS_CLASS_RT,
 	STATS_CLASS_BE,			/* also class NONE: it means BE */
 	STATS_CLASS_IDLE,

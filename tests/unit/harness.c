@@ -73,6 +73,24 @@ struct io *h_io(int id, enum elv_dir dir, uint64_t file, uint64_t offset,
 	return io;
 }
 
+void h_rd(struct queue *q, int id, uint64_t sector)
+{
+	queue_submit(q, h_io(id, ELV_READ, 100 + (uint64_t)id, 0, 4096,
+			     sector));
+}
+
+void h_wr(struct queue *q, int id, uint64_t sector)
+{
+	queue_submit(q, h_io(id, ELV_WRITE, 100 + (uint64_t)id, 0, 4096,
+			     sector));
+}
+
+void h_fire(struct queue *q)
+{
+	h_now = h_wakeup_ns;
+	queue_kick(q);
+}
+
 int h_part_id(const struct io *io, unsigned n)
 {
 	const struct io_part *p = io->parts;

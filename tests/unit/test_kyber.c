@@ -32,14 +32,12 @@ static struct queue *ky_queue(void)
 /* One 4 KiB request of its own file: no merging unless a test wants it. */
 static void rd(struct queue *q, int id)
 {
-	queue_submit(q, h_io(id, ELV_READ, 100 + (uint64_t)id, 0, 4096,
-			     (uint64_t)id * 8));
+	h_rd(q, id, (uint64_t)id * 8);
 }
 
 static void wr(struct queue *q, int id)
 {
-	queue_submit(q, h_io(id, ELV_WRITE, 100 + (uint64_t)id, 0, 4096,
-			     (uint64_t)id * 8));
+	h_wr(q, id, (uint64_t)id * 8);
 }
 
 /* A read nobody waits for (readahead): still the read domain. */
