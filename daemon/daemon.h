@@ -20,6 +20,7 @@
  * and queue lock  ->  trace lock (trace_rq), libfuse's request lock
  * ->  trace lock (a FUSE interrupt of a parked trace read),
  * and the inode table mutex  ->  the fd lock (fs_fd.c; a leaf),
+ * and control.c's files lock  ->  an open file's lock  ->  queue lock,
  * and any lock  ->  the log lock (log.c; a leaf).
  * The queue lock is never held while calling into FUSE or doing I/O.
  * An inode's dio_lock is taken with no other lock held, around backing
@@ -160,6 +161,12 @@ struct fs {
 	double timeout;		/* attribute and entry cache seconds */
 	enum backing_io backing_io;	/* from cfg, immutable */
 	int dio_refused;	/* O_DIRECT refusal logged; atomic */
+	/*
+	 * -o ro, immutable.  The kernel mount stays read-write so that
+	 * .control can be written; every change to the mirrored tree is
+	 * refused here, with EROFS, before it reaches BACKING.
+	 */
+	bool readonly;
 };
 
 static inline struct fs *fs_of(fuse_req_t req)
@@ -322,6 +329,8 @@ void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
  * min(size, 64 KiB) (a longer one is refused, logged from its start). */
 void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		   size_t size, off_t off, struct fuse_file_info *fi);
+void control_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+		   struct fuse_file_info *fi);
 void control_release(fuse_req_t req, fuse_ino_t ino,
 		     struct fuse_file_info *fi);
 void control_opendir(fuse_req_t req, fuse_ino_t ino,
@@ -335,9 +344,9 @@ void control_close_all(void);
 /* Any other operation on a control inode gets this errno. */
 #define CONTROL_EPERM EPERM
 /*
- * The number parser of nr_requests and iosched/ writes: decimal, at most
- * max, then only blanks and newlines; 0 or -EINVAL.  Exported for the
- * fuzzer (fuzz/fuzz_number.c).
+ * The number parser of nr_requests and iosched/ writes: white space
+ * around it stripped, decimal digits, at most max; 0 or -EINVAL.
+ * Exported for the fuzzer (fuzz/fuzz_number.c).
  */
 int control_parse_number(const char *buf, size_t len, uint64_t max,
 			 uint64_t *value);

@@ -116,6 +116,10 @@ void fs_attr_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		control_setattr(req, ino, attr, to_set, fi);
 		return;
 	}
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
 	inode = fs_inode(req, ino);
 	pfd = fs_fd_get(inode);
 	if (pfd < 0) {

@@ -79,6 +79,10 @@ static void fs_dir_make(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_reply_err(req, CONTROL_EPERM);
 		return;
 	}
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
 	dir = fs_inode(req, parent);
 	fd = fs_fd_get(dir);
 	if (fd < 0) {
@@ -141,6 +145,10 @@ void fs_dir_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent,
 		fuse_reply_err(req, CONTROL_EPERM);
 		return;
 	}
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
 	/*
 	 * linkat(fd, "", AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; following
 	 * the /proc magic link reaches the same inode (a symlink itself, not
@@ -179,6 +187,10 @@ static void fs_dir_remove(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_reply_err(req, CONTROL_EPERM);
 		return;
 	}
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
 	dir = fs_inode(req, parent);
 	fd = fs_fd_get(dir);
 	if (fd < 0) {
@@ -211,6 +223,10 @@ void fs_dir_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	    fs_inode_is_control_name(parent, name) ||
 	    fs_inode_is_control_name(newparent, newname)) {
 		fuse_reply_err(req, CONTROL_EPERM);
+		return;
+	}
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
 		return;
 	}
 	from = fs_inode(req, parent);

@@ -84,6 +84,11 @@ void fs_file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		control_open(req, ino, fi);
 		return;
 	}
+	if (fs_of(req)->readonly &&
+	    ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
 	inode = fs_inode(req, ino);
 	flags = fs_file_flags(req, fi->flags);
 	fd = fs_inode_reopen(inode, flags);
@@ -113,6 +118,10 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 
 	if (control_is_ino(parent) || fs_inode_is_control_name(parent, name)) {
 		fuse_reply_err(req, CONTROL_EPERM);
+		return;
+	}
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
 		return;
 	}
 	dir = fs_inode(req, parent);
@@ -298,7 +307,7 @@ void fs_file_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 	off_t res;
 
 	if (control_is_ino(ino)) {
-		fuse_reply_err(req, CONTROL_EPERM);
+		control_lseek(req, ino, off, whence, fi);
 		return;
 	}
 	/* The kernel asks only for SEEK_DATA and SEEK_HOLE; holes are only
@@ -320,8 +329,9 @@ void fs_file_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 	off_t start = off_out;
 	ssize_t res;
 
+	/* Copying a control file is no error: cp(1) reads it instead. */
 	if (control_is_ino(ino_in) || control_is_ino(ino_out)) {
-		fuse_reply_err(req, CONTROL_EPERM);
+		fuse_reply_err(req, EOPNOTSUPP);
 		return;
 	}
 	in = fs_inode(req, ino_in);

@@ -73,7 +73,9 @@ void fs_xattr_set(fuse_req_t req, fuse_ino_t ino, const char *name,
 	struct inode *pinned;
 	int err = fs_xattr_path(req, ino, path, &pinned);
 
-	if (err == 0 && setxattr(path, name, value, size, flags) == -1)
+	if (err == 0 && fs_of(req)->readonly)
+		err = EROFS;
+	else if (err == 0 && setxattr(path, name, value, size, flags) == -1)
 		err = errno;
 	fs_xattr_done(pinned);
 	fuse_reply_err(req, err);
@@ -130,7 +132,9 @@ void fs_xattr_remove(fuse_req_t req, fuse_ino_t ino, const char *name)
 	struct inode *pinned;
 	int err = fs_xattr_path(req, ino, path, &pinned);
 
-	if (err == 0 && removexattr(path, name) == -1)
+	if (err == 0 && fs_of(req)->readonly)
+		err = EROFS;
+	else if (err == 0 && removexattr(path, name) == -1)
 		err = errno;
 	fs_xattr_done(pinned);
 	fuse_reply_err(req, err);

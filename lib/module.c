@@ -352,6 +352,35 @@ static int module_filter(const struct dirent *d)
 }
 
 /*
+ * Call fn for the name of every NAME.so of the directory that a switch
+ * may load (a valid name, the directory trusted), in name order, as
+ * module_load_all reads them.  Quiet: any reader of .control/scheduler
+ * comes here, and a refused directory is logged where it is loaded from.
+ */
+void module_foreach_file(void (*fn)(const char *name, void *arg), void *arg)
+{
+	struct dirent **names;
+	char name[NAME_MAX + 1], why[128];
+	int i, n = -1;
+
+	pthread_mutex_lock(&module_lock);
+	if (module_trusted(module_get_dir(), why, sizeof why))
+		n = scandir(module_get_dir(), &names, module_filter, alphasort);
+	pthread_mutex_unlock(&module_lock);
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(names[i]->d_name) - 3;
+
+		memcpy(name, names[i]->d_name, len);
+		name[len] = '\0';
+		if (module_name_ok(name))
+			fn(name, arg);
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+}
+
+/*
  * Register every NAME.so of the directory, in name order so that the
  * scheduler list reads the same on every start.  A module that fails is
  * logged (by module_do_load) and skipped.

@@ -170,7 +170,7 @@ static void test_failinit(void)
 	CHECK_EQ(elv_switch(q, failinit), -ENOMEM);
 	CHECK(queue_elevator_type(q) == elv_noop());
 	/* Through the control-file path too: an error, nothing changes. */
-	CHECK(elv_store(q, "failinit\n", 9, why, sizeof why) < 0);
+	CHECK_EQ(elv_store(q, "failinit", 8, why, sizeof why), -ENOMEM);
 	CHECK(queue_elevator_type(q) == elv_noop());
 	/* The queue still works, in FIFO order. */
 	queue_submit(q, h_io(2, ELV_READ, 2, 0, 4096, 300));
