@@ -407,6 +407,14 @@ static char *config_absolute(const char *name, const char *path, char *err,
 	return abs;
 }
 
+/* Whether -o gave the setting called name. */
+static bool config_given(const struct config *cfg, const char *name)
+{
+	const struct config_setting *s = config_find(name, strlen(name));
+
+	return s != NULL && (cfg->given & CONFIG_BIT(s));
+}
+
 int config_log_level(const struct config *cfg)
 {
 	/* -d means "log everything" unless -o log= says otherwise. */
@@ -841,13 +849,6 @@ static void config_table_free(cfg_opt_t *opts)
 	free(opts);
 }
 
-bool config_given(const struct config *cfg, const char *name)
-{
-	const struct config_setting *s = config_find(name, strlen(name));
-
-	return s != NULL && (cfg->given & CONFIG_BIT(s));
-}
-
 bool config_named(const struct config *cfg, const char *name)
 {
 	const struct config_setting *s = config_find(name, strlen(name));
@@ -998,9 +999,10 @@ nomem:
 	return -1;
 }
 
-int64_t config_tunable_value(const struct config *cfg,
-			     const struct elevator_type *type,
-			     const struct elv_tunable *t)
+/* The file's tunable value for t, or the built-in default. */
+static int64_t config_tunable_value(const struct config *cfg,
+				    const struct elevator_type *type,
+				    const struct elv_tunable *t)
 {
 	const struct elv_tunable_value *ct;
 

@@ -145,8 +145,6 @@ struct config {
 };
 /* Built-in defaults; -ENOMEM. */
 int config_init(struct config *cfg);
-/* Whether -o gave the setting called name. */
-bool config_given(const struct config *cfg, const char *name);
 /* Whether -o or the file gave it (else it is the built-in default). */
 bool config_named(const struct config *cfg, const char *name);
 /* The syslog level to log at: log, or debug under -d. */
@@ -165,10 +163,6 @@ int config_load(struct config *cfg, char *err, size_t size);
 /* Reload: a fresh config from cur's -o options and the file re-read. */
 int config_reload(const struct config *cur, struct config *next, char *err,
 		  size_t size);
-/* The file's tunable value for t, or the built-in default. */
-int64_t config_tunable_value(const struct config *cfg,
-			     const struct elevator_type *type,
-			     const struct elv_tunable *t);
 /* SIGHUP: apply to q what next changes from cur (or log that it waits
  * for the next mount); what was applied moves into cur. */
 void config_reload_apply(struct config *cur, struct config *next,

@@ -162,7 +162,6 @@ enum {
  * and anything unknown are best-effort, as in the kernel's
  * ioprio_class_to_prio.  Inline: it needs nothing of the host.
  */
-#define ELV_IOPRIO_NR_CLASSES 3
 static inline unsigned elv_ioprio_class_index(int ioprio)
 {
 	switch (IOSCHED_IOPRIO_CLASS(ioprio)) {
