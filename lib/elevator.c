@@ -267,18 +267,26 @@ int elv_tunable_get(struct elevator_queue *eq, const char *name,
 	return 0;
 }
 
-int elv_tunable_set(struct elevator_queue *eq, const char *name,
-		    int64_t value)
+/* Whether value may be set in t: 0, -ENOENT, -EACCES or -ERANGE. */
+static int elv_tunable_settable(const struct elv_tunable *t, int64_t value)
 {
-	const struct elv_tunable *t = elv_tunable_find(eq->type, name);
-	int ret;
-
 	if (t == NULL)
 		return -ENOENT;
 	if (t->flags & ELV_TUNABLE_READONLY)
 		return -EACCES;
 	if (value < t->min || value > t->max)
-		return -EINVAL;
+		return -ERANGE;
+	return 0;
+}
+
+int elv_tunable_set(struct elevator_queue *eq, const char *name,
+		    int64_t value)
+{
+	const struct elv_tunable *t = elv_tunable_find(eq->type, name);
+	int ret = elv_tunable_settable(t, value);
+
+	if (ret != 0)
+		return ret == -ERANGE ? -EINVAL : ret;
 	if (t->store == NULL) {
 		*elv_tunable_slot(eq, t) = value;
 		return 0;
@@ -323,14 +331,10 @@ int elv_tunable_default_set(const struct elevator_type *type,
 			    const char *name, int64_t value)
 {
 	const struct elv_tunable *t = elv_tunable_find(type, name);
-	int ret;
+	int ret = elv_tunable_settable(t, value);
 
-	if (t == NULL)
-		return -ENOENT;
-	if (t->flags & ELV_TUNABLE_READONLY)
-		return -EACCES;
-	if (value < t->min || value > t->max)
-		return -ERANGE;
+	if (ret != 0)
+		return ret;
 	pthread_mutex_lock(&elv_lock);
 	ret = elv_tunable_value_put(&elv_overrides, type, t, value);
 	pthread_mutex_unlock(&elv_lock);

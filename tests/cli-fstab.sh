@@ -34,12 +34,7 @@ check_mounted() { # HOW
 	assert_eq hello "$(cat "$MNT/f")" "$1: content read through the mount"
 
 	umount "$MNT" || fail "$1: umount failed"
-	i=0
-	while kill -0 "$DAEMON_PID" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 200 ] || fail "$1: daemon did not exit within 10 s of umount"
-		sleep 0.05
-	done
+	wait_daemon_exit "$1: umount"
 	syslog_exited "$DAEMON_PID"
 	DAEMON_PID=
 }

@@ -45,12 +45,7 @@ for sig in TERM INT; do
 	for k in 1 2 3; do eval "a0_$k=\$(cat "\$T/acked$k")"; done
 	exec 3<"$MNT/.control/stats" 4<"$MNT/.control/scheduler" 5<"$MNT"
 	kill -s "$sig" "$DAEMON_PID"
-	i=0
-	while kill -0 "$DAEMON_PID" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 200 ] || fail "SIG$sig: daemon still running after 10 s"
-		sleep 0.05
-	done
+	wait_daemon_exit "SIG$sig"
 	st=0; wait "$DAEMON_PID" || st=$?
 	DAEMON_PID=
 	exec 3<&- 4<&- 5<&-

@@ -36,12 +36,7 @@ grep -q '\[cfq\]' "$MNT/.control/scheduler" || fail "cfq not active"
 # SIGHUP re-reads etc/rel.conf, not /etc/rel.conf.
 printf 'scheduler = cfq\nnr_requests = 32\n' >"$T/etc/rel.conf"
 kill -HUP "$DAEMON_PID"
-i=0
-until [ "$(cat "$MNT/.control/nr_requests")" = 32 ]; do
-	i=$((i + 1))
-	[ $i -lt 200 ] || fail "nr_requests not reloaded: $(cat "$MNT/.control/nr_requests")"
-	sleep 0.05
-done
+wait_line "$MNT/.control/nr_requests" '^32$'
 
 # SIGTERM: the daemon unmounts "mnt", which must mean $MNT.
 kill -TERM "$DAEMON_PID"

@@ -47,12 +47,7 @@ check_mounted() { # HOW SCHEDULER
 		fail "$1: not $2: $(cat "$MNT/.control/scheduler")"
 	assert_eq hello "$(cat "$MNT/f")" "$1: read through the mount"
 	umount "$MNT" || fail "$1: umount failed"
-	i=0
-	while kill -0 "$DAEMON_PID" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 200 ] || fail "$1: daemon still running after umount"
-		sleep 0.05
-	done
+	wait_daemon_exit "$1: umount"
 	syslog_exited "$DAEMON_PID"
 	DAEMON_PID=
 }

@@ -197,7 +197,7 @@ syslog_none() {
 
 # syslog_wait PATTERN: wait until a line matching PATTERN (grep -E) has
 # reached $SYSLOG.
-syslog_wait() { wait_for "'$1' in syslog" grep -Eq -- "$1" "$SYSLOG"; }
+syslog_wait() { wait_line "$SYSLOG" "$1"; }
 
 # syslog_exited PID: the daemonized PID logged its mount, then its exit
 # with status 0, and nothing at error severity or worse.
@@ -251,6 +251,12 @@ wait_for() {
 		sleep 0.05
 	done
 }
+
+# wait_line FILE ERE: wait_for a line of FILE that matches ERE.
+wait_line() { wait_for "/$2/ in $1" grep -Eqs -- "$2" "$1"; }
+
+# gone PID: whether process PID has exited (for wait_for).
+gone() { ! kill -0 "$1" 2>/dev/null; }
 
 # Compare the mount with the backing directory: same names, same contents.
 compare_trees() {

@@ -154,13 +154,11 @@ kill -0 "$DAEMON_PID" || fail "the daemon died at its descriptor limit"
 # inodes (the daemon holds a descriptor for each inode the kernel caches,
 # so a walk over more files than the limit needs the limit raised), small
 # operations work again under the same limit.
-i=0
-until [ "$(cat "$MNT/tree/d9/f99" 2>/dev/null)" = 9/99 ]; do
-	i=$((i + 1))
-	[ $i -lt 50 ] || fail "still no descriptors 5 s after closing"
+readable() {
 	echo 3 >/proc/sys/vm/drop_caches
-	sleep 0.1
-done
+	[ "$(cat "$MNT/tree/d9/f99" 2>/dev/null)" = 9/99 ]
+}
+wait_for "descriptors again after closing" readable
 echo recovered >"$MNT/after" || fail "creating a file after the shortage"
 assert_eq recovered "$(cat "$MNT/after")" "reading a new file after the shortage"
 prlimit --pid "$DAEMON_PID" --nofile="$nofile": || fail "prlimit back"
