@@ -34,24 +34,6 @@ opts="$opts,module_dir=$MODULE_DIR,config=$EMPTY_CONF"
 printf '%s %s fuse.fuse-iosched %s,scheduler=deadline 0 0\n' \
 	"$BACKING" "$MNT" "$opts" >"$T/fstab"
 
-check_mounted() { # HOW SCHEDULER
-	mountpoint -q "$MNT" || fail "$1: not mounted"
-	DAEMON_PID=$(pgrep -f -- "fuse-iosched.* $MNT" | head -n 1 || true)
-	[ -n "$DAEMON_PID" ] || fail "$1: no daemon for $MNT"
-	entry=$(grep " $MNT " /proc/mounts)
-	case $entry in
-	*" fuse.fuse-iosched "*nosuid*nodev*) ;;
-	*) fail "$1: /proc/mounts says: $entry" ;;
-	esac
-	grep -q "\[$2\]" "$MNT/.control/scheduler" ||
-		fail "$1: not $2: $(cat "$MNT/.control/scheduler")"
-	assert_eq hello "$(cat "$MNT/f")" "$1: read through the mount"
-	umount "$MNT" || fail "$1: umount failed"
-	wait_daemon_exit "$1: umount"
-	syslog_exited "$DAEMON_PID"
-	DAEMON_PID=
-}
-
 timeout 20 mount -T "$T/fstab" "$MNT" >>"$LOG" 2>&1 </dev/null ||
 	fail "mount -T fstab MOUNTPOINT failed: $(cat "$LOG")"
 check_mounted "mount MOUNTPOINT" deadline

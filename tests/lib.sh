@@ -38,6 +38,9 @@ MNT=$T/mnt
 LOG=$T/daemon.log
 DAEMON_PID=
 mkdir -p "$BACKING" "$MNT"
+# The Python helpers of tests/lib.py, for the tests' inline Python.
+PYTHONPATH=$top_srcdir/tests${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONPATH
 # A configuration file with nothing in it: the built-in defaults only.
 EMPTY_CONF=$T/empty.conf
 : >"$EMPTY_CONF"
@@ -257,6 +260,28 @@ wait_line() { wait_for "/$2/ in $1" grep -Eqs -- "$2" "$1"; }
 
 # gone PID: whether process PID has exited (for wait_for).
 gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# check_mounted HOW SCHEDULER: MNT, mounted by mount(8) (HOW, for the
+# messages), is fuse-iosched's with nosuid and nodev, runs SCHEDULER and
+# reads BACKING/f ("hello"); then umount, and the daemon exits cleanly
+# (syslog_exited: the test captures syslog).
+check_mounted() {
+	mountpoint -q "$MNT" || fail "$1: not mounted"
+	DAEMON_PID=$(pgrep -f -- "fuse-iosched.* $MNT" | head -n 1 || true)
+	[ -n "$DAEMON_PID" ] || fail "$1: no daemon for $MNT"
+	entry=$(grep " $MNT " /proc/mounts)
+	case $entry in
+	*" fuse.fuse-iosched "*nosuid*nodev*) ;;
+	*) fail "$1: /proc/mounts says: $entry" ;;
+	esac
+	grep -q "\[$2\]" "$MNT/.control/scheduler" ||
+		fail "$1: not $2: $(cat "$MNT/.control/scheduler")"
+	assert_eq hello "$(cat "$MNT/f")" "$1: read through the mount"
+	umount "$MNT" || fail "$1: umount failed"
+	wait_daemon_exit "$1: umount"
+	syslog_exited "$DAEMON_PID"
+	DAEMON_PID=
+}
 
 # Compare the mount with the backing directory: same names, same contents.
 compare_trees() {
