@@ -4,14 +4,11 @@
 # environment (a PATH of system directories only), so the uninstalled
 # binary is reached two ways: mount -t fuse PROGRAM#BACKING, and the
 # fuse.fuse-iosched type handed to mount.fuse3 directly, as mount(8) does.
-# Each daemon's syslog is captured (lib.sh: syslog_start) and must show its
-# mount and an exit with status 0.
+# Each daemon's syslog is captured (lib.sh: fstab_start) and must show its
+# mount and an exit with status 0 (check_mounted).
 SYSLOG_CAPTURE=yes
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
-require_root
-require mount umount pgrep
-syslog_start
-[ -x /sbin/mount.fuse3 ] || skip_env "needs /sbin/mount.fuse3"
+fstab_start
 require_module "$MODULE_DIR" deadline
 
 echo hello >"$BACKING/f"

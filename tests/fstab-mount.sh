@@ -10,14 +10,11 @@ if [ -z "${FSTAB_TEST_NS:-}" ]; then
 	command -v unshare >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] &&
 	FSTAB_TEST_NS=1 exec unshare -m --propagation private bash "$0" "$@"
 fi
-# Each daemon's syslog is captured (lib.sh: syslog_start) and must show its
-# mount and an exit with status 0.
+# Each daemon's syslog is captured (lib.sh: fstab_start) and must show its
+# mount and an exit with status 0 (check_mounted).
 SYSLOG_CAPTURE=yes
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
-require_root
-require mount umount pgrep
-syslog_start
-[ -x /sbin/mount.fuse3 ] || skip_env "needs /sbin/mount.fuse3"
+fstab_start
 require_module "$MODULE_DIR" cfq
 require_module "$MODULE_DIR" deadline
 

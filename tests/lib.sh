@@ -261,6 +261,15 @@ wait_line() { wait_for "/$2/ in $1" grep -Eqs -- "$2" "$1"; }
 # gone PID: whether process PID has exited (for wait_for).
 gone() { ! kill -0 "$1" 2>/dev/null; }
 
+# fstab_start: what mounting by mount(8) needs (root, mount(8) and
+# mount.fuse3), and the daemons' syslog captured (SYSLOG_CAPTURE=yes).
+fstab_start() {
+	require_root
+	require mount umount pgrep
+	syslog_start
+	[ -x /sbin/mount.fuse3 ] || skip_env "needs /sbin/mount.fuse3"
+}
+
 # check_mounted HOW SCHEDULER: MNT, mounted by mount(8) (HOW, for the
 # messages), is fuse-iosched's with nosuid and nodev, runs SCHEDULER and
 # reads BACKING/f ("hello"); then umount, and the daemon exits cleanly
