@@ -4,7 +4,7 @@
 # not know, a missing BACKING, a metrics port in use or a metrics address
 # that does not resolve.  Neither mounts (the mount fails before).
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
-[ -e "$MODULE_DIR/deadline.so" ] || skip "the deadline module is not built"
+require_module "$MODULE_DIR" deadline
 
 base="module_dir=$MODULE_DIR,config=$EMPTY_CONF"
 # same WHAT BACKING OPTIONS...: --print-config and a mount fail alike.

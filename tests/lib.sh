@@ -233,6 +233,21 @@ stat_of() {
 		if ($i == f) print $(i + 1) }' "$MNT/.control/stats"
 }
 
+# stats_settled WHEN: after WHEN, every read and write request was
+# answered and accounted for: some counted, all completed, none queued or
+# in flight, no errors.
+stats_settled() {
+	for _d in read write; do
+		_req=$(stat_of $_d requests)
+		[ "${_req:-0}" -gt 0 ] || fail "no $_d requests counted"
+		assert_eq "$_req" "$(stat_of $_d completed)" \
+			"$_d completed == requests"
+		assert_eq 0 "$(stat_of $_d in_flight)" "$_d in_flight after $1"
+		assert_eq 0 "$(stat_of $_d queued)" "$_d queued after $1"
+		assert_eq 0 "$(stat_of $_d errors)" "$_d errors"
+	done
+}
+
 # switches: the mount's scheduler switches so far.
 switches() { awk '$1 == "switches" { print $2 }' "$MNT/.control/stats"; }
 
