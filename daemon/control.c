@@ -6,7 +6,7 @@
  *   .control/scheduler	  rw  "noop [deadline]"; write a name to switch
  *   .control/nr_requests  rw  queue depth limit
  *   .control/stats	  ro  per-direction counters
- *   .control/trace	  ro  request events as they happen (trace.c)
+ *   .control/trace	  ro  request events, for the owner only (trace.c)
  *   .control/iosched/	  the active scheduler's tunables, rw files
  *   .control/backing_io  ro  auto, direct or buffered (backing.c)
  *   .control/backing_device ro  the block device under BACKING, its
@@ -422,7 +422,7 @@ static const struct control_node control_nodes[] = {
 	  control_backing_io_show, NULL },
 	{ "backing_device", CONTROL_INO_BACKING_DEVICE, S_IFREG | 0444,
 	  control_backing_device_show, NULL },
-	{ "trace", CONTROL_INO_TRACE, S_IFREG | 0444, NULL, NULL },
+	{ "trace", CONTROL_INO_TRACE, S_IFREG | 0400, NULL, NULL },
 	/* Others' file names and errors: the owner's (default_permissions). */
 	{ "log", CONTROL_INO_LOG, S_IFREG | 0400, control_log_show, NULL },
 	{ "pid", CONTROL_INO_PID, S_IFREG | 0444, control_pid_show, NULL },
@@ -546,7 +546,10 @@ static const struct control_node *control_find(const char *name)
 	return NULL;
 }
 
-/* Only the user who mounted, or root, may change anything. */
+/*
+ * Only the user who mounted, or root, may change anything, or open the
+ * trace: it shows every user's offsets and process names.
+ */
 static bool control_may_write(fuse_req_t req)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
@@ -730,12 +733,13 @@ static void control_file_free(struct control_file *f)
 /*
  * Each open is a reader; the kernel must neither cache nor seek.  No
  * flush on close: a reader ended by the daemon stopping closes after the
- * session is gone, and close(2) must not fail then.
+ * session is gone, and close(2) must not fail then.  The mode (0400) has
+ * the kernel refuse others first, but not a caller with CAP_DAC_OVERRIDE.
  */
 static void control_open_trace(fuse_req_t req, struct fuse_file_info *fi)
 {
 	struct trace_reader *r;
-	int err = trace_open(&r);
+	int err = control_may_write(req) ? trace_open(&r) : -EACCES;
 
 	if (err != 0) {
 		fuse_reply_err(req, -err);

@@ -198,6 +198,11 @@ void fs_fd_report(void);
 void fs_fd_exit(void);
 /* inode's descriptor, pinned until fs_fd_put; or -errno (ESTALE: gone). */
 int fs_fd_get(struct inode *inode);
+/* inode's descriptor, pinned, if it has one open; else -1 (never opens). */
+int fs_fd_get_open(struct inode *inode);
+/* Give inode (not the root) fd, reopened and checked to be its backing
+ * inode; the descriptor it has, pinned (fd, or another thread's). */
+int fs_fd_install(struct inode *inode, int fd);
 void fs_fd_put(struct inode *inode);
 /* A new inode's first descriptor; call under the inode table mutex. */
 void fs_fd_adopt(struct inode *inode, int fd);
@@ -228,7 +233,8 @@ void fs_inode_unref(struct inode *inode, uint64_t n);
 void fs_inode_proc_path(int fd, char *buf);
 /* Open inode's backing inode with flags; fd or -errno. */
 int fs_inode_reopen(struct inode *inode, int flags);
-/* Open inode through its parent's descriptor and name; fd or -errno. */
+/* Open inode through its nearest ancestor with a descriptor and the
+ * names below it; fd or -errno. */
 int fs_inode_reopen_by_name(struct inode *inode);
 /* parent/name was renamed to newparent/newname: follow it. */
 void fs_inode_renamed(struct inode *newparent, int newparent_fd,

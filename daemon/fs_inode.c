@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,35 +267,81 @@ void fs_inode_unref(struct inode *inode, uint64_t n)
 }
 
 /*
- * Reach inode through its parent's descriptor and the name it was last
- * known by, for when its own descriptor was closed and no file handle
- * serves.  The parent is held by a reference meanwhile: a rename may
- * change inode->parent under us.
+ * Reach inode through the nearest ancestor that still has a descriptor,
+ * then down by the names each inode on the way was last known by, for
+ * when its own descriptor was closed and no file handle serves.  Done in
+ * a loop, not by reopening the parent first: a tree can be deeper than
+ * any stack (one frame per level once crashed the daemon at 130,000
+ * levels).  The ancestors on the way are held by a reference meanwhile,
+ * since a rename may change their parents; each step must reach the
+ * inode it names (ESTALE otherwise, as fs_fd_reopen checks the last) and
+ * keeps its descriptor, so that the next reopen below starts there.
  */
 int fs_inode_reopen_by_name(struct inode *inode)
 {
-	struct inode *parent;
-	char *name;
-	int pfd, fd;
+	struct inode **chain = NULL, **grown, *top = NULL, *a;
+	size_t n = 0, size = 0, i;
+	char name[NAME_MAX + 1];
+	struct stat st;
+	int fd = -ESTALE, next;
 
 	pthread_mutex_lock(&table_lock);
-	parent = inode->parent;
-	name = parent != NULL ? strdup(inode->name) : NULL;
-	if (name != NULL)
-		parent->nlookup++;
+	for (a = inode->parent; a != NULL; a = a->parent) {
+		fd = fs_fd_get_open(a);
+		if (fd >= 0) {
+			top = a;
+			top->nlookup++;
+			break;
+		}
+		fd = -ESTALE;	/* until an ancestor with one is found */
+		if (n == size) {
+			size = size != 0 ? 2 * size : 16;
+			grown = realloc(chain, size * sizeof *chain);
+			if (grown == NULL) {
+				fd = -ENOMEM;
+				break;
+			}
+			chain = grown;
+		}
+		chain[n++] = a;
+		a->nlookup++;
+	}
 	pthread_mutex_unlock(&table_lock);
-	if (name == NULL)
-		return parent != NULL ? -ENOMEM : -ESTALE;
-	pfd = fs_fd_get(parent);
-	if (pfd >= 0) {
-		fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd == -1)
-			fd = -errno;
-		fs_fd_put(parent);
-	} else
-		fd = pfd;
-	fs_inode_unref(parent, 1);
-	free(name);
+
+	/* chain[n - 1] is top's child, chain[0] inode's parent; a is the
+	 * inode whose descriptor fd is, pinned. */
+	for (a = top, i = n; fd >= 0 && i-- > 0; a = chain[i]) {
+		pthread_mutex_lock(&table_lock);
+		snprintf(name, sizeof name, "%s", chain[i]->name);
+		pthread_mutex_unlock(&table_lock);
+		next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+			      O_CLOEXEC);
+		if (next == -1) {
+			next = errno == ENOENT ? -ESTALE : -errno;
+		} else if (fstat(next, &st) == -1 ||
+			   st.st_dev != chain[i]->dev ||
+			   st.st_ino != chain[i]->ino) {
+			close(next);
+			next = -ESTALE;
+		} else {
+			next = fs_fd_install(chain[i], next);
+		}
+		fs_fd_put(a);
+		fd = next;
+	}
+	if (fd >= 0) {
+		pthread_mutex_lock(&table_lock);
+		snprintf(name, sizeof name, "%s", inode->name);
+		pthread_mutex_unlock(&table_lock);
+		next = openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		fd = next >= 0 ? next : -errno;
+		fs_fd_put(a);
+	}
+	if (top != NULL)
+		fs_inode_unref(top, 1);
+	for (i = 0; i < n; i++)
+		fs_inode_unref(chain[i], 1);
+	free(chain);
 	return fd;
 }
 
