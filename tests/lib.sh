@@ -270,6 +270,19 @@ wait_for() {
 	done
 }
 
+# fails_with ERRTEXT WHERE CMD: CMD (one string, split on blanks) fails
+# within 10 s, with ERRTEXT (strerror's words) in what it says.
+fails_with() {
+	_st=0
+	_out=$(timeout 10 $3 2>&1 >/dev/null) || _st=$?
+	[ "$_st" -ne 124 ] || fail "'$3' hangs $2"
+	[ "$_st" -ne 0 ] || fail "'$3' succeeded $2"
+	case $_out in
+	*"$1"*) ;;
+	*) fail "'$3' $2: '$_out', not '$1'" ;;
+	esac
+}
+
 # wait_line FILE ERE: wait_for a line of FILE that matches ERE.
 wait_line() { wait_for "/$2/ in $1" grep -Eqs -- "$2" "$1"; }
 
