@@ -248,6 +248,38 @@ stats_settled() {
 	done
 }
 
+# scheduler_listed NAME: whether .control/scheduler lists NAME.
+scheduler_listed() {
+	tr -d '[]' <"$MNT/.control/scheduler" | tr ' ' '\n' | grep -qx "$1"
+}
+
+# write_errno FILE VALUE: one write(2) of "VALUE\n" to FILE; prints "ok",
+# or the errno name it failed with.
+write_errno() {
+	python3 - "$1" "$2" <<'PY'
+import errno, os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+try:
+    os.write(fd, sys.argv[2].encode() + b"\n")
+    print("ok")
+except OSError as e:
+    print(errno.errorcode[e.errno])
+finally:
+    os.close(fd)
+PY
+}
+
+# io_works WHAT: 512 KiB written through the mount reach the backing
+# file and read back the same with the page cache dropped.
+io_works() {
+	dd if=/dev/urandom of="$T/io.data" bs=64k count=8 status=none
+	dd if="$T/io.data" of="$MNT/io" bs=16k conv=fsync status=none ||
+		fail "$1: write failed"
+	cmp "$T/io.data" "$BACKING/io" || fail "$1: backing file differs"
+	echo 3 >/proc/sys/vm/drop_caches
+	cmp "$T/io.data" "$MNT/io" || fail "$1: read back differs"
+}
+
 # switches: the mount's scheduler switches so far.
 switches() { awk '$1 == "switches" { print $2 }' "$MNT/.control/stats"; }
 
