@@ -317,3 +317,41 @@ void pq_test_fifo_expiry(const struct elevator_type *type)
 	at = pq_fifo_case(type, ELV_WRITE, 100);
 	CHECK(at >= 100 && at < 350);
 }
+
+void pq_idle_window(struct queue *q)
+{
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1002, BE(4), 900000);
+	CHECK_STR(h_order(q, 0), "1");
+	CHECK_EQ(h_wakeup_ns, 8 * H_MS);
+	h_now = 3 * H_MS;
+	pq_rd(q, 3, 1001, BE(4), 108);
+	CHECK_STR(h_order(q, 0), "3");
+	/* Waiting again until 11 ms; the 8 ms timer finds it still on. */
+	h_fire(q);
+	CHECK_EQ(h_now, 8 * H_MS);
+	CHECK_STR(h_order(q, 0), "");
+	CHECK_EQ(h_wakeup_ns, 11 * H_MS);
+	h_now = 11 * H_MS - 1;
+	CHECK_STR(h_order(q, 0), "");
+	/* Timed out: the other process gets the device. */
+	h_fire(q);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(3);
+}
+
+const char *pq_no_idle_order(struct queue *q)
+{
+	const char *order;
+	unsigned w;
+
+	h_set_tunable(q, "slice_idle", 0);
+	h_now = 500 * H_MS;
+	w = h_wakeups;
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1002, BE(4), 900000);
+	order = h_order(q, 0);
+	CHECK_EQ(h_wakeups, w);
+	CHECK_DONE(2);
+	return order;
+}

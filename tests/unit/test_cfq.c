@@ -699,39 +699,13 @@ static void test_idle_class_quiet(void)
 static void test_idle_window(void)
 {
 	struct queue *q = cfq_queue();
-	unsigned w;
 
-	pq_rd(q, 1, 1001, BE(4), 100);
-	pq_rd(q, 2, 1002, BE(4), 900000);
-	CHECK_STR(h_order(q, 0), "1");
-	CHECK_EQ(h_wakeup_ns, 8 * H_MS);
-	h_now = 3 * H_MS;
-	pq_rd(q, 3, 1001, BE(4), 108);
-	CHECK_STR(h_order(q, 0), "3");
-	/* Waiting again until 11 ms; the 8 ms timer finds it still on. */
-	h_fire(q);
-	CHECK_EQ(h_now, 8 * H_MS);
-	CHECK_STR(h_order(q, 0), "");
-	CHECK_EQ(h_wakeup_ns, 11 * H_MS);
-	h_now = 11 * H_MS - 1;
-	CHECK_STR(h_order(q, 0), "");
-	h_fire(q);
-	CHECK_STR(h_order(q, 0), "2");
-	CHECK_DONE(3);
+	pq_idle_window(q);
 	CHECK_EQ(h_counter(q, "arm_idle"), 3);
 	CHECK_EQ(h_counter(q, "idle_hit"), 1);
 	CHECK_EQ(h_counter(q, "expired_idle_timer"), 1);
 	CHECK_EQ(h_counter(q, "expired_slice_used"), 0);
-
-	/* With slice_idle 0, no waiting at all. */
-	h_set_tunable(q, "slice_idle", 0);
-	h_now = 500 * H_MS;
-	w = h_wakeups;
-	pq_rd(q, 1, 1001, BE(4), 100);
-	pq_rd(q, 2, 1002, BE(4), 900000);
-	CHECK_STR(h_order(q, 0), "1 2");
-	CHECK_EQ(h_wakeups, w);
-	CHECK_DONE(2);
+	CHECK_STR(pq_no_idle_order(q), "1 2");
 	queue_free(q);
 }
 
