@@ -722,9 +722,7 @@ static int config_setting_cb(cfg_t *c, cfg_opt_t *opt)
 	if (ret == 0 && s->type == CONFIG_NAME && elv_find(value) == NULL) {
 		char names[512];
 
-		if (elv_list_names(names, sizeof names, NULL) < 0)
-			names[0] = '\0';
-		names[strcspn(names, "\n")] = '\0';
+		elv_available(names, sizeof names);
 		snprintf(why, sizeof why, "scheduler=%s: no such scheduler "
 			 "(available: %.300s)", shown, names);
 		ret = -1;

@@ -131,6 +131,13 @@ int elv_list_names(char *buf, size_t size, const char *active)
 	return (int)len;
 }
 
+void elv_available(char *buf, size_t size)
+{
+	if (elv_list_names(buf, size, NULL) < 0)
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
 /* The listing of elv_show, as the module directory's names come. */
 struct elv_show_list {
 	char *buf;

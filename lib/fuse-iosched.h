@@ -397,6 +397,8 @@ int queue_with_elevator(struct queue *q,
 bool elv_name_valid(const char *name, size_t len);
 /* "noop deadline\n", with the active one (if any) in brackets. */
 int elv_list_names(char *buf, size_t size, const char *active);
+/* The same without brackets or newline, for a message ("" if too long). */
+void elv_available(char *buf, size_t size);
 int elv_register(const struct elevator_type *type, const char *origin);
 void elv_unregister_all(void);
 const struct elevator_type *elv_find(const char *name);

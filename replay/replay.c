@@ -145,27 +145,23 @@ static int replay_option(struct replay_main *m, char *opts)
 }
 
 /* Every registered scheduler, in the registry's order. */
-static int replay_all_types(struct replay_main *m)
+static void replay_all_types(struct replay_main *m)
 {
-	char names[4096], *name, *save;
+	const struct elevator_type *type;
 
-	if (elv_list_names(names, sizeof names, NULL) < 0)
-		return -1;
-	for (name = strtok_r(names, " \n", &save); name != NULL;
-	     name = strtok_r(NULL, " \n", &save)) {
-		if (m->nr_types == REPLAY_MAX_SCHEDS)
-			break;
-		m->types[m->nr_types++] = elv_find(name);
-	}
-	return 0;
+	while (m->nr_types < REPLAY_MAX_SCHEDS &&
+	       (type = elv_nth(m->nr_types)) != NULL)
+		m->types[m->nr_types++] = type;
 }
 
 static int replay_pick_types(struct replay_main *m)
 {
 	char *list, *name, *save;
 
-	if (m->scheds == NULL)
-		return replay_all_types(m);
+	if (m->scheds == NULL) {
+		replay_all_types(m);
+		return 0;
+	}
 	list = strdup(m->scheds);
 	if (list == NULL)
 		return -1;
