@@ -144,6 +144,7 @@ struct inode {
 	 */
 	int dio_used;
 	pthread_rwlock_t dio_lock;
+	int writers;		/* atomic: open files with write access */
 };
 
 /* struct fs is the FUSE userdata; fuse_req_userdata(req) returns it. */
@@ -154,6 +155,7 @@ struct fs {
 	uid_t owner_uid;	/* who mounted: may write .control */
 	gid_t owner_gid;
 	bool as_root;		/* act with callers' credentials on create */
+	bool dont_mask;		/* the kernel leaves the umask to us */
 	struct queue *queue;
 	struct dispatch *dispatch;
 	struct timer *timer;
@@ -189,6 +191,14 @@ void fs_inode_write_failed(struct fs *fs, struct inode *inode, int fd,
 /* fs_inode_wait_writes, then drop the kernel's pages if a writeback
  * failed since the last call. */
 void fs_inode_wait_writes_drop(struct fs *fs, struct inode *inode);
+/* A file of inode opened with open_flags was opened (n 1) or released
+ * (n -1): count it if it may write. */
+void fs_inode_writers_add(struct fs *fs, struct inode *inode, int open_flags,
+			  int n);
+/* May the kernel's page cache hold data of inode that BACKING lacks? */
+bool fs_inode_may_be_dirty(struct inode *inode);
+/* Make st, the backing file's, what the mount shows for inode. */
+void fs_inode_attr(struct inode *inode, struct stat *st);
 
 /* fs_fd.c: inode descriptors, at most a number the limit allows */
 /* Raise RLIMIT_NOFILE and size the set; after fs->root_fd is open. */
@@ -240,6 +250,9 @@ int fs_inode_reopen_by_name(struct inode *inode);
 void fs_inode_renamed(struct inode *newparent, int newparent_fd,
 		      const char *newname);
 bool fs_inode_is_control_name(fuse_ino_t parent, const char *name);
+/* The mode to create a child of the directory open as dfd (O_PATH) with,
+ * from the mode the kernel sent. */
+mode_t fs_inode_create_mode(fuse_req_t req, int dfd, mode_t mode);
 void fs_inode_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
 void fs_inode_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup);
 void fs_inode_forget_multi(fuse_req_t req, size_t count,

@@ -20,6 +20,8 @@ static int fs_attr_stat(struct inode *inode, struct stat *st)
 		return -fd;
 	if (fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 		err = errno;
+	else
+		fs_inode_attr(inode, st);
 	fs_fd_put(inode);
 	return err;
 }

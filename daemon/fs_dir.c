@@ -89,6 +89,8 @@ static void fs_dir_make(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_reply_err(req, -fd);
 		return;
 	}
+	if (kind != FS_DIR_SYMLINK)
+		mode = fs_inode_create_mode(req, fd, mode);
 	err = cred_enter(req, &cred);
 	if (err) {
 		fs_fd_put(dir);
