@@ -179,16 +179,16 @@ const char *h_order(struct queue *q, unsigned max)
 	return buf;
 }
 
-const struct elevator_type *h_load(const char *env, const char *subdir,
-				   const char *name)
+const struct elevator_type *h_load(const char *name)
 {
-	const char *dir = getenv(env), *top = getenv("top_builddir");
+	const char *dir = getenv("MODULE_DIR"), *top = getenv("top_builddir");
+	const struct elevator_type *type;
 	char buf[4096];
 	int err;
 
 	if (dir == NULL || *dir == '\0') {
-		snprintf(buf, sizeof buf, "%s/%s", top != NULL ? top : ".",
-			 subdir);
+		snprintf(buf, sizeof buf, "%s/schedulers/.libs",
+			 top != NULL ? top : ".");
 		dir = buf;
 	}
 	module_set_dir(dir);
@@ -198,7 +198,12 @@ const struct elevator_type *h_load(const char *env, const char *subdir,
 			strerror(-err));
 		exit(1);
 	}
-	return elv_find(name);
+	type = elv_find(name);
+	if (type == NULL) {
+		fprintf(stderr, "%s did not register\n", name);
+		exit(1);
+	}
+	return type;
 }
 
 static void h_sleep_ms(unsigned ms)

@@ -83,9 +83,11 @@ struct h_submitter *h_submit_start(struct queue *q, struct io *io);
 bool h_submitted(struct h_submitter *s, unsigned ms);
 void h_submit_join(struct h_submitter *s);
 
-/* Load scheduler name from $MODULE_DIR (or the build tree) and find it. */
-const struct elevator_type *h_load(const char *env, const char *subdir,
-				   const char *name);
+/*
+ * Load scheduler name from $MODULE_DIR (or the build tree's) and find it;
+ * exits the test if it cannot.
+ */
+const struct elevator_type *h_load(const char *name);
 /* Set a tunable of the active scheduler; exits the test on a bad name. */
 void h_set_tunable(struct queue *q, const char *name, int64_t value);
 /* The active scheduler's counter, as .control/stats shows it; a missing

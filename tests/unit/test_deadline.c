@@ -10,6 +10,7 @@
  * serving every class).
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "harness.h"
 
@@ -472,11 +473,7 @@ static void test_prio_drain(void)
 
 int main(void)
 {
-	deadline = h_load("MODULE_DIR", "schedulers/.libs", "deadline");
-	if (deadline == NULL) {
-		fprintf(stderr, "deadline did not register\n");
-		return 1;
-	}
+	deadline = h_load("deadline");
 	test_sorted();
 	test_sweep_wraps();
 	test_join_sweep();
