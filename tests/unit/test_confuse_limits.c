@@ -67,7 +67,8 @@ int main(void)
 	 * stream, and with comments kept as annotations.
 	 */
 	for (int i = 0; i < 3; i++) {
-		static const char text[] = "# one\n# two\n// three\nbogus = 1\n";
+		static const char text[] =
+			"# one\n# two\n// three\nbogus = 1\n";
 
 		if (confuse_parse(text, i == 1, i == 2 ? CFGF_COMMENTS : 0,
 				  &line) != CFG_PARSE_ERROR || line == 4) {
