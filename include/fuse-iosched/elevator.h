@@ -160,7 +160,7 @@ enum {
  * The class that applies to ioprio as an index, in order of precedence:
  * 0 real-time, 1 best-effort, 2 idle.  Class NONE (never set with ionice)
  * and anything unknown are best-effort, as in the kernel's
- * ioprio_class_to_prio.  Inline: it needs nothing of the host.
+ * ioprio_class_to_prio.  Inline: it needs nothing of the host (since 3.0).
  */
 static inline unsigned elv_ioprio_class_index(int ioprio)
 {
