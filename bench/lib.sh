@@ -270,6 +270,8 @@ save_counters() {
 
 # summarize ARG... <<'PY': run the Python summary on stdin, with ARGs in
 # sys.argv[1:], after the helpers the result tables share:
+#   fio_jobs(name)	NAME.json's (ext=) fio jobs, or None if unreadable
+#   fio_job(name)	its first job, or None if it is missing or failed
 #   fio_bw(name)		MiB/s read (ddir=) by NAME.json's first job, or None
 #   counters_delta(tag)	{counter: TAG-after minus TAG-before} (save_counters)
 #   median(xs)		None when xs is empty
@@ -281,18 +283,23 @@ import glob, json, os, statistics, sys
 
 RESULTS = os.environ["RESULTS"]
 
-def fio_jobs(name):
+def fio_jobs(name, ext=".json"):
     try:
-        text = open(os.path.join(RESULTS, name + ".json")).read()
+        text = open(os.path.join(RESULTS, name + ext)).read()
+        # fio may print warnings before the JSON.
         return json.loads(text[text.index("{"):])["jobs"]
     except (OSError, ValueError, KeyError):
         return None
 
-def fio_bw(name, ddir="read"):
+def fio_job(name):
     jobs = fio_jobs(name)
     if not jobs or jobs[0].get("error"):
         return None
-    return jobs[0][ddir]["bw"] / 1024.0
+    return jobs[0]
+
+def fio_bw(name, ddir="read"):
+    j = fio_job(name)
+    return None if j is None else j[ddir]["bw"] / 1024.0
 
 def read_counters(tag):
     try:

@@ -294,9 +294,7 @@ static const struct elevator_type *main_scheduler(struct config *cfg)
 	type = elv_find(cfg->scheduler);
 	if (type != NULL)
 		return type;
-	if (elv_list_names(names, sizeof names, NULL) < 0)
-		names[0] = '\0';
-	names[strcspn(names, "\n")] = '\0';
+	elv_available(names, sizeof names);
 	if (config_named(cfg, "scheduler")) {
 		char file[PATH_MAX + 64];
 		const char *why;

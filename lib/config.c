@@ -28,7 +28,8 @@
  *
  * libconfuse's lexer keeps global state and its callbacks carry no user
  * pointer, so parsing is serialized by config_parse_lock and the callbacks
- * find their context in config_ctx.
+ * find their context in config_ctx.  HACKING (on libconfuse) lists what
+ * else libconfuse cannot do; tests/unit/test_confuse_limits proves it.
  */
 #include <confuse.h>
 #include <errno.h>
@@ -410,6 +411,14 @@ static char *config_absolute(const char *name, const char *path, char *err,
 	return abs;
 }
 
+/* Whether -o gave the setting called name. */
+static bool config_given(const struct config *cfg, const char *name)
+{
+	const struct config_setting *s = config_find(name, strlen(name));
+
+	return s != NULL && (cfg->given & CONFIG_BIT(s));
+}
+
 int config_log_level(const struct config *cfg)
 {
 	/* -d means "log everything" unless -o log= says otherwise. */
@@ -720,9 +729,7 @@ static int config_setting_cb(cfg_t *c, cfg_opt_t *opt)
 	if (ret == 0 && s->type == CONFIG_NAME && elv_find(value) == NULL) {
 		char names[512];
 
-		if (elv_list_names(names, sizeof names, NULL) < 0)
-			names[0] = '\0';
-		names[strcspn(names, "\n")] = '\0';
+		elv_available(names, sizeof names);
 		snprintf(why, sizeof why, "scheduler=%s: no such scheduler "
 			 "(available: %.300s)", shown, names);
 		ret = -1;
@@ -742,7 +749,6 @@ static int config_tunable_cb(cfg_t *sec, cfg_opt_t *opt)
 	const struct elevator_type *type = elv_find(cfg_name(sec));
 	const char *value = cfg_opt_getnstr(opt, 0);
 	const struct elv_tunable *t;
-	struct config_tunable *ct;
 	char shown[LOG_VALUE_SIZE], why[CONFIG_ERR_MAX];
 	long long n;
 	char *end;
@@ -769,20 +775,8 @@ static int config_tunable_cb(cfg_t *sec, cfg_opt_t *opt)
 		return -1;
 	}
 	/* The last value in the file wins. */
-	for (ct = config_ctx.cfg->tunables; ct != NULL; ct = ct->next)
-		if (ct->t == t)
-			break;
-	if (ct == NULL) {
-		ct = calloc(1, sizeof *ct);
-		if (ct == NULL)
-			return -1;
-		ct->type = type;
-		ct->t = t;
-		ct->next = config_ctx.cfg->tunables;
-		config_ctx.cfg->tunables = ct;
-	}
-	ct->value = n;
-	return 0;
+	return elv_tunable_value_put(&config_ctx.cfg->tunables, type, t, n) ?
+	       -1 : 0;
 }
 
 /*
@@ -976,13 +970,6 @@ static void config_table_free(cfg_opt_t *opts)
 	free(opts);
 }
 
-bool config_given(const struct config *cfg, const char *name)
-{
-	const struct config_setting *s = config_find(name, strlen(name));
-
-	return s != NULL && (cfg->given & CONFIG_BIT(s));
-}
-
 bool config_named(const struct config *cfg, const char *name)
 {
 	const struct config_setting *s = config_find(name, strlen(name));
@@ -1133,11 +1120,12 @@ nomem:
 	return -1;
 }
 
-int64_t config_tunable_value(const struct config *cfg,
-			     const struct elevator_type *type,
-			     const struct elv_tunable *t)
+/* The file's tunable value for t, or the built-in default. */
+static int64_t config_tunable_value(const struct config *cfg,
+				    const struct elevator_type *type,
+				    const struct elv_tunable *t)
 {
-	const struct config_tunable *ct;
+	const struct elv_tunable_value *ct;
 
 	for (ct = cfg->tunables; ct != NULL; ct = ct->next)
 		if (ct->type == type && ct->t == t)
@@ -1147,7 +1135,7 @@ int64_t config_tunable_value(const struct config *cfg,
 
 int config_apply_tunables(const struct config *cfg, char *err, size_t size)
 {
-	const struct config_tunable *ct;
+	const struct elv_tunable_value *ct;
 	int ret;
 
 	elv_tunable_defaults_clear();
@@ -1459,7 +1447,7 @@ void config_reload_apply(struct config *cur, struct config *next,
 			 struct queue *q)
 {
 	struct config_tunable_change tc = { .cur = cur, .next = next };
-	struct config_tunable *swap;
+	struct elv_tunable_value *swap;
 	struct config_group *groups;
 
 	/*
@@ -1502,8 +1490,6 @@ void config_reload_apply(struct config *cur, struct config *next,
 
 void config_free(struct config *cfg)
 {
-	struct config_tunable *ct, *next;
-
 	config_free_values(cfg);
 	free(cfg->backing);
 	free(cfg->mountpoint);
@@ -1512,10 +1498,7 @@ void config_free(struct config *cfg)
 	for (unsigned i = 0; i < cfg->nr_opts; i++)
 		free(cfg->opts[i]);
 	free(cfg->opts);
-	for (ct = cfg->tunables; ct != NULL; ct = next) {
-		next = ct->next;
-		free(ct);
-	}
+	elv_tunable_values_free(cfg->tunables);
 	while (cfg->groups_conf != NULL) {
 		struct config_group *g = cfg->groups_conf;
 

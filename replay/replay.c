@@ -145,27 +145,23 @@ static int replay_option(struct replay_main *m, char *opts)
 }
 
 /* Every registered scheduler, in the registry's order. */
-static int replay_all_types(struct replay_main *m)
+static void replay_all_types(struct replay_main *m)
 {
-	char names[4096], *name, *save;
+	const struct elevator_type *type;
 
-	if (elv_list_names(names, sizeof names, NULL) < 0)
-		return -1;
-	for (name = strtok_r(names, " \n", &save); name != NULL;
-	     name = strtok_r(NULL, " \n", &save)) {
-		if (m->nr_types == REPLAY_MAX_SCHEDS)
-			break;
-		m->types[m->nr_types++] = elv_find(name);
-	}
-	return 0;
+	while (m->nr_types < REPLAY_MAX_SCHEDS &&
+	       (type = elv_nth(m->nr_types)) != NULL)
+		m->types[m->nr_types++] = type;
 }
 
 static int replay_pick_types(struct replay_main *m)
 {
 	char *list, *name, *save;
 
-	if (m->scheds == NULL)
-		return replay_all_types(m);
+	if (m->scheds == NULL) {
+		replay_all_types(m);
+		return 0;
+	}
 	list = strdup(m->scheds);
 	if (list == NULL)
 		return -1;
@@ -259,6 +255,61 @@ static const char *const replay_columns[] = {
 	"write_p50_ms", "write_p99_ms", "write_max_ms", "jain", "cost_ns",
 };
 
+/* The length of the UTF-8 sequence at s (RFC 3629), or 0 if it is not one. */
+static size_t replay_utf8_len(const unsigned char *s)
+{
+	static const struct {
+		unsigned char lead_min, lead_max, len, next_min, next_max;
+	} seqs[] = {
+		{ 0xc2, 0xdf, 2, 0x80, 0xbf },
+		{ 0xe0, 0xe0, 3, 0xa0, 0xbf },	/* no overlong forms */
+		{ 0xe1, 0xec, 3, 0x80, 0xbf },
+		{ 0xed, 0xed, 3, 0x80, 0x9f },	/* no surrogates */
+		{ 0xee, 0xef, 3, 0x80, 0xbf },
+		{ 0xf0, 0xf0, 4, 0x90, 0xbf },
+		{ 0xf1, 0xf3, 4, 0x80, 0xbf },
+		{ 0xf4, 0xf4, 4, 0x80, 0x8f },	/* up to U+10FFFF */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(seqs); i++) {
+		if (s[0] < seqs[i].lead_min || s[0] > seqs[i].lead_max)
+			continue;
+		if (s[1] < seqs[i].next_min || s[1] > seqs[i].next_max)
+			return 0;
+		for (size_t j = 2; j < seqs[i].len; j++)
+			if ((s[j] & 0xc0) != 0x80)
+				return 0;
+		return seqs[i].len;
+	}
+	return 0;
+}
+
+/*
+ * s as a JSON string.  A path is bytes, not text: a byte that is not part
+ * of UTF-8 is written as the lone surrogate U+DC00 + byte, as Python's
+ * "surrogateescape" does, so os.fsencode() gives the path back intact.
+ */
+static void replay_json_string(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	putchar('"');
+	while (*p != '\0') {
+		size_t len = *p < 0x80 ? 1 : replay_utf8_len(p);
+
+		if (*p == '"' || *p == '\\')
+			printf("\\%c", *p);
+		else if (*p < 0x20)
+			printf("\\u%04x", *p);
+		else if (len == 0)
+			printf("\\u%04x", 0xdc00 + *p);
+		else
+			fwrite(p, 1, len, stdout);
+		p += len == 0 ? 1 : len;
+	}
+	putchar('"');
+}
+
 static void replay_row(const struct replay_main *m, const char *trace,
 		       const struct replay_trace *t, const char *name,
 		       const struct replay_result *r, bool first)
@@ -273,9 +324,11 @@ static void replay_row(const struct replay_main *m, const char *trace,
 	unsigned i;
 
 	if (m->json) {
-		printf("%s{\"trace\": \"%s\", \"%s\": \"%s\", \"%s\": %" PRIu64
-		       ", \"%s\": %" PRIu64, first ? "" : ",\n", trace,
-		       replay_columns[0], name, replay_columns[1],
+		printf("%s{\"trace\": ", first ? "" : ",\n");
+		replay_json_string(trace);
+		/* A scheduler's name is a C identifier (elv_name_valid). */
+		printf(", \"%s\": \"%s\", \"%s\": %" PRIu64 ", \"%s\": %"
+		       PRIu64, replay_columns[0], name, replay_columns[1],
 		       r->requests, replay_columns[2], r->merges);
 		printf(", \"failed\": %zu", t->nr_failed);
 		printf(", \"%s\": %.2f", replay_columns[3], v[0]);

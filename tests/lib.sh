@@ -38,6 +38,12 @@ MNT=$T/mnt
 LOG=$T/daemon.log
 DAEMON_PID=
 mkdir -p "$BACKING" "$MNT"
+# The Python helpers of tests/lib.py, for the tests' inline Python.
+PYTHONPATH=$top_srcdir/tests${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONPATH
+# A configuration file with nothing in it: the built-in defaults only.
+EMPTY_CONF=$T/empty.conf
+: >"$EMPTY_CONF"
 
 # A stack of cleanup commands, run last-in first-out at exit.
 _cleanups=
@@ -194,7 +200,7 @@ syslog_none() {
 
 # syslog_wait PATTERN: wait until a line matching PATTERN (grep -E) has
 # reached $SYSLOG.
-syslog_wait() { wait_for "'$1' in syslog" grep -Eq -- "$1" "$SYSLOG"; }
+syslog_wait() { wait_line "$SYSLOG" "$1"; }
 
 # syslog_exited PID: the daemonized PID logged its mount, then its exit
 # with status 0, and nothing at error severity or worse.
@@ -227,6 +233,56 @@ stat_of() {
 		if ($i == f) print $(i + 1) }' "$MNT/.control/stats"
 }
 
+# stats_settled WHEN: after WHEN, every read and write request was
+# answered and accounted for: some counted, all completed, none queued or
+# in flight, no errors.
+stats_settled() {
+	for _d in read write; do
+		_req=$(stat_of $_d requests)
+		[ "${_req:-0}" -gt 0 ] || fail "no $_d requests counted"
+		assert_eq "$_req" "$(stat_of $_d completed)" \
+			"$_d completed == requests"
+		assert_eq 0 "$(stat_of $_d in_flight)" "$_d in_flight after $1"
+		assert_eq 0 "$(stat_of $_d queued)" "$_d queued after $1"
+		assert_eq 0 "$(stat_of $_d errors)" "$_d errors"
+	done
+}
+
+# scheduler_listed NAME: whether .control/scheduler lists NAME.
+scheduler_listed() {
+	tr -d '[]' <"$MNT/.control/scheduler" | tr ' ' '\n' | grep -qx "$1"
+}
+
+# write_errno FILE VALUE: one write(2) of "VALUE\n" to FILE; prints "ok",
+# or the errno name it failed with.
+write_errno() {
+	python3 - "$1" "$2" <<'PY'
+import errno, os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+try:
+    os.write(fd, sys.argv[2].encode() + b"\n")
+    print("ok")
+except OSError as e:
+    print(errno.errorcode[e.errno])
+finally:
+    os.close(fd)
+PY
+}
+
+# io_works WHAT: 512 KiB written through the mount reach the backing
+# file and read back the same with the page cache dropped.
+io_works() {
+	dd if=/dev/urandom of="$T/io.data" bs=64k count=8 status=none
+	dd if="$T/io.data" of="$MNT/io" bs=16k conv=fsync status=none ||
+		fail "$1: write failed"
+	cmp "$T/io.data" "$BACKING/io" || fail "$1: backing file differs"
+	echo 3 >/proc/sys/vm/drop_caches
+	cmp "$T/io.data" "$MNT/io" || fail "$1: read back differs"
+}
+
+# switches: the mount's scheduler switches so far.
+switches() { awk '$1 == "switches" { print $2 }' "$MNT/.control/stats"; }
+
 # held DIR: FUSE requests of DIR (read, write) the daemon has received and
 # not yet answered, queued, in flight or waiting for a slot.
 held() {
@@ -244,6 +300,56 @@ wait_for() {
 		[ $i -lt 600 ] || fail "timed out waiting for $what"
 		sleep 0.05
 	done
+}
+
+# fails_with ERRTEXT WHERE CMD: CMD (one string, split on blanks) fails
+# within 10 s, with ERRTEXT (strerror's words) in what it says.
+fails_with() {
+	_st=0
+	_out=$(timeout 10 $3 2>&1 >/dev/null) || _st=$?
+	[ "$_st" -ne 124 ] || fail "'$3' hangs $2"
+	[ "$_st" -ne 0 ] || fail "'$3' succeeded $2"
+	case $_out in
+	*"$1"*) ;;
+	*) fail "'$3' $2: '$_out', not '$1'" ;;
+	esac
+}
+
+# wait_line FILE ERE: wait_for a line of FILE that matches ERE.
+wait_line() { wait_for "/$2/ in $1" grep -Eqs -- "$2" "$1"; }
+
+# gone PID: whether process PID has exited (for wait_for).
+gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# fstab_start: what mounting by mount(8) needs (root, mount(8) and
+# mount.fuse3), and the daemons' syslog captured (SYSLOG_CAPTURE=yes).
+fstab_start() {
+	require_root
+	require mount umount pgrep
+	syslog_start
+	[ -x /sbin/mount.fuse3 ] || skip_env "needs /sbin/mount.fuse3"
+}
+
+# check_mounted HOW SCHEDULER: MNT, mounted by mount(8) (HOW, for the
+# messages), is fuse-iosched's with nosuid and nodev, runs SCHEDULER and
+# reads BACKING/f ("hello"); then umount, and the daemon exits cleanly
+# (syslog_exited: the test captures syslog).
+check_mounted() {
+	mountpoint -q "$MNT" || fail "$1: not mounted"
+	DAEMON_PID=$(pgrep -f -- "fuse-iosched.* $MNT" | head -n 1 || true)
+	[ -n "$DAEMON_PID" ] || fail "$1: no daemon for $MNT"
+	entry=$(grep " $MNT " /proc/mounts)
+	case $entry in
+	*" fuse.fuse-iosched "*nosuid*nodev*) ;;
+	*) fail "$1: /proc/mounts says: $entry" ;;
+	esac
+	grep -q "\[$2\]" "$MNT/.control/scheduler" ||
+		fail "$1: not $2: $(cat "$MNT/.control/scheduler")"
+	assert_eq hello "$(cat "$MNT/f")" "$1: read through the mount"
+	umount "$MNT" || fail "$1: umount failed"
+	wait_daemon_exit "$1: umount"
+	syslog_exited "$DAEMON_PID"
+	DAEMON_PID=
 }
 
 # Compare the mount with the backing directory: same names, same contents.

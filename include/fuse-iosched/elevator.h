@@ -156,6 +156,24 @@ enum {
 #define IOSCHED_IOPRIO_CLASS(p) ((p) >> IOSCHED_IOPRIO_CLASS_SHIFT)
 #define IOSCHED_IOPRIO_LEVEL(p) ((p) & ((1 << IOSCHED_IOPRIO_CLASS_SHIFT) - 1))
 
+/*
+ * The class that applies to ioprio as an index, in order of precedence:
+ * 0 real-time, 1 best-effort, 2 idle.  Class NONE (never set with ionice)
+ * and anything unknown are best-effort, as in the kernel's
+ * ioprio_class_to_prio.  Inline: it needs nothing of the host (since 3.0).
+ */
+static inline unsigned elv_ioprio_class_index(int ioprio)
+{
+	switch (IOSCHED_IOPRIO_CLASS(ioprio)) {
+	case ELV_IOPRIO_CLASS_RT:
+		return 0;
+	case ELV_IOPRIO_CLASS_IDLE:
+		return 2;
+	default:
+		return 1;
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* Requests.                                                           */
 
