@@ -24,7 +24,6 @@
 
 #include "fuse-iosched.h"
 
-#define DISKMODEL_SECTOR_SIZE 512
 /*
  * The seek curve: under a constant force the arm's time grows with the
  * square root of the distance (Ruemmler and Wilkes, "An introduction to
