@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -54,8 +55,18 @@ static fuse_ino_t fs_inode_id(const struct fs *fs, const struct inode *inode)
 	return inode == &fs->root ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)inode;
 }
 
+/*
+ * A control inode is a small number, not a pointer: fs_ops.c routes them
+ * to control.c, and one that got here is a routing bug, stopped before it
+ * is dereferenced.
+ */
 struct inode *fs_inode(fuse_req_t req, fuse_ino_t ino)
 {
+	if (control_is_ino(ino)) {
+		log_err("fs: control inode %" PRIu64 " reached the inode "
+			"table", (uint64_t)ino);
+		abort();
+	}
 	if (ino == FUSE_ROOT_ID)
 		return &fs_of(req)->root;
 	return (struct inode *)(uintptr_t)ino;
@@ -81,6 +92,7 @@ static int fs_inode_setup(struct inode *inode, int fd, const struct stat *st)
 	pthread_mutex_init(&inode->fsync_lock, NULL);
 	inode->dio_used = 0;
 	pthread_rwlock_init(&inode->dio_lock, NULL);
+	inode->writers = 0;
 	return 0;
 }
 
@@ -227,6 +239,7 @@ int fs_inode_entry(fuse_req_t req, struct inode *parent, const char *name,
 		pthread_mutex_unlock(&table_lock);
 	}
 
+	fs_inode_attr(inode, &e->attr);
 	e->ino = (uintptr_t)inode;
 	e->generation = 1;
 	e->attr_timeout = fs->timeout;
@@ -401,10 +414,23 @@ int fs_inode_reopen(struct inode *inode, int flags)
 	return fd == -1 ? -err : fd;
 }
 
-/* Is this ".control" in the root, the name the control directory owns? */
-bool fs_inode_is_control_name(fuse_ino_t parent, const char *name)
+/*
+ * With POSIX ACLs the kernel sends the mode unmasked, and the caller's
+ * umask beside it (FUSE_CAP_DONT_MASK, fs_ops.c): as on a local
+ * filesystem, the umask applies only where the directory has no default
+ * ACL, which otherwise decides alone (the backing fs applies it, under
+ * our own umask of 0).
+ */
+mode_t fs_inode_create_mode(fuse_req_t req, int dfd, mode_t mode)
 {
-	return parent == FUSE_ROOT_ID && strcmp(name, CONTROL_NAME) == 0;
+	char path[FS_PROC_PATH_MAX];
+
+	if (!fs_of(req)->dont_mask)
+		return mode;
+	fs_inode_proc_path(dfd, path);
+	if (getxattr(path, "system.posix_acl_default", NULL, 0) > 0)
+		return mode;
+	return mode & ~fuse_req_ctx(req)->umask;
 }
 
 /*
@@ -431,6 +457,61 @@ void fs_inode_write_end(struct inode *inode, unsigned epoch)
 	if (--inode->writes_pending[epoch] == 0)
 		pthread_cond_broadcast(&inode->writes_done);
 	pthread_mutex_unlock(&inode->lock);
+}
+
+/*
+ * Open files that may write, per inode: only through one can the kernel's
+ * page cache hold data that BACKING does not have yet.  Without
+ * writeback_cache only a shared writable mapping dirties pages, and it
+ * keeps its file open until munmap, which writes them back first
+ * (fuse_vma_close); with it, write(2) does too, and close writes back
+ * (fuse_flush) before the release that uncounts the file.
+ */
+void fs_inode_writers_add(struct fs *fs, struct inode *inode, int open_flags,
+			  int n)
+{
+	int res;
+
+	if ((open_flags & O_ACCMODE) == O_RDONLY)
+		return;
+	if (__atomic_fetch_add(&inode->writers, n, __ATOMIC_ACQ_REL) != 0 ||
+	    n < 0)
+		return;
+	/*
+	 * The first one: what the kernel has cached of the attributes was
+	 * not counted so (fs_inode_attr), and writes do not make it ask
+	 * again.  A reply to a getattr already under way is dropped: this
+	 * invalidation is newer.
+	 */
+	res = fuse_lowlevel_notify_inval_inode(fs->se, fs_inode_id(fs, inode),
+					       -1, 0);
+	if (res < 0 && res != -ENOENT)
+		log_debug("inode %llu: attribute invalidation: %s",
+			  (unsigned long long)inode->ino, strerror(-res));
+}
+
+bool fs_inode_may_be_dirty(struct inode *inode)
+{
+	return __atomic_load_n(&inode->writers, __ATOMIC_ACQUIRE) > 0;
+}
+
+/*
+ * A file that may have dirty pages counts as allocated all along, so that
+ * st_blocks never makes that data look like a hole: tar --sparse stores a
+ * file with st_blocks 0 as all hole, and cp and tar look for holes with
+ * SEEK_DATA once st_blocks is below the size (see fs_file_lseek).  One
+ * block more than the size: under writeback_cache the kernel's size may
+ * be beyond the backing file's, which may still be 0.
+ */
+void fs_inode_attr(struct inode *inode, struct stat *st)
+{
+	blkcnt_t blocks;
+
+	if (!S_ISREG(st->st_mode) || !fs_inode_may_be_dirty(inode))
+		return;
+	blocks = st->st_size / 512 + 1;
+	if (st->st_blocks < blocks)
+		st->st_blocks = blocks;
 }
 
 /*
@@ -540,11 +621,6 @@ void fs_inode_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct fuse_entry_param e;
 	int err;
 
-	if (control_is_ino(parent) || fs_inode_is_control_name(parent, name)) {
-		if (!control_lookup(req, parent, name))
-			fuse_reply_err(req, ENOENT);
-		return;
-	}
 	err = fs_inode_entry(req, fs_inode(req, parent), name, &e);
 	if (err) {
 		fuse_reply_err(req, -err);
@@ -557,7 +633,7 @@ void fs_inode_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 static void fs_inode_forget_one(fuse_req_t req, fuse_ino_t ino, uint64_t n)
 {
-	if (ino == FUSE_ROOT_ID || control_is_ino(ino))
+	if (ino == FUSE_ROOT_ID)
 		return;
 	fs_inode_unref(fs_inode(req, ino), n);
 }

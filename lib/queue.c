@@ -121,13 +121,15 @@ queue_host_log(struct elevator_queue *eq, enum elv_log_level level,
 		log_ratelimited((int)level, "%s: %s", eq->type->name, line);
 }
 
-/*
- * Groups are not told apart yet: every request is of the root group, the
- * only one named.
- */
+/* The root group alone, for a host that does not tell groups apart. */
 static int queue_host_cgroup_path(struct elevator_queue *eq, uint64_t cgroup,
 				  char *buf, size_t len)
 {
+	struct queue *q = eq->host_data;
+
+	if (q->p.cgroup_path != NULL)
+		return q->p.cgroup_path(q->p.cgroup_path_arg, cgroup, buf,
+					 len);
 	if (cgroup != 0)
 		return -ENOENT;
 	if (len < 2)

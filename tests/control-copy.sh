@@ -15,7 +15,7 @@ mount_fs -o scheduler=deadline -o allow_other
 # Some I/O, so that stats has counts; then the mount stays idle and every
 # file reads the same each time.
 dd if=/dev/urandom of="$MNT/f" bs=64k count=16 conv=fsync status=none
-files="stats scheduler nr_requests backing_io backing_device iosched/read_expire iosched/fifo_batch"
+files="stats scheduler nr_requests backing_io backing_device log pid iosched/read_expire iosched/fifo_batch"
 mkdir "$T/cp" "$T/cat" "$T/cp/iosched" "$T/cat/iosched"
 for f in $files; do
 	cp "$C/$f" "$T/cp/$f" || fail "cp $f"

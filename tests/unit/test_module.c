@@ -128,21 +128,36 @@ static void test_bad_names(void)
 	CHECK_EQ(module_load("abcdefghijklmnopqrstuvwxyz01234"), -ENOENT);
 }
 
-/* The scheduler's name must be the file's. */
-static void test_name_mismatch(void)
+#define TEMP_DIR "/tmp/fuse-iosched-test_module.XXXXXX"
+
+/*
+ * Make dir (from TEMP_DIR) the module directory, holding failinit.so as
+ * dst, name.so there, copied or a symbolic link; false if it cannot.
+ */
+static bool temp_module_dir(char *dir, const char *name, bool link,
+			    char *dst, size_t size)
 {
-	char dir[] = "/tmp/fuse-iosched-test_module.XXXXXX";
-	char src[PATH_MAX + 32], dst[sizeof dir + 32];
+	char src[PATH_MAX + 32];
 
 	if (mkdtemp(dir) == NULL) {
 		perror("mkdtemp");
 		h_failures++;
-		return;
+		return false;
 	}
 	snprintf(src, sizeof src, "%s/failinit.so", test_dir);
-	snprintf(dst, sizeof dst, "%s/other.so", dir);
-	CHECK_EQ(copy_file(src, dst), 0);
+	snprintf(dst, size, "%s/%s.so", dir, name);
+	CHECK_EQ(link ? symlink(src, dst) : copy_file(src, dst), 0);
 	module_set_dir(dir);
+	return true;
+}
+
+/* The scheduler's name must be the file's. */
+static void test_name_mismatch(void)
+{
+	char dir[] = TEMP_DIR, dst[sizeof dir + 32];
+
+	if (!temp_module_dir(dir, "other", false, dst, sizeof dst))
+		return;
 	CHECK_EQ(module_load("other"), -EINVAL);
 	CHECK(elv_find("other") == NULL);
 	CHECK(elv_find("failinit") == NULL);
@@ -153,18 +168,10 @@ static void test_name_mismatch(void)
 /* A module that is a symbolic link is refused, whatever it points to. */
 static void test_symlink(void)
 {
-	char dir[] = "/tmp/fuse-iosched-test_module.XXXXXX";
-	char src[PATH_MAX + 32], dst[sizeof dir + 32];
+	char dir[] = TEMP_DIR, dst[sizeof dir + 32];
 
-	if (mkdtemp(dir) == NULL) {
-		perror("mkdtemp");
-		h_failures++;
+	if (!temp_module_dir(dir, "failinit", true, dst, sizeof dst))
 		return;
-	}
-	snprintf(src, sizeof src, "%s/failinit.so", test_dir);
-	snprintf(dst, sizeof dst, "%s/failinit.so", dir);
-	CHECK_EQ(symlink(src, dst), 0);
-	module_set_dir(dir);
 	CHECK_EQ(module_load("failinit"), -EPERM);
 	CHECK(elv_find("failinit") == NULL);
 	unlink(dst);
@@ -273,8 +280,8 @@ static void test_load_all(void)
 	n = elv_show(q, buf, sizeof buf);
 	CHECK(n > 0);
 	/* The build's directory holds every scheduler module, in name order. */
-	CHECK_STR(buf, "[noop] failinit goodtype knobs v3next anticipatory "
-		  "bfq cfq deadline kyber\n");
+	CHECK_STR(buf, "[noop] cgweight failinit goodtype knobs v3next "
+		  "anticipatory bfq cfq deadline kyber\n");
 	queue_free(q);
 	module_unload_all();
 	CHECK(elv_find("noop") == NULL);
