@@ -1815,7 +1815,7 @@ static uint64_t group_idled(uint64_t cg_a, uint64_t cg_b)
 		h_complete(q, io);
 	if (strcmp(h_order(q, 0), "") == 0 && h_wakeups != w) {
 		ms = (h_wakeup_ns - h_now) / H_MS;
-		fire(q);
+		h_fire(q);
 		CHECK_STR(h_order(q, 0), want);
 	}
 	queue_stop(q);
