@@ -820,6 +820,7 @@ static void replay_device(struct replay_main *m)
 		.drain_mb_per_s = m->cfg.ssd_drain_mb_per_s,
 	};
 	m->o.nr_requests = m->cfg.nr_requests;
+	m->o.groups_conf = m->cfg.groups_conf;
 	m->o.threads = config_named(&m->cfg, "threads") ? m->cfg.threads : 4;
 }
 

@@ -123,9 +123,11 @@ struct replay_opts {
 	/* Tunables to set, "name=value", and how many. */
 	char **tunables;
 	unsigned nr_tunables;
-	/* Control groups' weights, "/path=weight" (-o), and how many. */
+	/* Control groups' weights, "/path=weight" (-o), and how many;
+	 * below them, the configuration file's group sections'. */
 	char **weights;
 	unsigned nr_weights;
+	const struct config_group *groups_conf;
 };
 struct replay_result {
 	uint64_t requests, merges, bytes;

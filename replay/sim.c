@@ -1122,11 +1122,14 @@ static uint32_t sim_cgroup_weight(void *arg, uint64_t cgroup)
 
 /*
  * Each group's weight, from the last of o->weights ("/path=weight",
- * checked by replay.c) naming it, else the default.
+ * checked by replay.c) naming it, else from its group section of the
+ * configuration file, else the default (as the daemon without the
+ * kernel's weight files).
  */
 static int sim_weights(struct replay_state *s)
 {
 	const struct replay_opts *o = s->o;
+	const struct config_group *g;
 	const char *eq;
 	uint32_t i;
 	unsigned w;
@@ -1136,6 +1139,10 @@ static int sim_weights(struct replay_state *s)
 		return -1;
 	for (i = 0; i < s->t->nr_cgroups; i++) {
 		s->cg_weight[i] = ELV_CGROUP_WEIGHT_DEFAULT;
+		for (g = o->groups_conf; g != NULL; g = g->next)
+			if (g->weight != 0 &&
+			    strcmp(g->path, s->t->cgroups[i]) == 0)
+				s->cg_weight[i] = g->weight;
 		for (w = 0; w < o->nr_weights; w++) {
 			eq = strrchr(o->weights[w], '=');
 			if ((size_t)(eq - o->weights[w]) ==

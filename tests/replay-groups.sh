@@ -4,8 +4,8 @@
 # -o /GROUP=WEIGHT, so that an experiment with groups replays offline:
 # two sequential readers in groups /a and /b share 3:1 under bfq with
 # weights 300 and 100 (Jain's index over the two, 0.8), equally without
-# weights or with the groups left out of the trace; a bad weight is
-# refused.
+# weights or with the groups left out of the trace; the same with the
+# configuration file's group sections; a bad weight is refused.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 : "${FUSE_IOSCHED_REPLAY:=$top_builddir/replay/fuse-iosched-replay}"
 replay() { "$FUSE_IOSCHED_REPLAY" -o "module_dir=$MODULE_DIR" "$@"; }
@@ -39,6 +39,14 @@ j=$(run -o '/a=100' -o '/b c=300' "$T/groups.trace")
 between "$j" 0.75 0.85 || fail "weights 100:300: Jain $j, want 0.8 (1:3)"
 j=$(run "$T/groups.trace")
 between "$j" 0.97 1 || fail "default weights: Jain $j, want 1"
+# The configuration file's group sections, as the mount reads them; -o
+# over them.
+printf 'group "/a" {\n\tweight = 300\n}\ngroup "/b c" {\n\tweight = 100\n}\n' \
+	>"$T/conf"
+j=$(run -o "config=$T/conf" "$T/groups.trace")
+between "$j" 0.75 0.85 || fail "group sections 300:100: Jain $j, want 0.8"
+j=$(run -o "config=$T/conf" -o '/a=100' "$T/groups.trace")
+between "$j" 0.97 1 || fail "-o over the sections: Jain $j, want 1"
 j=$(run -o '/a=300' -o '/b c=100' "$T/plain.trace")
 between "$j" 0.97 1 || fail "no groups in the trace: Jain $j, want 1"
 
