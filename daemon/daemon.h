@@ -59,6 +59,14 @@ void timer_stop(struct timer *t);
  * done(arg) on the loop thread; one run at a time.  0 or -errno. */
 int timer_on_signal(struct timer *t, int signo, timer_fn work, timer_fn done,
 		    void *arg);
+/*
+ * A second timer, for the daemon's own deferred work (request.c's trim):
+ * timer_set_deferred, before the session starts, says what to run (0 or
+ * -errno); timer_defer runs it once on the loop thread, ms from now,
+ * replacing an earlier arming.
+ */
+int timer_set_deferred(struct timer *t, timer_fn fn, void *arg);
+void timer_defer(struct timer *t, unsigned ms);
 /* The loop's libevent base, for what serves on it (metrics.c). */
 struct event_base *timer_base(struct timer *t);
 /* Run fn(arg) in timer_stop, after the loop ended, before the base goes. */
@@ -348,6 +356,13 @@ void request_read(fuse_req_t req, struct inode *inode, uint64_t fh,
 		  size_t size, off_t off, int open_flags);
 void request_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 		   struct fuse_bufvec *in, off_t off, int open_flags);
+/* Bytes of queued write copies above which a writer waits. */
+#define REQUEST_COPY_MAX (32u << 20)
+/* Give freed buffers back to the system once idle, on fs's timer
+ * (before the session starts); 0 or -errno. */
+int request_start(struct fs *fs);
+/* The buffers' counters, for .control/stats. */
+void request_memory_stats(struct stats_memory *m);
 
 /*
  * dio.c: performing a direct io.  Results go to each part, as

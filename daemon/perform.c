@@ -72,6 +72,19 @@ static void perform_vectored(struct io *io)
 	io_spread(io, done, err);
 }
 
+/*
+ * A read's buffers are allocated now, not when it was queued: a backlog
+ * of queued reads holds no data memory, only those being performed do.
+ */
+static int perform_read_bufs(struct io *io)
+{
+	for (struct io_part *p = io->parts; p != NULL; p = p->next)
+		if (p->buf == NULL &&
+		    (p->buf = io_alloc_buf(io, p->len)) == NULL)
+			return ENOMEM;
+	return 0;
+}
+
 void perform_io(struct io *io)
 {
 	struct inode *inode = io->inode;
@@ -79,6 +92,10 @@ void perform_io(struct io *io)
 
 	/* The backing disk's scheduler sees the request's class, as loop's. */
 	ioprio_pass(io->rq.ioprio);
+	if (io->rq.dir == ELV_READ && perform_read_bufs(io) != 0) {
+		io_spread(io, 0, ENOMEM);
+		return;
+	}
 	if (io->dio_unaligned) {
 		dio_perform(io);
 		return;
