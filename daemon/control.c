@@ -246,7 +246,7 @@ static int control_stats_show(struct fs *fs,
 	struct stats st;
 
 	queue_get_stats(fs->queue, &st);
-	request_memory_stats(&st.mem);
+	memory_stats(&st.mem);
 	return stats_format(&st, buf, size);
 }
 

@@ -356,13 +356,22 @@ void request_read(fuse_req_t req, struct inode *inode, uint64_t fh,
 		  size_t size, off_t off, int open_flags);
 void request_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 		   struct fuse_bufvec *in, off_t off, int open_flags);
+
+/* memory.c: the data buffers' bound, and memory given back once idle */
 /* Bytes of queued write copies above which a writer waits. */
-#define REQUEST_COPY_MAX (32u << 20)
-/* Give freed buffers back to the system once idle, on fs's timer
- * (before the session starts); 0 or -errno. */
-int request_start(struct fs *fs);
-/* The buffers' counters, for .control/stats. */
-void request_memory_stats(struct stats_memory *m);
+#define MEMORY_COPY_MAX (32u << 20)
+/* One arena; trims on fs's timer (before the session starts); 0 or
+ * -errno. */
+int memory_start(struct fs *fs);
+/* Wait until len more bytes of copies fit (or none are held), count
+ * them; memory_copy_release once they are freed. */
+void memory_copy_reserve(size_t len);
+void memory_copy_release(size_t len);
+/* n parts got buffers of ours / had them freed (the trim's idleness). */
+void memory_buffers_used(unsigned n);
+void memory_buffers_freed(unsigned n);
+/* The counters, for .control/stats. */
+void memory_stats(struct stats_memory *m);
 
 /*
  * dio.c: performing a direct io.  Results go to each part, as

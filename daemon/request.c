@@ -15,15 +15,12 @@
  * an idle queue lends libfuse's buffer: the session thread then waits
  * until request_end has answered that part before it returns to libfuse.
  *
- * Memory: a read's buffer exists only while it is performed (perform.c);
- * the copies of queued writes are bounded by REQUEST_COPY_MAX bytes, above
- * which a writer waits for room before copying; and once no buffer has
- * been in use for REQUEST_TRIM_MS, malloc_trim gives what the burst left
- * in glibc's arenas back to the system.
+ * Memory (memory.c): a read's buffer exists only while it is performed
+ * (perform.c); a write's copy waits for room under the limit on queued
+ * copies.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,131 +28,6 @@
 
 /* Writes from this size up may lend their data (request_write). */
 #define REQUEST_LEND_MIN (64 * 1024)
-/*
- * Idle this long (no buffer in use, none freed) before trimming: a busy
- * queue that goes idle between requests (depth 1) must not give back
- * memory it needs again at once (page faults on every buffer).
- */
-#define REQUEST_TRIM_MS 1000
-
-/*
- * The buffers' accounting, for the whole process (one mount).  copy_bytes
- * is reserved before a write's copy and released after it is freed; the
- * lock and cond only for writers waiting for room.  busy counts parts
- * with a buffer of ours, from the write's copy or the read's submission
- * to request_end; freed counts releases, so that the trim timer sees
- * whether anything happened since it was armed.
- */
-static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t room;
-	_Atomic uint64_t copy_bytes, copy_peak, copy_waits, trims, freed;
-	atomic_uint waiters, busy;
-	atomic_bool trim_armed;
-	uint64_t trim_seen;	/* the timer thread's: freed when it last
-				 * looked (so at least one period passes) */
-	struct fs *fs;
-} request_mem = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.room = PTHREAD_COND_INITIALIZER,
-};
-
-/* Wait for room for len more bytes of copies, then count them.  Above
- * the limit only when nothing else is copied (a single larger write). */
-static void request_copy_reserve(size_t len)
-{
-	uint64_t cur = atomic_load(&request_mem.copy_bytes), peak;
-	bool waited = false;
-
-	for (;;) {
-		if (cur == 0 || cur + len <= REQUEST_COPY_MAX) {
-			if (atomic_compare_exchange_weak(
-				    &request_mem.copy_bytes, &cur, cur + len))
-				break;
-			continue;
-		}
-		pthread_mutex_lock(&request_mem.lock);
-		atomic_fetch_add(&request_mem.waiters, 1);
-		while ((cur = atomic_load(&request_mem.copy_bytes)) != 0 &&
-		       cur + len > REQUEST_COPY_MAX)
-			pthread_cond_wait(&request_mem.room, &request_mem.lock);
-		atomic_fetch_sub(&request_mem.waiters, 1);
-		pthread_mutex_unlock(&request_mem.lock);
-		waited = true;
-	}
-	if (waited)
-		atomic_fetch_add(&request_mem.copy_waits, 1);
-	cur += len;
-	peak = atomic_load(&request_mem.copy_peak);
-	while (cur > peak &&
-	       !atomic_compare_exchange_weak(&request_mem.copy_peak, &peak,
-					     cur))
-		;
-}
-
-/* len bytes of copies were freed: wake the writers waiting for room. */
-static void request_copy_release(size_t len)
-{
-	atomic_fetch_sub(&request_mem.copy_bytes, len);
-	if (atomic_load(&request_mem.waiters) != 0) {
-		pthread_mutex_lock(&request_mem.lock);
-		pthread_cond_broadcast(&request_mem.room);
-		pthread_mutex_unlock(&request_mem.lock);
-	}
-}
-
-/* On the timer's thread: trim if nothing happened since it was armed. */
-static void request_trim(void *arg)
-{
-	uint64_t freed = atomic_load(&request_mem.freed);
-
-	if (atomic_load(&request_mem.busy) != 0 ||
-	    freed != request_mem.trim_seen) {
-		request_mem.trim_seen = freed;
-		timer_defer(request_mem.fs->timer, REQUEST_TRIM_MS);
-		return;
-	}
-	atomic_store(&request_mem.trim_armed, false);
-	malloc_trim(0);
-	atomic_fetch_add(&request_mem.trims, 1);
-}
-
-/* n parts' buffers were freed: arm the trim, unless it is armed. */
-static void request_buffers_freed(unsigned n)
-{
-	atomic_fetch_add(&request_mem.freed, 1);
-	atomic_fetch_sub(&request_mem.busy, n);
-	if (!atomic_load_explicit(&request_mem.trim_armed,
-				  memory_order_relaxed) &&
-	    !atomic_exchange(&request_mem.trim_armed, true))
-		timer_defer(request_mem.fs->timer, REQUEST_TRIM_MS);
-}
-
-int request_start(struct fs *fs)
-{
-	/*
-	 * One malloc arena for all threads, set before the session threads
-	 * and workers start: with one per thread (glibc's default, up to 8
-	 * per CPU) each arena kept up to two 1 MiB buffers at its top, which
-	 * malloc_trim does not release outside the main arena; a backlog of
-	 * 1 MiB direct writes peaked at 67 MB and settled at 30 MB, with one
-	 * arena at 45 and 13 MB.  Small allocations come from the per-thread
-	 * tcache without the arena's lock; large buffers take it once each.
-	 */
-	mallopt(M_ARENA_MAX, 1);
-	request_mem.fs = fs;
-	return timer_set_deferred(fs->timer, request_trim, NULL);
-}
-
-void request_memory_stats(struct stats_memory *m)
-{
-	m->copy_bytes = atomic_load(&request_mem.copy_bytes);
-	m->copy_peak = atomic_load(&request_mem.copy_peak);
-	m->copy_limit = REQUEST_COPY_MAX;
-	m->copy_waits = atomic_load(&request_mem.copy_waits);
-	m->trims = atomic_load(&request_mem.trims);
-}
-
 /*
  * Synchronous means someone waits for it.  Someone always waits for a
  * read.  Without the writeback cache, write(2) waits for our reply too, so
@@ -235,9 +107,9 @@ static void request_end(struct io *io)
 	}
 	io_free(io);
 	if (copies != 0)
-		request_copy_release(copies);
+		memory_copy_release(copies);
 	if (owned != 0)
-		request_buffers_freed(owned);
+		memory_buffers_freed(owned);
 }
 
 static struct io *request_prepare(fuse_req_t req, struct inode *inode,
@@ -279,7 +151,7 @@ void request_read(fuse_req_t req, struct inode *inode, uint64_t fh,
 			     open_flags);
 	if (io == NULL)
 		return;
-	atomic_fetch_add(&request_mem.busy, 1);
+	memory_buffers_used(1);
 	dispatch_submit(fs_of(req)->dispatch, io);
 }
 
@@ -290,21 +162,21 @@ static int request_copy_in(struct io *io, struct io_part *p,
 	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(p->len);
 	ssize_t n;
 
-	request_copy_reserve(p->len);
+	memory_copy_reserve(p->len);
 	dst.buf[0].mem = io_alloc_buf(io, p->len);
 	if (dst.buf[0].mem == NULL) {
-		request_copy_release(p->len);
+		memory_copy_release(p->len);
 		return ENOMEM;
 	}
 	n = fuse_buf_copy(&dst, in, 0);
 	if (n < 0 || (size_t)n != p->len) {
 		io_free_buf(io, dst.buf[0].mem);
-		request_copy_release(p->len);
+		memory_copy_release(p->len);
 		return n < 0 ? (int)-n : EIO;
 	}
 	p->buf = dst.buf[0].mem;
 	p->lender = NULL;	/* the lender may have its buffer back */
-	atomic_fetch_add(&request_mem.busy, 1);
+	memory_buffers_used(1);
 	return 0;
 }
 
