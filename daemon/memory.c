@@ -17,6 +17,10 @@
  * memory it needs again at once (page faults on every buffer).
  */
 #define MEMORY_TRIM_MS 1000
+/* Allocations from this size up are mmap'd (none of the data buffers). */
+#define MEMORY_MMAP_MIN (4 << 20)
+/* Free memory at the heap's top that free() gives back by itself. */
+#define MEMORY_TRIM_MAX (32 << 20)
 
 /*
  * The buffers' accounting, for the whole process (one mount).  copy_bytes
@@ -128,6 +132,16 @@ int memory_start(struct fs *fs)
 	 * tcache without the arena's lock; large buffers take it once each.
 	 */
 	mallopt(M_ARENA_MAX, 1);
+	/*
+	 * Data buffers (at most 1 MiB a part, a little more for a bounce
+	 * buffer) from the heap, never mmap'd, and the heap's top given back
+	 * by the idle trim rather than at every free: glibc's defaults had
+	 * the heap grow and shrink by brk around each 256 KiB read (361 brk
+	 * for 256 reads), with the page faults that follow.  Above
+	 * MEMORY_TRIM_MAX free at the top, free() still trims at once.
+	 */
+	mallopt(M_MMAP_THRESHOLD, MEMORY_MMAP_MIN);
+	mallopt(M_TRIM_THRESHOLD, MEMORY_TRIM_MAX);
 	memory.fs = fs;
 	return timer_set_deferred(fs->timer, memory_trim, NULL);
 }
