@@ -417,6 +417,9 @@ void ioprio_pass_end(void);
 /* perform.c: an io's syscall */
 /* Perform io and set each part's result; no FUSE. */
 void perform_io(struct io *io);
+/* buf is the calling thread's own read buffer, which perform_io used
+ * for a small read: not to be freed (request_end, on that thread). */
+bool perform_is_local(const void *buf);
 
 /* dispatch.c: the worker pool that performs I/O */
 /* dm: NULL, or a disk model the pool takes over (and frees). */

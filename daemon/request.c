@@ -96,6 +96,9 @@ static void request_end(struct io *io)
 			fuse_reply_buf(p->req, p->buf, (size_t)p->result);
 		else
 			fuse_reply_write(p->req, (size_t)p->result);
+		/* The performing thread's buffer is this thread's (perform.c). */
+		if (io->rq.dir == ELV_READ && perform_is_local(p->buf))
+			p->buf = NULL;
 		/* From here on the lent buffer is its owner's again. */
 		if (p->lender != NULL) {
 			sem_post(p->lender);
