@@ -6,7 +6,7 @@
  *   .control/scheduler	  rw  "noop [deadline]"; write a name to switch
  *   .control/nr_requests  rw  queue depth limit
  *   .control/stats	  ro  per-direction counters
- *   .control/trace	  ro  request events as they happen (trace.c)
+ *   .control/trace	  ro  request events, for the owner only (trace.c)
  *   .control/iosched/	  the active scheduler's tunables, rw files
  *   .control/backing_io  ro  auto, direct or buffered (backing.c)
  *   .control/backing_device ro  the block device under BACKING, its
@@ -23,11 +23,23 @@
  * nothing to count.
  *
  * Files behave like sysfs attributes: the content is generated into a
- * per-open buffer when the file is opened (and again whenever it is read
- * from offset 0, so that a reader that rewinds sees fresh values), and a
+ * per-open buffer when it is first read (and whenever it is read from
+ * offset 0 again, so that a reader that rewinds sees fresh values), and a
  * write is applied as a whole, at offset 0, its errno going back to the
- * writer and its reason to the log (one line, naming the file).  Direct I/O keeps the page cache out of it: the size we report
- * (4096, as sysfs does) has nothing to do with the content.
+ * writer and its reason to the log (one line, naming the file).  Direct
+ * I/O keeps the page cache out of it.  The open generates it too, only to
+ * fail there when it cannot be.
+ *
+ * Files must copy as they read: cp, tar and rsync size a file by fstat(2)
+ * after opening it, and tar reads exactly that many bytes.  fstat(2)
+ * reaches us as a getattr without the file handle, but with the caller's
+ * pid: a process that has the file open sees the length of its content,
+ * generated then if not yet read, and its first read returns that same
+ * content.  (A read by another process, which saw no such size, is
+ * fresh: the shell opens `exec 3<file`, cat reads.)  Blocks are whole
+ * (nothing takes it for sparse), and SEEK_DATA and SEEK_HOLE see one
+ * extent of data.  Anyone else sees 4096, as sysfs reports: not 0, which
+ * tar takes for an empty file and skips.
  *
  * The trace file is a stream, not an attribute: each open is a reader of
  * trace.c, and its reads wait for events (answered later, from another
@@ -122,14 +134,22 @@ struct control_node {
 struct control_file {
 	LIST_ENTRY(control_file) link;	/* control_files; control_files_lock */
 	const struct control_node *node;
+	fuse_ino_t ino;
 	bool append;		/* opened O_APPEND: the offset means nothing */
+	pid_t pid;		/* the opener's thread: its getattr sees len */
+	uid_t uid;		/* the opener's */
 	/*
 	 * A tunable file: whose tunable it is.  Immutable.  The name points
 	 * into the type's table, which stays loaded until the daemon exits.
 	 */
 	const struct elevator_type *type;
 	const char *tunable;
-	pthread_mutex_t lock;	/* protects len and buf */
+	pthread_mutex_t lock;	/* protects state, len and buf */
+	enum {
+		CONTROL_NEW,	/* nothing of buf shown: a read regenerates */
+		CONTROL_SIZED,	/* its length shown: the opener's read keeps it */
+		CONTROL_READ,	/* read: a read from 0 regenerates */
+	} state;
 	size_t len;
 	size_t size;		/* of buf */
 	char buf[];
@@ -143,6 +163,13 @@ struct control_file {
 static LIST_HEAD(, control_file) control_files =
 	LIST_HEAD_INITIALIZER(control_files);
 static pthread_mutex_t control_files_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Open files a user other than the mount's owner may hold at once: each
+ * costs a buffer, and another user's opens must not grow the daemon
+ * without bound (fuse-iosched(8), CONTROL FILES).
+ */
+#define CONTROL_OPEN_MAX 64
 
 /*
  * The scheduler types that own a block of tunable inode numbers, by block.
@@ -164,6 +191,24 @@ static void control_record_mount_time(void)
 	clock_gettime(CLOCK_REALTIME, &control_mount_time);
 }
 
+/*
+ * One rule for every value written: sysfs's for its scheduler attribute.
+ * The value is what remains once white space (space, tab, newline,
+ * vertical tab, form feed, carriage return) is stripped from both ends.
+ */
+static bool control_is_space(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static void control_strip(const char **buf, size_t *len)
+{
+	while (*len > 0 && control_is_space(**buf))
+		(*buf)++, (*len)--;
+	while (*len > 0 && control_is_space((*buf)[*len - 1]))
+		(*len)--;
+}
+
 static int control_scheduler_show(struct fs *fs,
 				  const struct control_file *f,
 				  char *buf, size_t size)
@@ -176,13 +221,14 @@ static int control_scheduler_store(struct fs *fs,
 				   const char *buf, size_t len, char *why,
 				   size_t size)
 {
+	control_strip(&buf, &len);
 	return elv_store(fs->queue, buf, len, why, size);
 }
 
 /*
- * A decimal number followed by nothing but blanks and newlines, as
- * echo(1) and printf(1) write it; like sysfs, no sign, no leading blanks.
- * At most 20 digits and at most max, or -EINVAL.
+ * Once stripped (control_strip), a decimal number: digits only (no sign,
+ * no base prefix; leading zeros are fine, as for kstrtoul), at most 20 of
+ * them and at most max, or -EINVAL.
  */
 int control_parse_number(const char *buf, size_t len, uint64_t max,
 			 uint64_t *value)
@@ -190,6 +236,7 @@ int control_parse_number(const char *buf, size_t len, uint64_t max,
 	uint64_t v = 0;
 	size_t i;
 
+	control_strip(&buf, &len);
 	for (i = 0; i < len && buf[i] >= '0' && buf[i] <= '9'; i++) {
 		unsigned d = (unsigned)(buf[i] - '0');
 
@@ -198,12 +245,8 @@ int control_parse_number(const char *buf, size_t len, uint64_t max,
 			return -EINVAL;
 		v = v * 10 + d;
 	}
-	if (i == 0)
+	if (i == 0 || i < len)
 		return -EINVAL;
-	for (; i < len; i++) {
-		if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n')
-			return -EINVAL;
-	}
 	*value = v;
 	return 0;
 }
@@ -380,7 +423,7 @@ static const struct control_node control_nodes[] = {
 	  control_backing_io_show, NULL },
 	{ "backing_device", CONTROL_INO_BACKING_DEVICE, S_IFREG | 0444,
 	  control_backing_device_show, NULL },
-	{ "trace", CONTROL_INO_TRACE, S_IFREG | 0444, NULL, NULL },
+	{ "trace", CONTROL_INO_TRACE, S_IFREG | 0400, NULL, NULL },
 	/* Others' file names and errors: the owner's (default_permissions). */
 	{ "log", CONTROL_INO_LOG, S_IFREG | 0400, control_log_show, NULL },
 	{ "pid", CONTROL_INO_PID, S_IFREG | 0444, control_pid_show, NULL },
@@ -504,7 +547,10 @@ static const struct control_node *control_find(const char *name)
 	return NULL;
 }
 
-/* Only the user who mounted, or root, may change anything. */
+/*
+ * Only the user who mounted, or root, may change anything, or open the
+ * trace: it shows every user's offsets and process names.
+ */
 static bool control_may_write(fuse_req_t req)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
@@ -513,7 +559,37 @@ static bool control_may_write(fuse_req_t req)
 	return ctx->uid == 0 || ctx->uid == fs->owner_uid;
 }
 
-static void control_fill_attr(struct fs *fs, fuse_ino_t ino, struct stat *st)
+static int control_fill(struct fs *fs, struct control_file *f);
+
+/*
+ * The size of ino for the caller: the length of the content of its most
+ * recent open of ino (generated now if not yet read: what its first read
+ * returns), or CONTROL_BUF_SIZE when it has none open.
+ */
+static off_t control_size(fuse_req_t req, fuse_ino_t ino)
+{
+	pid_t pid = fuse_req_ctx(req)->pid;
+	struct control_file *f;
+	off_t size = CONTROL_BUF_SIZE;
+
+	pthread_mutex_lock(&control_files_lock);
+	LIST_FOREACH(f, &control_files, link) {
+		if (f->pid != pid || f->ino != ino)
+			continue;
+		pthread_mutex_lock(&f->lock);
+		/* A tunable switched away keeps its old content. */
+		if (f->state == CONTROL_NEW && control_fill(fs_of(req), f) == 0)
+			f->state = CONTROL_SIZED;
+		size = (off_t)f->len;
+		pthread_mutex_unlock(&f->lock);
+		break;
+	}
+	pthread_mutex_unlock(&control_files_lock);
+	return size;
+}
+
+static void control_fill_attr(struct fs *fs, fuse_ino_t ino, off_t size,
+			      struct stat *st)
 {
 	const struct control_node *node = control_node(ino);
 
@@ -527,7 +603,8 @@ static void control_fill_attr(struct fs *fs, fuse_ino_t ino, struct stat *st)
 		st->st_nlink = S_ISDIR(node->mode) ? 2 : 1;
 	st->st_uid = fs->owner_uid;
 	st->st_gid = fs->owner_gid;
-	st->st_size = CONTROL_BUF_SIZE;
+	st->st_size = S_ISDIR(node->mode) ? CONTROL_BUF_SIZE : size;
+	st->st_blocks = (st->st_size + 511) / 512;
 	st->st_blksize = CONTROL_BUF_SIZE;
 	st->st_atim = control_mount_time;
 	st->st_mtim = control_mount_time;
@@ -546,7 +623,7 @@ static void control_reply_entry(fuse_req_t req, fuse_ino_t ino)
 	e.ino = ino;
 	e.attr_timeout = 0;
 	e.entry_timeout = 0;
-	control_fill_attr(fs_of(req), ino, &e.attr);
+	control_fill_attr(fs_of(req), ino, CONTROL_BUF_SIZE, &e.attr);
 	fuse_reply_entry(req, &e);
 }
 
@@ -598,13 +675,15 @@ bool control_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 /*
  * A tunable inode keeps its attributes after a switch: a descriptor open
- * on it can still be fstat'ed, while its reads and writes fail.
+ * on it can still be fstat'ed, while its reads and writes fail.  Only a
+ * getattr (stat, fstat) fixes the size of the caller's open file: a
+ * lookup or a truncate by the same process, for another open, must not.
  */
 void control_getattr(fuse_req_t req, fuse_ino_t ino)
 {
 	struct stat st;
 
-	control_fill_attr(fs_of(req), ino, &st);
+	control_fill_attr(fs_of(req), ino, control_size(req, ino), &st);
 	fuse_reply_attr(req, &st, 0);
 }
 
@@ -623,6 +702,25 @@ static int control_fill(struct fs *fs, struct control_file *f)
 	return 0;
 }
 
+/*
+ * List an open file; one of a capped user only while that user holds
+ * fewer than CONTROL_OPEN_MAX.  False if not listed.
+ */
+static bool control_listed(struct control_file *f, bool capped)
+{
+	struct control_file *g;
+	int held = 0;
+
+	pthread_mutex_lock(&control_files_lock);
+	if (capped)
+		LIST_FOREACH(g, &control_files, link)
+			held += g->uid == f->uid;
+	if (held < CONTROL_OPEN_MAX)
+		LIST_INSERT_HEAD(&control_files, f, link);
+	pthread_mutex_unlock(&control_files_lock);
+	return held < CONTROL_OPEN_MAX;
+}
+
 /* Unlink and free an open file, at its release or when the daemon stops. */
 static void control_file_free(struct control_file *f)
 {
@@ -636,12 +734,13 @@ static void control_file_free(struct control_file *f)
 /*
  * Each open is a reader; the kernel must neither cache nor seek.  No
  * flush on close: a reader ended by the daemon stopping closes after the
- * session is gone, and close(2) must not fail then.
+ * session is gone, and close(2) must not fail then.  The mode (0400) has
+ * the kernel refuse others first, but not a caller with CAP_DAC_OVERRIDE.
  */
 static void control_open_trace(fuse_req_t req, struct fuse_file_info *fi)
 {
 	struct trace_reader *r;
-	int err = trace_open(&r);
+	int err = control_may_write(req) ? trace_open(&r) : -EACCES;
 
 	if (err != 0) {
 		fuse_reply_err(req, -err);
@@ -687,6 +786,9 @@ void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	f->size = size;
 	f->node = node;
+	f->ino = ino;
+	f->pid = fuse_req_ctx(req)->pid;
+	f->uid = fuse_req_ctx(req)->uid;
 	f->append = (fi->flags & O_APPEND) != 0;
 	if (control_is_tunable(ino)) {
 		const struct elv_tunable *t;
@@ -714,9 +816,15 @@ void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->direct_io = 1;
 	fi->nonseekable = 0;
 	fi->keep_cache = 0;
-	pthread_mutex_lock(&control_files_lock);
-	LIST_INSERT_HEAD(&control_files, f, link);
-	pthread_mutex_unlock(&control_files_lock);
+	if (!control_listed(f, !control_may_write(req))) {
+		log_ratelimited(LOG_WARNING, ".control: uid %u has %d files "
+				"open: EMFILE", (unsigned)f->uid,
+				CONTROL_OPEN_MAX);
+		pthread_mutex_destroy(&f->lock);
+		free(f);
+		fuse_reply_err(req, EMFILE);
+		return;
+	}
 	if (fuse_reply_open(req, fi) != 0)
 		control_file_free(f);	/* the opener went away: no release */
 }
@@ -744,10 +852,13 @@ void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 	/* Copy out so that no lock is held while replying. */
 	pthread_mutex_lock(&f->lock);
-	if (off == 0)
+	/* Only the opener was shown the size (by a stat of its own). */
+	if (off == 0 && (f->state != CONTROL_SIZED ||
+			 f->pid != fuse_req_ctx(req)->pid))
 		error = control_fill(fs_of(req), f);
 	else if (f->tunable != NULL)
 		error = control_tunable_check(fs_of(req), f);
+	f->state = CONTROL_READ;
 	if (error == 0 && (uint64_t)off < f->len) {
 		n = f->len - (size_t)off;
 		if (n > size)
@@ -827,11 +938,43 @@ void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 	/* May block while the queue drains for a switch: we are a session
 	 * thread, and other session threads keep serving. */
 	error = node->store(fs_of(req), f, buf, size, why, sizeof why);
+	/* What was read may be stale now. */
+	pthread_mutex_lock(&f->lock);
+	f->state = CONTROL_NEW;
+	pthread_mutex_unlock(&f->lock);
 	if (error < 0) {
 		control_write_refused(f, buf, size, error, why);
 		fuse_reply_err(req, -error);
 	} else
 		fuse_reply_write(req, size);
+}
+
+/*
+ * The kernel asks only for SEEK_DATA and SEEK_HOLE: the content is one
+ * extent of data, with the hole at its end, as for a file of that size.
+ */
+void control_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+		   struct fuse_file_info *fi)
+{
+	struct control_file *f = (struct control_file *)(uintptr_t)fi->fh;
+	off_t len;
+
+	if (f == NULL || ino == CONTROL_INO_TRACE ||
+	    S_ISDIR(control_node(ino)->mode)) {
+		fuse_reply_err(req, ESPIPE);
+		return;
+	}
+	if (whence != SEEK_DATA && whence != SEEK_HOLE) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	pthread_mutex_lock(&f->lock);
+	len = (off_t)f->len;
+	pthread_mutex_unlock(&f->lock);
+	if (off < 0 || off >= len)
+		fuse_reply_err(req, ENXIO);
+	else
+		fuse_reply_lseek(req, whence == SEEK_DATA ? off : len);
 }
 
 void control_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -875,10 +1018,11 @@ static bool control_dirent(struct fs *fs, fuse_ino_t ino,
 	memset(e, 0, sizeof *e);
 	if (i == 0) {
 		*name = ".";
-		control_fill_attr(fs, ino, &e->attr);
+		control_fill_attr(fs, ino, CONTROL_BUF_SIZE, &e->attr);
 	} else if (i == 1 && ino == CONTROL_INO_IOSCHED) {
 		*name = "..";
-		control_fill_attr(fs, CONTROL_INO_DIR, &e->attr);
+		control_fill_attr(fs, CONTROL_INO_DIR, CONTROL_BUF_SIZE,
+				  &e->attr);
 	} else if (i == 1) {
 		struct stat rst;
 
@@ -896,7 +1040,7 @@ static bool control_dirent(struct fs *fs, fuse_ino_t ino,
 		if (e->ino == 0)
 			return false;
 		*name = t->name;
-		control_fill_attr(fs, e->ino, &e->attr);
+		control_fill_attr(fs, e->ino, CONTROL_BUF_SIZE, &e->attr);
 	} else {
 		/* control_nodes[0] is .control itself. */
 		if (i - 1 >= ARRAY_SIZE(control_nodes))
@@ -907,7 +1051,7 @@ static bool control_dirent(struct fs *fs, fuse_ino_t ino,
 		 * only real entries carry an inode.
 		 */
 		e->ino = control_nodes[i - 1].ino;
-		control_fill_attr(fs, e->ino, &e->attr);
+		control_fill_attr(fs, e->ino, CONTROL_BUF_SIZE, &e->attr);
 	}
 	return true;
 }
@@ -998,6 +1142,6 @@ void control_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	control_fill_attr(fs_of(req), ino, &st);
+	control_fill_attr(fs_of(req), ino, CONTROL_BUF_SIZE, &st);
 	fuse_reply_attr(req, &st, 0);
 }

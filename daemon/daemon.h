@@ -20,6 +20,7 @@
  * and queue lock  ->  trace lock (trace_rq), libfuse's request lock
  * ->  trace lock (a FUSE interrupt of a parked trace read),
  * and the inode table mutex  ->  the fd lock (fs_fd.c; a leaf),
+ * and control.c's files lock  ->  an open file's lock  ->  queue lock,
  * and any lock  ->  the log lock (log.c; a leaf).
  * The queue lock is never held while calling into FUSE or doing I/O.
  * An inode's dio_lock is taken with no other lock held, around backing
@@ -151,6 +152,7 @@ struct inode {
 	 */
 	int dio_used;
 	pthread_rwlock_t dio_lock;
+	int writers;		/* atomic: open files with write access */
 };
 
 /* struct fs is the FUSE userdata; fuse_req_userdata(req) returns it. */
@@ -161,6 +163,7 @@ struct fs {
 	uid_t owner_uid;	/* who mounted: may write .control */
 	gid_t owner_gid;
 	bool as_root;		/* act with callers' credentials on create */
+	bool dont_mask;		/* the kernel leaves the umask to us */
 	struct queue *queue;
 	struct dispatch *dispatch;
 	struct timer *timer;
@@ -168,6 +171,12 @@ struct fs {
 	double timeout;		/* attribute and entry cache seconds */
 	enum backing_io backing_io;	/* from cfg, immutable */
 	int dio_refused;	/* O_DIRECT refusal logged; atomic */
+	/*
+	 * -o ro, immutable.  The kernel mount stays read-write so that
+	 * .control can be written; every change to the mirrored tree is
+	 * refused here, with EROFS, before it reaches BACKING.
+	 */
+	bool readonly;
 };
 
 static inline struct fs *fs_of(fuse_req_t req)
@@ -190,6 +199,14 @@ void fs_inode_write_failed(struct fs *fs, struct inode *inode, int fd,
 /* fs_inode_wait_writes, then drop the kernel's pages if a writeback
  * failed since the last call. */
 void fs_inode_wait_writes_drop(struct fs *fs, struct inode *inode);
+/* A file of inode opened with open_flags was opened (n 1) or released
+ * (n -1): count it if it may write. */
+void fs_inode_writers_add(struct fs *fs, struct inode *inode, int open_flags,
+			  int n);
+/* May the kernel's page cache hold data of inode that BACKING lacks? */
+bool fs_inode_may_be_dirty(struct inode *inode);
+/* Make st, the backing file's, what the mount shows for inode. */
+void fs_inode_attr(struct inode *inode, struct stat *st);
 
 /* fs_fd.c: inode descriptors, at most a number the limit allows */
 /* Raise RLIMIT_NOFILE and size the set; after fs->root_fd is open. */
@@ -199,6 +216,11 @@ void fs_fd_report(void);
 void fs_fd_exit(void);
 /* inode's descriptor, pinned until fs_fd_put; or -errno (ESTALE: gone). */
 int fs_fd_get(struct inode *inode);
+/* inode's descriptor, pinned, if it has one open; else -1 (never opens). */
+int fs_fd_get_open(struct inode *inode);
+/* Give inode (not the root) fd, reopened and checked to be its backing
+ * inode; the descriptor it has, pinned (fd, or another thread's). */
+int fs_fd_install(struct inode *inode, int fd);
 void fs_fd_put(struct inode *inode);
 /* A new inode's first descriptor; call under the inode table mutex. */
 void fs_fd_adopt(struct inode *inode, int fd);
@@ -229,12 +251,16 @@ void fs_inode_unref(struct inode *inode, uint64_t n);
 void fs_inode_proc_path(int fd, char *buf);
 /* Open inode's backing inode with flags; fd or -errno. */
 int fs_inode_reopen(struct inode *inode, int flags);
-/* Open inode through its parent's descriptor and name; fd or -errno. */
+/* Open inode through its nearest ancestor with a descriptor and the
+ * names below it; fd or -errno. */
 int fs_inode_reopen_by_name(struct inode *inode);
 /* parent/name was renamed to newparent/newname: follow it. */
 void fs_inode_renamed(struct inode *newparent, int newparent_fd,
 		      const char *newname);
 bool fs_inode_is_control_name(fuse_ino_t parent, const char *name);
+/* The mode to create a child of the directory open as dfd (O_PATH) with,
+ * from the mode the kernel sent. */
+mode_t fs_inode_create_mode(fuse_req_t req, int dfd, mode_t mode);
 void fs_inode_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
 void fs_inode_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup);
 void fs_inode_forget_multi(fuse_req_t req, size_t count,
@@ -330,6 +356,8 @@ void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
  * min(size, 64 KiB) (a longer one is refused, logged from its start). */
 void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		   size_t size, off_t off, struct fuse_file_info *fi);
+void control_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+		   struct fuse_file_info *fi);
 void control_release(fuse_req_t req, fuse_ino_t ino,
 		     struct fuse_file_info *fi);
 void control_opendir(fuse_req_t req, fuse_ino_t ino,
@@ -343,9 +371,9 @@ void control_close_all(void);
 /* Any other operation on a control inode gets this errno. */
 #define CONTROL_EPERM EPERM
 /*
- * The number parser of nr_requests and iosched/ writes: decimal, at most
- * max, then only blanks and newlines; 0 or -EINVAL.  Exported for the
- * fuzzer (fuzz/fuzz_number.c).
+ * The number parser of nr_requests and iosched/ writes: white space
+ * around it stripped, decimal digits, at most max; 0 or -EINVAL.
+ * Exported for the fuzzer (fuzz/fuzz_number.c).
  */
 int control_parse_number(const char *buf, size_t len, uint64_t max,
 			 uint64_t *value);

@@ -20,6 +20,8 @@ static int fs_attr_stat(struct inode *inode, struct stat *st)
 		return -fd;
 	if (fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 		err = errno;
+	else
+		fs_inode_attr(inode, st);
 	fs_fd_put(inode);
 	return err;
 }
@@ -114,6 +116,10 @@ void fs_attr_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 
 	if (control_is_ino(ino)) {
 		control_setattr(req, ino, attr, to_set, fi);
+		return;
+	}
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
 		return;
 	}
 	inode = fs_inode(req, ino);

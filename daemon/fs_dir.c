@@ -79,12 +79,18 @@ static void fs_dir_make(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_reply_err(req, CONTROL_EPERM);
 		return;
 	}
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
 	dir = fs_inode(req, parent);
 	fd = fs_fd_get(dir);
 	if (fd < 0) {
 		fuse_reply_err(req, -fd);
 		return;
 	}
+	if (kind != FS_DIR_SYMLINK)
+		mode = fs_inode_create_mode(req, fd, mode);
 	err = cred_enter(req, &cred);
 	if (err) {
 		fs_fd_put(dir);
@@ -141,6 +147,10 @@ void fs_dir_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent,
 		fuse_reply_err(req, CONTROL_EPERM);
 		return;
 	}
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
 	/*
 	 * linkat(fd, "", AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; following
 	 * the /proc magic link reaches the same inode (a symlink itself, not
@@ -179,6 +189,10 @@ static void fs_dir_remove(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_reply_err(req, CONTROL_EPERM);
 		return;
 	}
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
 	dir = fs_inode(req, parent);
 	fd = fs_fd_get(dir);
 	if (fd < 0) {
@@ -211,6 +225,10 @@ void fs_dir_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	    fs_inode_is_control_name(parent, name) ||
 	    fs_inode_is_control_name(newparent, newname)) {
 		fuse_reply_err(req, CONTROL_EPERM);
+		return;
+	}
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
 		return;
 	}
 	from = fs_inode(req, parent);

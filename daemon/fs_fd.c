@@ -7,9 +7,9 @@
  * used list of at most fs_fd_max entries; an inode whose descriptor was
  * closed is reached again when next used: by its file handle
  * (open_by_handle_at, which needs CAP_DAC_READ_SEARCH and a file system
- * that has handles), else through its parent's descriptor and its name
- * (fs_inode_reopen_by_name).  Either way the new descriptor must name
- * the same (dev, ino), or the use fails with ESTALE.
+ * that has handles), else through its nearest ancestor with a descriptor
+ * and the names below it (fs_inode_reopen_by_name).  Either way the new
+ * descriptor must name the same (dev, ino), or the use fails with ESTALE.
  *
  * A use pins the descriptor (fs_fd_get ... fs_fd_put): eviction skips
  * pinned inodes, so a descriptor is never closed under a thread using it.
@@ -222,6 +222,11 @@ int fs_fd_get(struct inode *inode)
 	fd = fs_fd_reopen(inode);
 	if (fd < 0)
 		return fd;
+	return fs_fd_install(inode, fd);
+}
+
+int fs_fd_install(struct inode *inode, int fd)
+{
 	pthread_mutex_lock(&fd_lock);
 	if (inode->fd >= 0) {
 		/* Another thread reopened it meanwhile: use that one. */
@@ -235,6 +240,18 @@ int fs_fd_get(struct inode *inode)
 	inode->fd_users++;
 	fs_fd_list_front(inode);
 	do_fs_fd_evict();
+	pthread_mutex_unlock(&fd_lock);
+	return fd;
+}
+
+int fs_fd_get_open(struct inode *inode)
+{
+	int fd;
+
+	pthread_mutex_lock(&fd_lock);
+	fd = inode->fd;
+	if (fd >= 0)
+		inode->fd_users++;
 	pthread_mutex_unlock(&fd_lock);
 	return fd;
 }

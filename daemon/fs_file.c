@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -84,6 +85,11 @@ void fs_file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		control_open(req, ino, fi);
 		return;
 	}
+	if (fs_of(req)->readonly &&
+	    ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
 	inode = fs_inode(req, ino);
 	flags = fs_file_flags(req, fi->flags);
 	fd = fs_inode_reopen(inode, flags);
@@ -96,11 +102,13 @@ void fs_file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, -fd);
 		return;
 	}
-	if (fi->flags & O_TRUNC)
-		sectormap_invalidate(inode->smap, 0, 0);
+	/* No O_TRUNC here: the kernel truncates through setattr (fs_ops.c). */
 	fs_file_set_open(req, inode, fi, fd);
-	if (fuse_reply_open(req, fi) == -ENOENT)
+	fs_inode_writers_add(fs_of(req), inode, fi->flags, 1);
+	if (fuse_reply_open(req, fi) == -ENOENT) {
+		fs_inode_writers_add(fs_of(req), inode, fi->flags, -1);
 		close(fd);
+	}
 }
 
 void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -115,12 +123,17 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_reply_err(req, CONTROL_EPERM);
 		return;
 	}
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
 	dir = fs_inode(req, parent);
 	dfd = fs_fd_get(dir);
 	if (dfd < 0) {
 		fuse_reply_err(req, -dfd);
 		return;
 	}
+	mode = fs_inode_create_mode(req, dfd, mode);
 	err = cred_enter(req, &cred);
 	if (err) {
 		fs_fd_put(dir);
@@ -148,7 +161,10 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (fi->flags & O_TRUNC)
 		sectormap_invalidate(inode->smap, 0, 0);
 	fs_file_set_open(req, inode, fi, fd);
+	fs_inode_writers_add(fs_of(req), inode, fi->flags, 1);
+	fs_inode_attr(inode, &e.attr);	/* now that it counts */
 	if (fuse_reply_create(req, &e, fi) == -ENOENT) {
+		fs_inode_writers_add(fs_of(req), inode, fi->flags, -1);
 		close(fd);
 		fs_inode_unref(inode, 1);
 	}
@@ -233,13 +249,17 @@ void fs_file_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 void fs_file_release(fuse_req_t req, fuse_ino_t ino,
 		     struct fuse_file_info *fi)
 {
+	struct inode *inode;
+
 	if (control_is_ino(ino)) {
 		control_release(req, ino, fi);
 		return;
 	}
+	inode = fs_inode(req, ino);
 	/* No queued write may outlive the descriptor it writes through. */
-	fs_inode_wait_writes(fs_inode(req, ino));
+	fs_inode_wait_writes(inode);
 	close(fs_file_fd(fi->fh));
+	fs_inode_writers_add(fs_of(req), inode, fi->flags, -1);
 	fuse_reply_err(req, 0);
 }
 
@@ -295,16 +315,40 @@ void fs_file_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 void fs_file_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 		   struct fuse_file_info *fi)
 {
+	int fd = fs_file_fd(fi->fh);
+	struct inode *inode;
+	struct stat st;
 	off_t res;
 
 	if (control_is_ino(ino)) {
-		fuse_reply_err(req, CONTROL_EPERM);
+		control_lseek(req, ino, off, whence, fi);
 		return;
 	}
-	/* The kernel asks only for SEEK_DATA and SEEK_HOLE; holes are only
-	 * where they are once queued writes have landed. */
-	fs_inode_wait_writes(fs_inode(req, ino));
-	res = lseek(fs_file_fd(fi->fh), off, whence);
+	/*
+	 * The kernel asks only for SEEK_DATA and SEEK_HOLE, and does not
+	 * write its dirty pages back first.  Under writeback_cache its size
+	 * may even be beyond the backing file's: only the kernel can answer,
+	 * and ENOSYS makes it do so for this mount from now on
+	 * (generic_file_llseek: all data up to its own size).
+	 */
+	if (fs_of(req)->cfg->writeback_cache) {
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
+	inode = fs_inode(req, ino);
+	/* Holes are only where they are once queued writes have landed. */
+	fs_inode_wait_writes(inode);
+	if (!fs_inode_may_be_dirty(inode))
+		res = lseek(fd, off, whence);
+	else if (fstat(fd, &st) == -1)
+		res = -1;
+	else if (off < 0 || off >= st.st_size) {
+		/* Dirty pages of a shared mapping, maybe: all data, and the
+		 * sizes agree without writeback_cache. */
+		errno = ENXIO;
+		res = -1;
+	} else
+		res = whence == SEEK_DATA ? off : st.st_size;
 	if (res == -1)
 		fuse_reply_err(req, errno);
 	else
@@ -320,8 +364,9 @@ void fs_file_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 	off_t start = off_out;
 	ssize_t res;
 
+	/* Copying a control file is no error: cp(1) reads it instead. */
 	if (control_is_ino(ino_in) || control_is_ino(ino_out)) {
-		fuse_reply_err(req, CONTROL_EPERM);
+		fuse_reply_err(req, EOPNOTSUPP);
 		return;
 	}
 	in = fs_inode(req, ino_in);

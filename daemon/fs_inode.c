@@ -20,10 +20,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -80,6 +82,7 @@ static int fs_inode_setup(struct inode *inode, int fd, const struct stat *st)
 	pthread_mutex_init(&inode->fsync_lock, NULL);
 	inode->dio_used = 0;
 	pthread_rwlock_init(&inode->dio_lock, NULL);
+	inode->writers = 0;
 	return 0;
 }
 
@@ -226,6 +229,7 @@ int fs_inode_entry(fuse_req_t req, struct inode *parent, const char *name,
 		pthread_mutex_unlock(&table_lock);
 	}
 
+	fs_inode_attr(inode, &e->attr);
 	e->ino = (uintptr_t)inode;
 	e->generation = 1;
 	e->attr_timeout = fs->timeout;
@@ -266,35 +270,81 @@ void fs_inode_unref(struct inode *inode, uint64_t n)
 }
 
 /*
- * Reach inode through its parent's descriptor and the name it was last
- * known by, for when its own descriptor was closed and no file handle
- * serves.  The parent is held by a reference meanwhile: a rename may
- * change inode->parent under us.
+ * Reach inode through the nearest ancestor that still has a descriptor,
+ * then down by the names each inode on the way was last known by, for
+ * when its own descriptor was closed and no file handle serves.  Done in
+ * a loop, not by reopening the parent first: a tree can be deeper than
+ * any stack (one frame per level once crashed the daemon at 130,000
+ * levels).  The ancestors on the way are held by a reference meanwhile,
+ * since a rename may change their parents; each step must reach the
+ * inode it names (ESTALE otherwise, as fs_fd_reopen checks the last) and
+ * keeps its descriptor, so that the next reopen below starts there.
  */
 int fs_inode_reopen_by_name(struct inode *inode)
 {
-	struct inode *parent;
-	char *name;
-	int pfd, fd;
+	struct inode **chain = NULL, **grown, *top = NULL, *a;
+	size_t n = 0, size = 0, i;
+	char name[NAME_MAX + 1];
+	struct stat st;
+	int fd = -ESTALE, next;
 
 	pthread_mutex_lock(&table_lock);
-	parent = inode->parent;
-	name = parent != NULL ? strdup(inode->name) : NULL;
-	if (name != NULL)
-		parent->nlookup++;
+	for (a = inode->parent; a != NULL; a = a->parent) {
+		fd = fs_fd_get_open(a);
+		if (fd >= 0) {
+			top = a;
+			top->nlookup++;
+			break;
+		}
+		fd = -ESTALE;	/* until an ancestor with one is found */
+		if (n == size) {
+			size = size != 0 ? 2 * size : 16;
+			grown = realloc(chain, size * sizeof *chain);
+			if (grown == NULL) {
+				fd = -ENOMEM;
+				break;
+			}
+			chain = grown;
+		}
+		chain[n++] = a;
+		a->nlookup++;
+	}
 	pthread_mutex_unlock(&table_lock);
-	if (name == NULL)
-		return parent != NULL ? -ENOMEM : -ESTALE;
-	pfd = fs_fd_get(parent);
-	if (pfd >= 0) {
-		fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd == -1)
-			fd = -errno;
-		fs_fd_put(parent);
-	} else
-		fd = pfd;
-	fs_inode_unref(parent, 1);
-	free(name);
+
+	/* chain[n - 1] is top's child, chain[0] inode's parent; a is the
+	 * inode whose descriptor fd is, pinned. */
+	for (a = top, i = n; fd >= 0 && i-- > 0; a = chain[i]) {
+		pthread_mutex_lock(&table_lock);
+		snprintf(name, sizeof name, "%s", chain[i]->name);
+		pthread_mutex_unlock(&table_lock);
+		next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+			      O_CLOEXEC);
+		if (next == -1) {
+			next = errno == ENOENT ? -ESTALE : -errno;
+		} else if (fstat(next, &st) == -1 ||
+			   st.st_dev != chain[i]->dev ||
+			   st.st_ino != chain[i]->ino) {
+			close(next);
+			next = -ESTALE;
+		} else {
+			next = fs_fd_install(chain[i], next);
+		}
+		fs_fd_put(a);
+		fd = next;
+	}
+	if (fd >= 0) {
+		pthread_mutex_lock(&table_lock);
+		snprintf(name, sizeof name, "%s", inode->name);
+		pthread_mutex_unlock(&table_lock);
+		next = openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		fd = next >= 0 ? next : -errno;
+		fs_fd_put(a);
+	}
+	if (top != NULL)
+		fs_inode_unref(top, 1);
+	for (i = 0; i < n; i++)
+		fs_inode_unref(chain[i], 1);
+	free(chain);
 	return fd;
 }
 
@@ -378,6 +428,25 @@ bool fs_inode_is_control_name(fuse_ino_t parent, const char *name)
 }
 
 /*
+ * With POSIX ACLs the kernel sends the mode unmasked, and the caller's
+ * umask beside it (FUSE_CAP_DONT_MASK, fs_ops.c): as on a local
+ * filesystem, the umask applies only where the directory has no default
+ * ACL, which otherwise decides alone (the backing fs applies it, under
+ * our own umask of 0).
+ */
+mode_t fs_inode_create_mode(fuse_req_t req, int dfd, mode_t mode)
+{
+	char path[FS_PROC_PATH_MAX];
+
+	if (!fs_of(req)->dont_mask)
+		return mode;
+	fs_inode_proc_path(dfd, path);
+	if (getxattr(path, "system.posix_acl_default", NULL, 0) > 0)
+		return mode;
+	return mode & ~fuse_req_ctx(req)->umask;
+}
+
+/*
  * Write accounting for fsync and flush ordering.  Writes count in the
  * current epoch; a waiter flips the epoch, so later writes count in the
  * other one and cannot starve it, and waits for the old epoch to drain.
@@ -401,6 +470,61 @@ void fs_inode_write_end(struct inode *inode, unsigned epoch)
 	if (--inode->writes_pending[epoch] == 0)
 		pthread_cond_broadcast(&inode->writes_done);
 	pthread_mutex_unlock(&inode->lock);
+}
+
+/*
+ * Open files that may write, per inode: only through one can the kernel's
+ * page cache hold data that BACKING does not have yet.  Without
+ * writeback_cache only a shared writable mapping dirties pages, and it
+ * keeps its file open until munmap, which writes them back first
+ * (fuse_vma_close); with it, write(2) does too, and close writes back
+ * (fuse_flush) before the release that uncounts the file.
+ */
+void fs_inode_writers_add(struct fs *fs, struct inode *inode, int open_flags,
+			  int n)
+{
+	int res;
+
+	if ((open_flags & O_ACCMODE) == O_RDONLY)
+		return;
+	if (__atomic_fetch_add(&inode->writers, n, __ATOMIC_ACQ_REL) != 0 ||
+	    n < 0)
+		return;
+	/*
+	 * The first one: what the kernel has cached of the attributes was
+	 * not counted so (fs_inode_attr), and writes do not make it ask
+	 * again.  A reply to a getattr already under way is dropped: this
+	 * invalidation is newer.
+	 */
+	res = fuse_lowlevel_notify_inval_inode(fs->se, fs_inode_id(fs, inode),
+					       -1, 0);
+	if (res < 0 && res != -ENOENT)
+		log_debug("inode %llu: attribute invalidation: %s",
+			  (unsigned long long)inode->ino, strerror(-res));
+}
+
+bool fs_inode_may_be_dirty(struct inode *inode)
+{
+	return __atomic_load_n(&inode->writers, __ATOMIC_ACQUIRE) > 0;
+}
+
+/*
+ * A file that may have dirty pages counts as allocated all along, so that
+ * st_blocks never makes that data look like a hole: tar --sparse stores a
+ * file with st_blocks 0 as all hole, and cp and tar look for holes with
+ * SEEK_DATA once st_blocks is below the size (see fs_file_lseek).  One
+ * block more than the size: under writeback_cache the kernel's size may
+ * be beyond the backing file's, which may still be 0.
+ */
+void fs_inode_attr(struct inode *inode, struct stat *st)
+{
+	blkcnt_t blocks;
+
+	if (!S_ISREG(st->st_mode) || !fs_inode_may_be_dirty(inode))
+		return;
+	blocks = st->st_size / 512 + 1;
+	if (st->st_blocks < blocks)
+		st->st_blocks = blocks;
 }
 
 /*

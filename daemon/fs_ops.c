@@ -20,8 +20,9 @@ static void fs_ops_init(void *userdata, struct fuse_conn_info *conn)
 	unsigned bg = fs->cfg->max_background;
 
 	/*
-	 * The kernel applies the caller's umask to the modes it sends; ours
-	 * must not mask them a second time.
+	 * The kernel applies the caller's umask to the modes it sends, or
+	 * leaves it to us (FUSE_CAP_DONT_MASK below); ours must not mask
+	 * them again.
 	 */
 	umask(0);
 
@@ -46,9 +47,22 @@ static void fs_ops_init(void *userdata, struct fuse_conn_info *conn)
 	/*
 	 * We write as root: the backing fs would keep the setuid bit of a
 	 * file a user writes to.  Let the kernel clear it, as for a local
-	 * file.
+	 * file: it sends a setattr of the mode.  Also for open(O_TRUNC),
+	 * which it then truncates through setattr too: with an atomic
+	 * O_TRUNC it would drop that setattr, mode and all.
 	 */
-	conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
+	conn->want &= ~(FUSE_CAP_HANDLE_KILLPRIV | FUSE_CAP_ATOMIC_O_TRUNC);
+	/*
+	 * POSIX ACLs: the kernel checks them as it checks the mode bits
+	 * (default_permissions), from the system.posix_acl_* attributes we
+	 * pass through, and the backing fs keeps mode and ACL in step.  The
+	 * umask then is ours to apply, only where no default ACL decides
+	 * (fs_inode_create_mode).
+	 */
+	fs_ops_want(conn, FUSE_CAP_POSIX_ACL);
+	if (conn->want & FUSE_CAP_POSIX_ACL)
+		fs_ops_want(conn, FUSE_CAP_DONT_MASK);
+	fs->dont_mask = conn->want & FUSE_CAP_DONT_MASK;
 
 	/*
 	 * Reads are bounded by the same page count as writes, and by

@@ -11,9 +11,23 @@
  *
  * The control files have no attributes: reads answer "none" so that
  * ls(1) and getfattr(1) stay quiet; changes get CONTROL_EPERM.
+ *
+ * What the backing fs would refuse the caller, the mount refuses too.  The
+ * kernel checks values itself (trusted.* needs CAP_SYS_ADMIN, POSIX ACLs
+ * their owner), but the list of names is ours: trusted.* names are left
+ * out for callers without CAP_SYS_ADMIN, as ext4 and tmpfs do.  POSIX
+ * ACLs are set with the caller's credentials, so that the backing fs
+ * clears the setgid bit of a caller outside the file's group, as it
+ * would.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <linux/capability.h>
+#include <linux/limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
 
 #include "daemon.h"
@@ -66,17 +80,45 @@ static void fs_xattr_done(struct inode *pinned)
 	errno = errsv;
 }
 
+static bool fs_xattr_is_acl(const char *name)
+{
+	return strcmp(name, "system.posix_acl_access") == 0 ||
+	       strcmp(name, "system.posix_acl_default") == 0;
+}
+
+/*
+ * Set (value non-NULL) or remove name.  A POSIX ACL is changed with the
+ * caller's credentials (the kernel has checked that the caller owns the
+ * inode); /proc/self/fd stays ours to follow as the caller.
+ */
+static int fs_xattr_change(fuse_req_t req, fuse_ino_t ino, const char *name,
+			   const char *value, size_t size, int flags)
+{
+	char path[FS_PROC_PATH_MAX];
+	struct cred cred = { .switched = false };
+	struct inode *pinned;
+	int err, res;
+
+	err = fs_xattr_path(req, ino, path, &pinned);
+	if (err == 0 && fs_of(req)->readonly)
+		err = EROFS;
+	else if (err == 0 && fs_xattr_is_acl(name))
+		err = -cred_enter(req, &cred);
+	if (err == 0) {
+		res = value ? setxattr(path, name, value, size, flags)
+			    : removexattr(path, name);
+		err = res == -1 ? errno : 0;
+	}
+	cred_leave(&cred);
+	fs_xattr_done(pinned);
+	return err;
+}
+
 void fs_xattr_set(fuse_req_t req, fuse_ino_t ino, const char *name,
 		  const char *value, size_t size, int flags)
 {
-	char path[FS_PROC_PATH_MAX];
-	struct inode *pinned;
-	int err = fs_xattr_path(req, ino, path, &pinned);
-
-	if (err == 0 && setxattr(path, name, value, size, flags) == -1)
-		err = errno;
-	fs_xattr_done(pinned);
-	fuse_reply_err(req, err);
+	fuse_reply_err(req, fs_xattr_change(req, ino, name, value, size,
+					    flags));
 }
 
 void fs_xattr_get(fuse_req_t req, fuse_ino_t ino, const char *name,
@@ -102,36 +144,99 @@ void fs_xattr_get(fuse_req_t req, fuse_ino_t ino, const char *name,
 	free(buf);
 }
 
+/*
+ * Has the caller CAP_SYS_ADMIN, as the backing fs asks of trusted.* (in
+ * the initial user namespace, capable())?  Read from /proc/PID/status of
+ * the calling thread (FUSE sends its id): its effective set, exact where
+ * uid 0 would not be (root without the capability, a user with it).  The
+ * set counts in the caller's own user namespace, so a caller in another
+ * one than ours (unshare -U gives a user a full set) has none here.  A
+ * pid we cannot see (0: another pid namespace) has none.  Only asked for
+ * a list that holds a trusted.* name.
+ */
+static bool fs_xattr_caller_admin(fuse_req_t req)
+{
+	pid_t pid = fuse_req_ctx(req)->pid;
+	char path[64], line[128];
+	struct stat ours, theirs;
+	uint64_t caps = 0;
+	bool found = false;
+	FILE *f;
+
+	if (pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	if (stat("/proc/self/ns/user", &ours) == -1 ||
+	    stat(path, &theirs) == -1 || ours.st_ino != theirs.st_ino ||
+	    ours.st_dev != theirs.st_dev)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return false;
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+		found = sscanf(line, "CapEff: %" SCNx64, &caps) == 1;
+	fclose(f);
+	return found && (caps & (UINT64_C(1) << CAP_SYS_ADMIN));
+}
+
+/* Drop the trusted.* names from the list buf of len bytes, for a caller
+ * who may not see them; the new length. */
+static ssize_t fs_xattr_hide_trusted(fuse_req_t req, char *buf, ssize_t len)
+{
+	static const char prefix[] = "trusted.";
+	char *name, *out = buf, *end = buf + len;
+	bool hide = false, asked = false;
+	size_t n;
+
+	for (name = buf; name < end; name += n) {
+		n = strnlen(name, end - name) + 1;
+		if (strncmp(name, prefix, sizeof(prefix) - 1) == 0) {
+			if (!asked) {
+				hide = !fs_xattr_caller_admin(req);
+				asked = true;
+			}
+			if (hide)
+				continue;
+		}
+		memmove(out, name, n);
+		out += n;
+	}
+	return out - buf;
+}
+
 void fs_xattr_list(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
 	char path[FS_PROC_PATH_MAX];
 	struct inode *pinned;
-	char *buf = NULL;
+	char *buf;
 	ssize_t res;
 
 	if (fs_xattr_path(req, ino, path, &pinned) != 0) {
 		fs_xattr_reply(req, 0, NULL, size);
 		return;
 	}
-	if (size && !(buf = malloc(size))) {
+	/* The whole list, whatever size the caller has: its length is
+	 * known only once the names it may not see are out. */
+	buf = malloc(XATTR_LIST_MAX);
+	if (buf == NULL) {
 		fs_xattr_done(pinned);
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	res = listxattr(path, buf, size);
+	res = listxattr(path, buf, XATTR_LIST_MAX);
 	fs_xattr_done(pinned);
+	if (res > 0)
+		res = fs_xattr_hide_trusted(req, buf, res);
+	if (res > 0 && size != 0 && (size_t)res > size) {
+		errno = ERANGE;
+		res = -1;
+	}
 	fs_xattr_reply(req, res, buf, size);
 	free(buf);
 }
 
 void fs_xattr_remove(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
-	char path[FS_PROC_PATH_MAX];
-	struct inode *pinned;
-	int err = fs_xattr_path(req, ino, path, &pinned);
-
-	if (err == 0 && removexattr(path, name) == -1)
-		err = errno;
-	fs_xattr_done(pinned);
-	fuse_reply_err(req, err);
+	fuse_reply_err(req, fs_xattr_change(req, ino, name, NULL, 0, 0));
 }

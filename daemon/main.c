@@ -27,11 +27,16 @@
 
 enum {
 	MAIN_KEY_PRINT_CONFIG,
+	MAIN_KEY_RO,
+	MAIN_KEY_RW,
 	MAIN_KEY_MAX_READ,
 };
 
 static const struct fuse_opt main_opts[] = {
 	FUSE_OPT_KEY("--print-config", MAIN_KEY_PRINT_CONFIG),
+	/* Not the kernel's: the daemon enforces it (struct fs, readonly). */
+	FUSE_OPT_KEY("ro", MAIN_KEY_RO),
+	FUSE_OPT_KEY("rw", MAIN_KEY_RW),
 	FUSE_OPT_KEY("max_read=", MAIN_KEY_MAX_READ),
 	FUSE_OPT_END
 };
@@ -39,6 +44,7 @@ static const struct fuse_opt main_opts[] = {
 struct main_args {
 	struct config *cfg;
 	bool print_config;
+	bool readonly;
 };
 
 static void main_usage(const char *prog)
@@ -100,6 +106,10 @@ static int main_opt_proc(void *data, const char *arg, int key,
 
 	if (key == MAIN_KEY_PRINT_CONFIG) {
 		ma->print_config = true;
+		return 0;
+	}
+	if (key == MAIN_KEY_RO || key == MAIN_KEY_RW) {
+		ma->readonly = key == MAIN_KEY_RO;
 		return 0;
 	}
 	if (key == MAIN_KEY_MAX_READ)
@@ -629,6 +639,7 @@ int main(int argc, char *argv[])
 	fs.owner_uid = getuid();
 	fs.owner_gid = getgid();
 	fs.as_root = geteuid() == 0;
+	fs.readonly = ma.readonly;
 	if (fs_inode_table_init(&fs) != 0)
 		goto out;
 	inodes = true;

@@ -5,18 +5,27 @@
  * The queue reports each request's life (Q queued, M and F back and front
  * merged into another, D dispatched, C completed) to its trace hook,
  * trace_rq(), under its lock.  With no reader open that is a call and one
- * relaxed load of trace_nr_readers.  With readers, trace_emit copies the raw event into a
- * bounded ring of each reader under trace_lock; a full ring drops the
- * event and counts it, so a slow reader never slows the I/O path.  Text
- * is made only when a reader reads, outside every lock but its own.
+ * relaxed load of trace_nr_readers.  With readers, trace_emit stores the
+ * raw event once, in one ring shared by the readers, under trace_lock:
+ * what the queue lock holder pays does not grow with the readers.  Each
+ * reader keeps its place in the ring and copies events out when it reads,
+ * outside the queue lock and a batch at a time under trace_lock, so that
+ * an emitter never waits for more than a batch.  A reader that falls more
+ * than a ring behind loses the oldest events and is told how many, so a
+ * slow reader never slows the I/O path.  Text is made only when a reader
+ * reads, outside every lock but its own.
+ *
+ * The trace shows every user's offsets and process names: only root and
+ * the mount's owner may open it (control.c), and at most
+ * TRACE_READERS_MAX readers are open at once (EBUSY past it).
  *
  * A read with nothing to return is not answered at once: its fuse_req is
- * parked in the reader (pending) and the session thread returns to
- * libfuse.  The producer signals trace_cv when it fills the ring of a
- * reader with a parked read, and the server thread answers it.  That
- * thread starts with the first reader: a mount nobody traces runs none.  A signal
- * to the reading process reaches us as a FUSE interrupt: the parked read
- * is answered EINTR.  When the daemon stops, or when the mount is detached
+ * parked in the reader (req) and the session thread returns to libfuse.
+ * While a read is parked the producer signals trace_cv at each event,
+ * and the server thread answers the parked reads that have events.  That
+ * thread starts with the first reader: a mount nobody traces runs none.
+ * A signal to the reading process reaches us as a FUSE interrupt: the
+ * parked read is answered EINTR.  When the daemon stops, or when the mount is detached
  * (a lazy unmount tells the daemon nothing while a file stays open: the
  * server notices the mount gone from /proc/self/mountinfo), parked reads
  * get end of file, and so does every later read, so that `cat` exits,
@@ -34,7 +43,10 @@
 
 #include "daemon.h"
 
-#define TRACE_RING 4096		/* events per reader; a power of two */
+#define TRACE_RING 4096		/* events kept for the readers; a power of two */
+#define TRACE_READERS_MAX 8	/* readers open at once: EBUSY past it */
+#define TRACE_BATCH 64		/* events copied out per hold of trace_lock */
+#define TRACE_READ_MAX 1024	/* events taken for one read at most */
 #define TRACE_LINE_MAX 256	/* room for the longest line: about 230 */
 #define TRACE_COMM_SLOTS 64	/* the pid -> comm cache; a power of two */
 #define TRACE_COMM_TTL_NS 1000000000ULL
@@ -60,15 +72,13 @@ struct trace_event {
 struct trace_reader {
 	struct trace_reader *next;	/* trace_readers; trace_lock */
 	/* Protected by trace_lock. */
-	struct trace_event ring[TRACE_RING];
-	uint64_t head, tail;	/* events written, events taken */
-	uint64_t lost;		/* dropped since the last marker */
-	fuse_req_t req;		/* a parked read, or NULL */
+	uint64_t tail;		/* the seq of the last event taken */
+	fuse_req_t req;		/* a parked read, or NULL (do_trace_park) */
 	size_t req_size;
 	bool serving;		/* a thread is formatting for it */
 	/* Only the thread that set serving touches these. */
 	char *text;		/* formatted, not yet read */
-	size_t text_len, text_off;
+	size_t text_size, text_len, text_off;
 	bool header_sent;
 };
 
@@ -76,7 +86,10 @@ static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t trace_cv = PTHREAD_COND_INITIALIZER;	/* server */
 static pthread_cond_t trace_idle_cv = PTHREAD_COND_INITIALIZER; /* release */
 static struct trace_reader *trace_readers;	/* trace_lock */
-static uint64_t trace_seq;			/* trace_lock */
+static unsigned trace_parked;	/* readers with a parked read; trace_lock */
+/* Event seq is in trace_ring[seq % TRACE_RING] until TRACE_RING later. */
+static struct trace_event trace_ring[TRACE_RING];	/* trace_lock */
+static uint64_t trace_seq;	/* the last event's; trace_lock */
 static bool trace_ended;	/* stopped or unmounted: EOF; trace_lock */
 static bool trace_stopping;	/* the server must exit; trace_lock */
 static pthread_t trace_thread;			/* trace_lock */
@@ -110,28 +123,6 @@ static uint64_t trace_coarse_ns(void)
 /* ------------------------------------------------------------------ */
 /* Producer side.                                                      */
 
-/* Caller holds trace_lock.  Queue e for r, or count it lost. */
-static bool do_trace_push(struct trace_reader *r, const struct trace_event *e)
-{
-	uint64_t used = r->head - r->tail;
-
-	/* A loss is reported in place: the marker needs a slot too. */
-	if (used + (r->lost > 0 ? 2 : 1) > TRACE_RING) {
-		r->lost++;
-		return false;
-	}
-	if (r->lost > 0) {
-		struct trace_event *m = &r->ring[r->head++ % TRACE_RING];
-
-		memset(m, 0, sizeof *m);
-		m->action = TRACE_LOST;
-		m->sector = r->lost;
-		r->lost = 0;
-	}
-	r->ring[r->head++ % TRACE_RING] = *e;
-	return true;
-}
-
 static void trace_emit(char action, const struct elv_request *rq,
 		       uint64_t now_ns, uint64_t wait_ns, uint64_t service_ns,
 		       int error)
@@ -149,15 +140,12 @@ static void trace_emit(char action, const struct elv_request *rq,
 		/* A write's S is the kernel's REQ_SYNC: sync_write. */
 		.sync = rq->dir == ELV_WRITE ? rq->sync_write : rq->sync,
 	};
-	struct trace_reader *r;
-	bool wake = false;
 
 	pthread_mutex_lock(&trace_lock);
 	e.seq = ++trace_seq;
-	for (r = trace_readers; r != NULL; r = r->next)
-		if (do_trace_push(r, &e) && r->req != NULL)
-			wake = true;
-	if (wake)
+	trace_ring[e.seq % TRACE_RING] = e;
+	/* The server answers parked reads (do_trace_ready). */
+	if (trace_parked > 0)
 		pthread_cond_signal(&trace_cv);
 	pthread_mutex_unlock(&trace_lock);
 }
@@ -271,51 +259,45 @@ static size_t trace_format(const struct trace_event *e, char *buf,
 }
 
 /*
- * Caller holds trace_lock and has set r->serving.  Take what fits in a
- * read of size bytes (at least one event) into evs; the count.
+ * Caller has set r->serving and holds no lock.  Take up to max events
+ * (at most TRACE_BATCH) into evs, in one hold of trace_lock, a loss first
+ * if r fell more than the ring behind; the count.
  */
-static size_t do_trace_take(struct trace_reader *r, size_t size,
-			    struct trace_event *evs, size_t max)
+static size_t trace_take(struct trace_reader *r, struct trace_event *evs,
+			 size_t max)
 {
-	size_t n = size / 64 + 1, i;
+	size_t i = 0;
+	uint64_t lost;
 
-	if (n > max)
-		n = max;
-	if (n > r->head - r->tail)
-		n = (size_t)(r->head - r->tail);
-	for (i = 0; i < n; i++)
-		evs[i] = r->ring[r->tail++ % TRACE_RING];
-	/* Emptied with losses pending: report them now. */
-	if (r->head == r->tail && r->lost > 0 && i < max) {
+	pthread_mutex_lock(&trace_lock);
+	if (trace_seq - r->tail > TRACE_RING) {
+		/* Overwritten before r came for them. */
+		lost = trace_seq - TRACE_RING - r->tail;
+		r->tail += lost;
 		memset(&evs[i], 0, sizeof evs[i]);
 		evs[i].action = TRACE_LOST;
-		evs[i].sector = r->lost;
-		r->lost = 0;
-		i++;
+		evs[i++].sector = lost;
 	}
+	while (i < max && r->tail != trace_seq)
+		evs[i++] = trace_ring[++r->tail % TRACE_RING];
+	pthread_mutex_unlock(&trace_lock);
 	return i;
 }
 
-/* Append the lines of evs to r's text; false on ENOMEM. */
+/* Append the lines of evs to r's text, the header first; false on ENOMEM. */
 static bool trace_append(struct trace_reader *r, const struct trace_event *evs,
 			 size_t n)
 {
-	size_t need = r->text_len - r->text_off + n * TRACE_LINE_MAX +
-		      TRACE_LINE_MAX;
-	char *text;
-	size_t i;
+	size_t need = r->text_len + (n + 1) * TRACE_LINE_MAX, i;
+	char *text = r->text;
 
-	/* Keep the unread rest at the start, and room for n lines. */
-	text = malloc(need);
-	if (text == NULL)
-		return false;
-	/* r->text is NULL before the first append: no memcpy from it. */
-	if (r->text_len > r->text_off)
-		memcpy(text, r->text + r->text_off, r->text_len - r->text_off);
-	r->text_len -= r->text_off;
-	r->text_off = 0;
-	free(r->text);
-	r->text = text;
+	if (need > r->text_size) {
+		text = realloc(r->text, need);
+		if (text == NULL)
+			return false;
+		r->text = text;
+		r->text_size = need;
+	}
 	if (!r->header_sent) {
 		r->text_len += (size_t)snprintf(text + r->text_len,
 			TRACE_LINE_MAX, "# fuse-iosched trace 1: dev cpu seq "
@@ -330,24 +312,31 @@ static bool trace_append(struct trace_reader *r, const struct trace_event *evs,
 
 /*
  * Serve one read of r: caller has set r->serving and holds no lock.
- * Replies to req with what is ready, taking events as needed; returns
- * false (no reply) when there is nothing to say.
+ * Replies to req with what is ready, taking events as needed (a line
+ * takes 64 bytes or more); returns false (no reply) when there is
+ * nothing to say.  Events are taken a batch at a time and formatted in
+ * between, so that emitters get trace_lock while this reader works.
  */
 static bool trace_serve(struct trace_reader *r, fuse_req_t req, size_t size)
 {
-	struct trace_event evs[1024];
-	size_t n;
+	struct trace_event evs[TRACE_BATCH];
+	size_t want = size / 64 + 1, n;
 
 	if (r->text_len == r->text_off) {
-		pthread_mutex_lock(&trace_lock);
-		n = do_trace_take(r, size, evs, ARRAY_SIZE(evs));
-		pthread_mutex_unlock(&trace_lock);
-		if (n == 0 && r->header_sent)
+		r->text_len = r->text_off = 0;
+		if (want > TRACE_READ_MAX)
+			want = TRACE_READ_MAX;
+		do {
+			n = trace_take(r, evs, want < TRACE_BATCH ?
+				       want : TRACE_BATCH);
+			if (!trace_append(r, evs, n)) {
+				fuse_reply_err(req, ENOMEM);
+				return true;
+			}
+			want -= n;
+		} while (n > 0 && want > 0);
+		if (r->text_len == 0)
 			return false;
-		if (!trace_append(r, evs, n)) {
-			fuse_reply_err(req, ENOMEM);
-			return true;
-		}
 	}
 	n = r->text_len - r->text_off;
 	if (n > size)
@@ -390,18 +379,40 @@ int trace_open(struct trace_reader **rp)
 	if (r == NULL)
 		return -ENOMEM;
 	pthread_mutex_lock(&trace_lock);
-	err = do_trace_thread();
+	err = atomic_load_explicit(&trace_nr_readers, memory_order_relaxed) >=
+	      TRACE_READERS_MAX ? -EBUSY : do_trace_thread();
 	if (err != 0) {
 		pthread_mutex_unlock(&trace_lock);
 		free(r);
 		return err;
 	}
+	r->tail = trace_seq;	/* events from now on */
 	r->next = trace_readers;
 	trace_readers = r;
 	atomic_fetch_add_explicit(&trace_nr_readers, 1, memory_order_relaxed);
 	pthread_mutex_unlock(&trace_lock);
 	*rp = r;
 	return 0;
+}
+
+/* Caller holds trace_lock: park req, a read of size bytes, in r. */
+static void do_trace_park(struct trace_reader *r, fuse_req_t req, size_t size)
+{
+	r->req = req;
+	r->req_size = size;
+	trace_parked++;
+}
+
+/* Caller holds trace_lock: r's parked read, no longer parked, or NULL. */
+static fuse_req_t do_trace_unpark(struct trace_reader *r)
+{
+	fuse_req_t req = r->req;
+
+	if (req != NULL) {
+		r->req = NULL;
+		trace_parked--;
+	}
+	return req;
 }
 
 /* Caller holds trace_lock: the serving thread is done with r. */
@@ -424,7 +435,7 @@ static void trace_interrupt(fuse_req_t req, void *data)
 	pthread_mutex_lock(&trace_lock);
 	mine = r->req == req;
 	if (mine)
-		r->req = NULL;
+		do_trace_unpark(r);
 	pthread_mutex_unlock(&trace_lock);
 	if (mine)
 		fuse_reply_err(req, EINTR);
@@ -468,8 +479,7 @@ void trace_read(struct trace_reader *r, fuse_req_t req, size_t size)
 			fuse_reply_buf(req, NULL, 0);
 			pthread_mutex_lock(&trace_lock);
 		} else {
-			r->req = req;
-			r->req_size = size;
+			do_trace_park(r, req, size);
 			/*
 			 * The server answers it if an event came since we
 			 * looked, and starts watching the mount.
@@ -501,8 +511,8 @@ void trace_release(struct trace_reader *r)
 		}
 	}
 	atomic_fetch_sub_explicit(&trace_nr_readers, 1, memory_order_relaxed);
-	req = r->req;	/* cannot happen: the kernel holds the file */
-	r->req = NULL;
+	/* None is parked: the kernel holds the file while a read waits. */
+	req = do_trace_unpark(r);
 	pthread_mutex_unlock(&trace_lock);
 	if (req != NULL)
 		fuse_reply_err(req, EBADF);
@@ -527,8 +537,7 @@ static void do_trace_end(void)
 				break;
 		if (r == NULL)
 			return;
-		req = r->req;
-		r->req = NULL;
+		req = do_trace_unpark(r);
 		pthread_mutex_unlock(&trace_lock);
 		fuse_reply_buf(req, NULL, 0);
 		pthread_mutex_lock(&trace_lock);
@@ -558,20 +567,9 @@ static struct trace_reader *do_trace_ready(void)
 	struct trace_reader *r;
 
 	for (r = trace_readers; r != NULL; r = r->next)
-		if (r->req != NULL && !r->serving &&
-		    (r->head != r->tail || r->lost > 0))
+		if (r->req != NULL && !r->serving && r->tail != trace_seq)
 			return r;
 	return NULL;
-}
-
-static bool do_trace_parked(void)
-{
-	struct trace_reader *r;
-
-	for (r = trace_readers; r != NULL; r = r->next)
-		if (r->req != NULL)
-			return true;
-	return false;
 }
 
 static void *trace_server(void *arg)
@@ -585,7 +583,7 @@ static void *trace_server(void *arg)
 	while (!trace_stopping) {
 		r = do_trace_ready();
 		if (r == NULL) {
-			if (!do_trace_parked() || trace_mount_dev[0] == '\0') {
+			if (trace_parked == 0 || trace_mount_dev[0] == '\0') {
 				pthread_cond_wait(&trace_cv, &trace_lock);
 				continue;
 			}
@@ -610,9 +608,8 @@ static void *trace_server(void *arg)
 			}
 			continue;
 		}
-		req = r->req;
 		size = r->req_size;
-		r->req = NULL;
+		req = do_trace_unpark(r);
 		r->serving = true;
 		pthread_mutex_unlock(&trace_lock);
 		trace_serve(r, req, size);	/* there are events */

@@ -23,17 +23,20 @@
 static int reference_parse(const char *buf, size_t len, uint64_t max,
 			   uint64_t *value)
 {
+	static const char space[] = " \t\n\v\f\r";
 	char digits[32];
 	unsigned long long v;
 	size_t n = 0;
 
+	while (len > 0 && buf[0] != '\0' && strchr(space, buf[0]) != NULL)
+		buf++, len--;
+	while (len > 0 && buf[len - 1] != '\0' &&
+	       strchr(space, buf[len - 1]) != NULL)
+		len--;
 	while (n < len && buf[n] >= '0' && buf[n] <= '9')
 		n++;
-	if (n == 0 || n > 20)
+	if (n == 0 || n > 20 || n < len)
 		return -EINVAL;
-	for (size_t i = n; i < len; i++)
-		if (strchr(" \t\n", buf[i]) == NULL || buf[i] == '\0')
-			return -EINVAL;
 	memcpy(digits, buf, n);
 	digits[n] = '\0';
 	errno = 0;

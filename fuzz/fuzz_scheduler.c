@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Fuzz target: elv_store, what a write to .control/scheduler runs: trim
- * blanks and a newline, check the name (elv_name_valid), find or load
- * NAME.so, switch.  It runs on a real queue with the built-in noop and,
+ * Fuzz target: elv_store, what a write to .control/scheduler runs once
+ * control.c has stripped the white space around it (fuzzed with the
+ * number parser, fuzz_number.c): check the name (elv_name_valid), find or
+ * load NAME.so, switch.  It runs on a real queue with the built-in noop and,
  * when FUZZ_MODULE_DIR names a directory of built schedulers (e.g.
  * schedulers/.libs), on those too.  Checked besides memory errors: the
  * result is 0 or -EINVAL (or an init failure); after success the active
@@ -60,14 +61,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_assert(ret < 0);
 		fuzz_assert(after == before);
 	} else {
-		/* The name written, without the blanks around it. */
+		/* Exactly the name written. */
 		name = buf;
 		len = size;
-		while (len > 0 && (*name == ' ' || *name == '\t'))
-			name++, len--;
-		while (len > 0 && strchr(" \t\n", name[len - 1]) != NULL &&
-		       name[len - 1] != '\0')
-			len--;
 		fuzz_assert(elv_name_valid(name, len));
 		fuzz_assert(strlen(after->name) == len);
 		fuzz_assert(memcmp(after->name, name, len) == 0);

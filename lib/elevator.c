@@ -132,9 +132,54 @@ int elv_list_names(char *buf, size_t size, const char *active)
 	return (int)len;
 }
 
+/* The listing of elv_show, as the module directory's names come. */
+struct elv_show_list {
+	char *buf;
+	size_t size, len;
+	unsigned nr;		/* names listed */
+	int err;
+};
+
+static void elv_show_file(const char *name, void *arg)
+{
+	struct elv_show_list *l = arg;
+	int n;
+
+	/* Listed already; or more than the registry could ever load. */
+	if (l->err != 0 || elv_find(name) != NULL || l->nr >= ELV_MAX_TYPES)
+		return;
+	n = snprintf(l->buf + l->len, l->size - l->len, " %s", name);
+	if (n < 0 || (size_t)n >= l->size - l->len) {
+		l->err = -ENOSPC;
+		return;
+	}
+	l->len += (size_t)n;
+	l->nr++;
+}
+
+/*
+ * As the kernel lists its registered elevators, and what a switch would
+ * find now: a module installed since is listed (a write of its name loads
+ * it); a module once loaded stays, even if its file is removed, because
+ * it stays loaded and a switch to it still works.
+ */
 int elv_show(struct queue *q, char *buf, size_t size)
 {
-	return elv_list_names(buf, size, queue_elevator_type(q)->name);
+	struct elv_show_list l = { .buf = buf, .size = size };
+	int n = elv_list_names(buf, size, queue_elevator_type(q)->name);
+
+	if (n < 0)
+		return n;
+	l.len = (size_t)n - 1;	/* before its newline */
+	pthread_mutex_lock(&elv_lock);
+	l.nr = elv_nr_types;
+	pthread_mutex_unlock(&elv_lock);
+	module_foreach_file(elv_show_file, &l);
+	if (l.err != 0 || l.len + 2 > size)
+		return -ENOSPC;
+	buf[l.len++] = '\n';
+	buf[l.len] = '\0';
+	return (int)l.len;
 }
 
 int elv_store(struct queue *q, const char *buf, size_t len, char *why,
@@ -143,12 +188,6 @@ int elv_store(struct queue *q, const char *buf, size_t len, char *why,
 	const struct elevator_type *type;
 	char name[ELV_NAME_MAX + 1];
 
-	/* Like sysfs: surrounding blanks and a trailing newline are fine. */
-	while (len > 0 && (buf[0] == ' ' || buf[0] == '\t'))
-		buf++, len--;
-	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ' ||
-			   buf[len - 1] == '\t'))
-		len--;
 	if (!elv_name_valid(buf, len)) {
 		snprintf(why, size, "not a scheduler name ([a-z0-9_-], at most "
 			 "%d)", ELV_NAME_MAX);

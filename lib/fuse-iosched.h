@@ -426,10 +426,12 @@ const struct elevator_type *elv_find(const char *name);
 const struct elevator_type *elv_nth(unsigned i);
 /* Find name, loading NAME.so from the module directory if needed. */
 const struct elevator_type *elv_get(const char *name);
-/* "noop [deadline] ...\n" */
+/* "noop [deadline] ... kyber\n": the registered ones, then the modules
+ * a switch would load now (module_foreach_file); length or -ENOSPC. */
 int elv_show(struct queue *q, char *buf, size_t size);
-/* Parse a user's write ("cfq\n") and switch; 0, or -errno and why in a
- * few words (a failed switch logs its own reason; why stays as it was). */
+/* Switch to the scheduler named exactly by buf (control.c strips a
+ * user's write first); 0, or -errno and why in a few words (a failed
+ * switch logs its own reason; why stays as it was). */
 int elv_store(struct queue *q, const char *buf, size_t len, char *why,
 	      size_t size);
 int elv_switch(struct queue *q, const struct elevator_type *type);
@@ -459,6 +461,8 @@ void module_set_dir(const char *dir);
 void module_load_all(void);
 /* Load dir/NAME.so and register it; 0 or -errno (logged). */
 int module_load(const char *name);
+/* fn(NAME) for every NAME.so a switch may load now; nothing logged. */
+void module_foreach_file(void (*fn)(const char *name, void *arg), void *arg);
 void module_unload_all(void);
 
 /* diskmodel.c: a disk's service time (hdd or ssd), charged at dispatch */

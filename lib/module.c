@@ -7,9 +7,11 @@
  * hooks, is refused with both versions named), the structure at least as
  * large as ABI 3.0's, the required hooks present, the name well formed and
  * equal to the file's, and the tunable table consistent.  Before that, the
- * file and its directory must be safe to run code from (module_trusted).
- * A refused module is closed again and leaves one log line naming the file
- * and the reason.
+ * file, its directory and every directory above it must be safe to run
+ * code from (module_trusted), checked through the very descriptors the
+ * module is then loaded from (module_dir_open, module_do_load).  A refused
+ * module is closed again and leaves one log line naming the file and the
+ * reason.
  *
  * The registry holds a copy of the module's structure: the first
  * struct_size bytes we know, the rest zeroed (nbdkit's policy), so that a
@@ -23,6 +25,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -44,12 +47,62 @@
 struct module {
 	struct module *next;
 	void *handle;
+	int fd;			/* the file, open while loaded: module_close */
 	char *path;		/* also the registry's origin string */
 	struct elevator_type type;	/* what is registered: see above */
 };
 
 /* Serializes loading; protects module_dir and module_list. */
 static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Files the loader refused for what they hold (not a module, another ABI,
+ * a bad table): the scheduler list leaves them out, as a switch to one
+ * would fail, until the file changes.  The newest few; module_lock.
+ */
+#define MODULE_REFUSED_MAX 16
+static struct module_refused {
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+} module_refused[MODULE_REFUSED_MAX];
+static unsigned module_nr_refused;
+
+static bool module_refused_is(const struct module_refused *r,
+			      const struct stat *st)
+{
+	return r->dev == st->st_dev && r->ino == st->st_ino &&
+	       r->mtime.tv_sec == st->st_mtim.tv_sec &&
+	       r->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* fd's file was refused.  Caller holds module_lock. */
+static void do_module_refuse(int fd)
+{
+	struct module_refused *r;
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		return;
+	r = &module_refused[module_nr_refused++ % MODULE_REFUSED_MAX];
+	r->dev = st.st_dev;
+	r->ino = st.st_ino;
+	r->mtime = st.st_mtim;
+}
+
+/* Was fd's file, as it is now, refused?  Caller holds module_lock. */
+static bool do_module_refused(int fd)
+{
+	struct stat st;
+	unsigned i;
+
+	if (fstat(fd, &st) != 0)
+		return false;
+	for (i = 0; i < module_nr_refused && i < MODULE_REFUSED_MAX; i++)
+		if (module_refused_is(&module_refused[i], &st))
+			return true;
+	return false;
+}
 static char *module_dir;		/* NULL: MODULE_DIR */
 static struct module *module_list;
 
@@ -217,56 +270,172 @@ static int module_check(const struct elevator_type *type, const char *name,
  * A module is code run with the daemon's rights, often root's.  As sudo
  * does for its plugins, refuse a module file or directory that anyone but
  * root or the daemon's user could have changed: owned by another user, or
- * writable by its group or by others.  (A symlink is judged by its
- * target; the link itself can only change with its directory.)
+ * writable by its group or by others.  A sticky directory above the module
+ * directory (/tmp) may be writable by others (sticky_ok): there only an
+ * entry's owner can rename or remove it, and the entry below is checked in
+ * turn to be root's or ours.  why is completed by the caller ("X is ...").
  */
-static bool module_trusted(const char *path, char *why, size_t size)
+static bool module_trusted(const struct stat *st, bool sticky_ok, char *why,
+			   size_t size)
 {
-	struct stat st;
-
-	if (stat(path, &st) != 0) {
-		snprintf(why, size, "%s", strerror(errno));
-		return false;
-	}
-	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+	if (st->st_uid != 0 && st->st_uid != geteuid()) {
 		snprintf(why, size, "owned by uid %u, neither root nor the "
-			 "daemon's user", (unsigned)st.st_uid);
+			 "daemon's user", (unsigned)st->st_uid);
 		return false;
 	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) &&
+	    !(sticky_ok && (st->st_mode & S_ISVTX))) {
 		snprintf(why, size, "writable by %s (mode %03o)",
-			 st.st_mode & S_IWOTH ? "others" : "its group",
-			 (unsigned)(st.st_mode & 07777));
+			 st->st_mode & S_IWOTH ? "others" : "its group",
+			 (unsigned)(st->st_mode & 07777));
 		return false;
 	}
 	return true;
 }
 
-/* Whether modules may be loaded from the module directory (logged). */
-static bool module_dir_trusted(void)
+/*
+ * Open the module directory to load from, or refuse it (logged unless
+ * quiet, but for a missing one); returns a descriptor (O_RDONLY, for
+ * scandirat) or -errno.  Checking names and
+ * then loading names let a user who owned a directory above module_dir
+ * swap it in between; so, as ssh checks the directories above a user's
+ * keys, every directory from / down is checked, and through the
+ * descriptor that is used: each is opened relative to the one above with
+ * O_NOFOLLOW and fstat'ed, and the modules are opened relative to the
+ * last.  The path is made canonical first, so that a module_dir reached
+ * through a symbolic link is checked where it lies; a link that appears
+ * after that fails the walk.
+ */
+static int module_dir_open(bool quiet)
 {
-	char why[128];
+	const char *dir = module_get_dir();
+	char *real, *p, *slash, why[128];
+	size_t shown = 1;	/* the part of real checked so far */
 	struct stat st;
+	int fd, next, error = 0;
+	bool last;
 
-	/* A missing directory is reported where it is read. */
-	if (stat(module_get_dir(), &st) != 0 ||
-	    module_trusted(module_get_dir(), why, sizeof why))
-		return true;
-	log_err("module directory %s: refused: %s", module_get_dir(), why);
-	return false;
+	real = realpath(dir, NULL);
+	if (real == NULL) {
+		error = errno;
+		/* A missing one: the caller says what that means, once. */
+		log_msg(error != ENOENT && !quiet ? LOG_WARNING : LOG_DEBUG,
+			"module directory %s: %s", dir, strerror(error));
+		return -error;
+	}
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1)
+		error = errno;
+	for (p = real + 1;; p = slash != NULL ? slash + 1 : p + strlen(p)) {
+		if (error == 0 && fstat(fd, &st) == -1)
+			error = errno;
+		if (error != 0) {
+			if (!quiet)
+				log_err("module directory %s: %.*s: %s", dir,
+					(int)shown, real, strerror(error));
+			break;
+		}
+		last = *p == '\0';
+		if (!module_trusted(&st, !last, why, sizeof why)) {
+			if (!quiet)
+				log_err("module directory %s: refused: %.*s "
+					"is %s", dir, (int)shown, real, why);
+			error = EPERM;
+			break;
+		}
+		if (last)
+			break;
+		slash = strchr(p, '/');
+		if (slash != NULL)
+			*slash = '\0';
+		next = openat(fd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+			      O_CLOEXEC);
+		error = next == -1 ? errno : 0;
+		shown = (size_t)(p - real) + strlen(p);
+		if (slash != NULL)
+			*slash = '/';
+		close(fd);
+		fd = next;
+	}
+	if (error == 0) {
+		next = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (next == -1) {
+			error = errno;
+			if (!quiet)
+				log_err("module directory %s: %s", dir,
+					strerror(error));
+		}
+	}
+	if (fd != -1)
+		close(fd);
+	free(real);
+	return error != 0 ? -error : next;
 }
 
-/* Load and register dir/name.so; the caller holds module_lock and has
- * checked the directory. */
-static int module_do_load(const char *name)
+/*
+ * dlclose a module and close its descriptor.  The dynamic loader knows an
+ * object by the name it was opened by, /proc/self/fd/N, and hands it back
+ * to any later dlopen of that name: while the object stays loaded (dlclose
+ * keeps an object with unique symbols, C++'s, for good), N stays open, so
+ * that it names no other module.
+ */
+static void module_close(void *handle, int fd)
 {
-	char path[PATH_MAX], why[256];
-	struct module *m;
+	char proc[32];
+
+	dlclose(handle);
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	handle = dlopen(proc, RTLD_LAZY | RTLD_NOLOAD);
+	if (handle != NULL) {
+		dlclose(handle);
+		return;
+	}
+	close(fd);
+}
+
+/*
+ * Open file, a module in the directory dirfd (from module_dir_open),
+ * without following a link, and check it through the descriptor; the
+ * descriptor, or -errno, and why filled when it is refused (-EPERM).
+ */
+static int module_file_open(int dirfd, const char *file, char *why,
+			    size_t size)
+{
 	struct stat st;
+	int fd, error;
+
+	why[0] = '\0';
+	fd = openat(dirfd, file, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1 || fstat(fd, &st) == -1) {
+		error = errno;
+		if (fd != -1)
+			close(fd);
+		return -error;
+	}
+	if (!S_ISREG(st.st_mode))
+		snprintf(why, size, "%s", S_ISLNK(st.st_mode) ?
+			 "a symbolic link" : "not a regular file");
+	if (!S_ISREG(st.st_mode) || !module_trusted(&st, false, why, size)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/*
+ * Load and register name.so from the module directory dirfd (from
+ * module_dir_open); the caller holds module_lock.  The file is opened
+ * without following a link, checked through its descriptor and loaded
+ * through that descriptor: what runs is what was checked.
+ */
+static int module_do_load(int dirfd, const char *name)
+{
+	char path[PATH_MAX], file[NAME_MAX + 1], proc[32], why[256];
+	struct module *m;
 	module_entry_fn entry;
 	const struct elevator_type *type;
 	void *handle;
-	int error;
+	int fd, error;
 
 	if (!module_name_ok(name)) {
 		char shown[LOG_VALUE_SIZE];
@@ -283,22 +452,27 @@ static int module_do_load(const char *name)
 			 name);
 		return -ENAMETOOLONG;
 	}
-	if (stat(path, &st) != 0) {
-		error = errno;
+	snprintf(file, sizeof file, "%s.so", name);
+	fd = module_file_open(dirfd, file, why, sizeof why);
+	if (fd < 0 && why[0] != '\0') {
+		log_err("module %s: refused: %s", path, why);
+		return fd;
+	}
+	if (fd < 0) {
+		error = -fd;
 		/* A missing one: the caller says what that means, once. */
 		log_msg(error == ENOENT ? LOG_DEBUG : LOG_WARNING,
 			"module %s: %s", path, strerror(error));
 		return -error;
 	}
-	if (!module_trusted(path, why, sizeof why)) {
-		log_err("module %s: refused: %s", path, why);
-		return -EPERM;
-	}
 
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
 	/* Resolve everything now: a missing symbol must fail here. */
-	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	handle = dlopen(proc, RTLD_NOW | RTLD_LOCAL);
 	if (handle == NULL) {
 		log_err("module %s: cannot load: %s", path, dlerror());
+		do_module_refuse(fd);
+		close(fd);
 		return -ENOEXEC;
 	}
 	entry = (module_entry_fn)dlsym(handle, IOSCHED_ELEVATOR_SYMBOL);
@@ -340,22 +514,27 @@ static int module_do_load(const char *name)
 		goto fail;
 	}
 	m->handle = handle;
+	m->fd = fd;
 	m->next = module_list;
 	module_list = m;
 	log_debug("module %s: scheduler %s loaded", path, name);
 	return 0;
 
 fail:
-	dlclose(handle);
+	do_module_refuse(fd);
+	module_close(handle, fd);
 	return error;
 }
 
 int module_load(const char *name)
 {
-	int error;
+	int dirfd, error;
 
 	pthread_mutex_lock(&module_lock);
-	error = module_dir_trusted() ? module_do_load(name) : -EPERM;
+	dirfd = module_dir_open(false);
+	error = dirfd < 0 ? dirfd : module_do_load(dirfd, name);
+	if (dirfd >= 0)
+		close(dirfd);
 	pthread_mutex_unlock(&module_lock);
 	return error;
 }
@@ -368,6 +547,53 @@ static int module_filter(const struct dirent *d)
 }
 
 /*
+ * Call fn for the name of every NAME.so of the directory that a switch
+ * may load (a valid name, the directory and the file trusted), in name
+ * order, as module_load_all reads them.  Quiet: any reader of
+ * .control/scheduler comes here, and a refused directory or module is
+ * logged where it is loaded from.
+ */
+void module_foreach_file(void (*fn)(const char *name, void *arg), void *arg)
+{
+	struct dirent **names;
+	char name[NAME_MAX + 1], why[128];
+	int dirfd, fd, i, n = -1;
+
+	pthread_mutex_lock(&module_lock);
+	dirfd = module_dir_open(true);
+	if (dirfd >= 0)
+		n = scandirat(dirfd, ".", &names, module_filter, alphasort);
+	for (i = 0; i < n; i++) {
+		fd = module_file_open(dirfd, names[i]->d_name, why, sizeof why);
+		if (fd >= 0 && !do_module_refused(fd)) {
+			close(fd);
+			continue;
+		}
+		if (fd >= 0)
+			close(fd);
+		free(names[i]);
+		names[i] = NULL;
+	}
+	if (dirfd >= 0)
+		close(dirfd);
+	pthread_mutex_unlock(&module_lock);
+	for (i = 0; i < n; i++) {
+		size_t len;
+
+		if (names[i] == NULL)
+			continue;
+		len = strlen(names[i]->d_name) - 3;
+		memcpy(name, names[i]->d_name, len);
+		name[len] = '\0';
+		if (module_name_ok(name))
+			fn(name, arg);
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+}
+
+/*
  * Register every NAME.so of the directory, in name order so that the
  * scheduler list reads the same on every start.  A module that fails is
  * logged (by module_do_load) and skipped.
@@ -377,17 +603,22 @@ void module_load_all(void)
 	struct dirent **names;
 	char name[NAME_MAX + 1];
 	size_t len;
-	int i, n;
+	int dirfd, i, n;
 
 	pthread_mutex_lock(&module_lock);
-	if (!module_dir_trusted()) {
+	dirfd = module_dir_open(false);
+	if (dirfd < 0) {
+		if (dirfd == -ENOENT)
+			log_warn("module directory %s: %s", module_get_dir(),
+				 strerror(ENOENT));
 		pthread_mutex_unlock(&module_lock);
 		return;
 	}
-	n = scandir(module_get_dir(), &names, module_filter, alphasort);
+	n = scandirat(dirfd, ".", &names, module_filter, alphasort);
 	if (n < 0) {
 		log_warn("module directory %s: %s", module_get_dir(),
 			 strerror(errno));
+		close(dirfd);
 		pthread_mutex_unlock(&module_lock);
 		return;
 	}
@@ -395,10 +626,11 @@ void module_load_all(void)
 		len = strlen(names[i]->d_name) - 3;
 		memcpy(name, names[i]->d_name, len);
 		name[len] = '\0';
-		module_do_load(name);
+		module_do_load(dirfd, name);
 		free(names[i]);
 	}
 	free(names);
+	close(dirfd);
 	pthread_mutex_unlock(&module_lock);
 }
 
@@ -414,7 +646,7 @@ void module_unload_all(void)
 	elv_unregister_all();
 	while ((m = module_list) != NULL) {
 		module_list = m->next;
-		dlclose(m->handle);
+		module_close(m->handle, m->fd);
 		free(m->path);
 		free(m);
 	}

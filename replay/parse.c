@@ -58,6 +58,10 @@ struct replay_parser {
 	/* D events of ours waiting for their C, oldest first. */
 	size_t dpend[REPLAY_DISPATCHED_MAX];
 	size_t nr_dpend;
+	/* Index + 1 of each process key in t->procs, 0 for a free slot;
+	 * open addressing, at most half full. */
+	uint32_t *proc_slot;
+	size_t proc_cap;	/* a power of two, or 0 */
 };
 
 static int parse_error(struct replay_parser *p, char *err, size_t size,
@@ -94,16 +98,49 @@ static int parse_doubt(struct replay_parser *p, char *err, size_t size,
 }
 
 /* The process index of key (a pid, or an MSR host and disk's hash). */
-static int parse_proc(struct replay_trace *t, int64_t key, uint32_t *proc)
+/* The slot of key in the table: where it is, or the free one it goes in. */
+static size_t parse_proc_slot(const struct replay_parser *p, int64_t key)
 {
-	uint32_t i;
+	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ULL;
+	size_t mask = p->proc_cap - 1, i = (size_t)(h >> 32) & mask;
 
-	/* Few processes: a scan from the most recent is quick enough. */
-	for (i = t->nr_procs; i-- > 0;)
-		if (t->procs[i] == key) {
-			*proc = i;
-			return 0;
-		}
+	while (p->proc_slot[i] != 0 &&
+	       p->t->procs[p->proc_slot[i] - 1] != key)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Twice the slots, the keys placed again; -1 without memory. */
+static int parse_proc_grow(struct replay_parser *p)
+{
+	size_t cap = p->proc_cap ? p->proc_cap * 2 : 256;
+	uint32_t *old = p->proc_slot, i;
+
+	p->proc_slot = calloc(cap, sizeof *p->proc_slot);
+	if (p->proc_slot == NULL) {
+		p->proc_slot = old;
+		return -1;
+	}
+	p->proc_cap = cap;
+	for (i = 0; i < p->t->nr_procs; i++)
+		p->proc_slot[parse_proc_slot(p, p->t->procs[i])] = i + 1;
+	free(old);
+	return 0;
+}
+
+/* The index of process key in t->procs, added if new; -1 without memory. */
+static int parse_proc(struct replay_parser *p, int64_t key, uint32_t *proc)
+{
+	struct replay_trace *t = p->t;
+	size_t slot;
+
+	if ((t->nr_procs + 1) * 2 > p->proc_cap && parse_proc_grow(p) != 0)
+		return -1;
+	slot = parse_proc_slot(p, key);
+	if (p->proc_slot[slot] != 0) {
+		*proc = p->proc_slot[slot] - 1;
+		return 0;
+	}
 	if (t->nr_procs % 64 == 0) {
 		int64_t *n = realloc(t->procs, (t->nr_procs + 64) *
 				     sizeof *n);
@@ -114,6 +151,7 @@ static int parse_proc(struct replay_trace *t, int64_t key, uint32_t *proc)
 	}
 	t->procs[t->nr_procs] = key;
 	*proc = t->nr_procs++;
+	p->proc_slot[slot] = *proc + 1;
 	return 0;
 }
 
@@ -468,7 +506,7 @@ static int parse_blk(struct replay_parser *p, char *line, size_t len,
 			p->t->nr_failed++;
 		return 0;
 	}
-	if (parse_proc(p->t, pid, &proc) != 0 ||
+	if (parse_proc(p, pid, &proc) != 0 ||
 	    (rq = parse_add(p, t_ns)) == NULL)
 		return parse_error(p, err, size, "out of memory");
 	rq->sector = sector;
@@ -536,7 +574,7 @@ static int parse_msr(struct replay_parser *p, char *line, char *err,
 	for (s = f[1]; *s != '\0'; s++)
 		key = (key ^ (unsigned char)*s) * 1099511628211ull;
 	key = (key ^ v[2]) * 1099511628211ull;
-	if (parse_proc(p->t, (int64_t)(key >> 1), &proc) != 0 ||
+	if (parse_proc(p, (int64_t)(key >> 1), &proc) != 0 ||
 	    (rq = parse_add(p, v[0] * REPLAY_FILETIME_NS)) == NULL)
 		return parse_error(p, err, size, "out of memory");
 	rq->sector = v[4] >> IOSCHED_SECTOR_SHIFT;
@@ -716,6 +754,7 @@ int parse_trace(const char *path, const char *format, bool force,
 			qsort(t->rq, t->nr, sizeof t->rq[0], parse_cmp_time);
 	}
 	free(p->done_ns);
+	free(p->proc_slot);
 	free(p);
 	if (ret != 0)
 		parse_trace_free(t);

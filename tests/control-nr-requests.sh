@@ -27,7 +27,7 @@ write_ctl "$N" '128 \t\n\n' || fail "trailing blanks were refused"
 assert_eq 128 "$(cat "$N")" "after '128' with trailing blanks"
 
 for bad in '0\n' '-1\n' 'abc\n' '99999999\n' '65537\n' '\n' '12abc\n' \
-	' 12\n' '+12\n' '1 2\n' '0x10\n' '12\0\n' '18446744073709551617\n' \
+	'+12\n' '1 2\n' '0x10\n' '12\0\n' '18446744073709551617\n' \
 	'\377\n'; do
 	err=$(write_ctl "$N" "$bad") && fail "write of '$bad' succeeded"
 	echo "$err" | grep -q 'Invalid argument' || fail "write of '$bad': '$err'"

@@ -1,21 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # A reader that falls behind loses events, never slows the I/O, and is
-# told how many it lost, in place in its stream; a signal ends its
-# blocked read (a FUSE interrupt answers the parked read).
+# told how many it lost, in place in its stream: the ring the readers
+# share keeps the newest 4096 events, and the loss comes before them.  A
+# signal ends its blocked read (a FUSE interrupt answers the parked read).
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 require timeout
 
 mount_fs
-# Open, and do not read while 2000 writes make 6000 events: more than a
-# reader's ring holds.
+# Open, and do not read while 2000 writes make 6000 events: more than the
+# ring holds.
 exec 3<"$MNT/.control/trace"
 cleanup_push "exec 3<&-"
 n=2000
 [ -n "${TEST_QUICK:-}" ] && n=1500
 timeout 60 dd if=/dev/zero of="$MNT/f" bs=4k count=$n oflag=direct \
 	status=none || fail "dd with a stalled reader did not finish"
-# Reads now return what the ring kept, then the loss, then block until
+# Reads now return the loss, then what the ring kept, then block until
 # the signal from timeout(1) interrupts the read.
 st=0
 timeout 2 cat <&3 >"$T/t" || st=$?
@@ -28,9 +29,13 @@ lost=$(awk '/^lost [0-9]+ events$/ { print $2 }' "$T/t")
 kept=$(grep -c ' [QDC]  *WS ' "$T/t" || true)
 # Every event is either kept or counted lost.
 assert_eq $((3 * n)) $((kept + lost)) "events kept + lost"
-# The loss is reported where it happened: after the first events.
-[ "$(grep -n '^lost' "$T/t" | cut -d: -f1)" -gt 4000 ] ||
-	fail "the loss is not after the ring's events"
+assert_eq 4096 "$kept" "events the ring kept"
+# The loss is reported where it happened: the first events are gone, and
+# the kept ones follow them, up to the last.
+assert_eq "lost $lost events" "$(sed -n 2p "$T/t")" "the line after the header"
+assert_eq "$((lost + 1)) $((3 * n))" \
+	"$(awk '$6 ~ /^[QDC]$/ { if (!f) f = $3; l = $3 } END { print f, l }' "$T/t")" \
+	"sequence numbers of the first and last events kept"
 
 # The mount still works, and a new reader starts afresh.
 timeout 30 cat "$MNT/.control/trace" >"$T/t2" & R=$!

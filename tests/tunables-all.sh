@@ -77,5 +77,5 @@ echo "$total tunables read, written and restored, $ro read-only"
 
 echo deadline >"$C/scheduler"
 unmount_fs
-grep -i refused "$LOG" && fail "a scheduler module was refused"
+grep -E "module .*: refused" "$LOG" && fail "a scheduler module was refused"
 check_log

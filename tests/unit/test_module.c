@@ -4,10 +4,12 @@
  * with the right errno and leave nothing behind, and a scheduler whose
  * init fails cannot be switched to (the old one stays in charge).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -148,6 +150,27 @@ static void test_name_mismatch(void)
 	rmdir(dir);
 }
 
+/* A module that is a symbolic link is refused, whatever it points to. */
+static void test_symlink(void)
+{
+	char dir[] = "/tmp/fuse-iosched-test_module.XXXXXX";
+	char src[PATH_MAX + 32], dst[sizeof dir + 32];
+
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		h_failures++;
+		return;
+	}
+	snprintf(src, sizeof src, "%s/failinit.so", test_dir);
+	snprintf(dst, sizeof dst, "%s/failinit.so", dir);
+	CHECK_EQ(symlink(src, dst), 0);
+	module_set_dir(dir);
+	CHECK_EQ(module_load("failinit"), -EPERM);
+	CHECK(elv_find("failinit") == NULL);
+	unlink(dst);
+	rmdir(dir);
+}
+
 /* failinit loads; switching to it fails and noop stays active. */
 static void test_failinit(void)
 {
@@ -170,7 +193,7 @@ static void test_failinit(void)
 	CHECK_EQ(elv_switch(q, failinit), -ENOMEM);
 	CHECK(queue_elevator_type(q) == elv_noop());
 	/* Through the control-file path too: an error, nothing changes. */
-	CHECK(elv_store(q, "failinit\n", 9, why, sizeof why) < 0);
+	CHECK_EQ(elv_store(q, "failinit", 8, why, sizeof why), -ENOMEM);
 	CHECK(queue_elevator_type(q) == elv_noop());
 	/* The queue still works, in FIFO order. */
 	queue_submit(q, h_io(2, ELV_READ, 2, 0, 4096, 300));
@@ -180,10 +203,33 @@ static void test_failinit(void)
 	queue_free(q);
 }
 
+/*
+ * The code of a loaded scheduler is the file that was checked: the loader
+ * opened it without following links and loaded it through that
+ * descriptor, so the object's name is /proc/self/fd/N, and N, still open,
+ * is the module file's inode.  (Loaded by its path, the file could have
+ * been swapped after the check.)
+ */
+static void check_loaded_from_fd(const struct elevator_type *type,
+				 const char *file)
+{
+	struct stat want, got;
+	Dl_info info;
+	void *code;
+
+	memcpy(&code, &type->dispatch, sizeof code);
+	CHECK(dladdr(code, &info) != 0);
+	CHECK(strncmp(info.dli_fname, "/proc/self/fd/", 14) == 0);
+	CHECK_EQ(stat(file, &want), 0);
+	CHECK_EQ(stat(info.dli_fname, &got), 0);
+	CHECK(want.st_dev == got.st_dev && want.st_ino == got.st_ino);
+}
+
 /* deadline loads from the scheduler directory, once. */
 static void test_deadline(void)
 {
 	const struct elevator_type *dl;
+	char file[PATH_MAX];
 
 	module_set_dir(dir_of("MODULE_DIR", "schedulers/.libs"));
 	CHECK_EQ(module_load("deadline"), 0);
@@ -192,6 +238,9 @@ static void test_deadline(void)
 	if (dl != NULL) {
 		CHECK_EQ(dl->abi_version, IOSCHED_ABI_VERSION);
 		CHECK(dl->tunables != NULL);
+		snprintf(file, sizeof file, "%s/deadline.so",
+			 dir_of("MODULE_DIR", "schedulers/.libs"));
+		check_loaded_from_fd(dl, file);
 	}
 	CHECK_EQ(module_load("deadline"), -EEXIST);
 	CHECK(elv_find("deadline") == dl);
@@ -365,6 +414,7 @@ int main(void)
 	test_type_checks();
 	test_bad_names();
 	test_name_mismatch();
+	test_symlink();
 	test_failinit();
 	test_deadline();
 	test_tunable_callbacks();
