@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Memory stays bounded under a backlog and goes back once idle.  Another
+# Memory stays bounded under a backlog and goes back once idle.  First, a
+# process's small writes onto an idle queue are not copied at all.  Another
 # user (allow_other) writes 64 MiB in 1 MiB O_DIRECT writes, 64 in
 # flight, to a mount whose hdd disk model serves them slower than they
 # arrive, so that the queue fills.  The copies of queued writes must stay
@@ -17,6 +18,15 @@ if nm -D "$FUSE_IOSCHED" | grep -Eq ' (__asan|__tsan|__msan)_'; then
 fi
 
 chmod 755 "$T"
+# A process's writes onto an idle queue are served from libfuse's buffer:
+# no copy, whatever their size.
+mount_fs -o scheduler=noop
+dd if=/dev/urandom of="$MNT/small" bs=4k count=64 status=none
+assert_eq 0 "$(stat_of memory copy_peak)" "bytes copied for writes onto an idle queue"
+cmp "$MNT/small" "$BACKING/small" || fail "lent writes differ in the backing file"
+unmount_fs
+rm -f "$BACKING/small"
+
 dio_backing 160
 mkdir -m 0777 "$BACKING/u"
 mount_fs -o allow_other,backing_io=direct,disk_model=hdd,mb_per_s=400,scheduler=noop
