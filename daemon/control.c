@@ -287,10 +287,15 @@ static int control_stats_show(struct fs *fs,
 			      char *buf, size_t size)
 {
 	struct stats st;
+	int n, m;
 
 	queue_get_stats(fs->queue, &st);
 	memory_stats(&st.mem);
-	return stats_format(&st, buf, size);
+	n = stats_format(&st, buf, size);
+	if (n < 0)
+		return n;
+	m = procwatch_show(buf + n, size - (size_t)n);
+	return m < 0 ? m : n + m;
 }
 
 /* A read or write of one tunable, run under the queue lock. */

@@ -107,7 +107,6 @@
 
 #include "fuse-iosched.h"
 
-#define DISKMODEL_SECTOR_SIZE 512
 /* The virtual device, for the seek curve: 1 TiB in sectors. */
 #define DISKMODEL_STROKE (1ULL << (40 - 9))
 #define DISKMODEL_TRACK_NS 500000ULL	/* track-to-track seek: 0.5 ms */
