@@ -443,6 +443,17 @@ int memory_start(struct fs *fs);
  * them; memory_copy_release once they are freed. */
 void memory_copy_reserve(size_t len);
 void memory_copy_release(size_t len);
+/*
+ * A throttled group's parked writes do not count against the bound, or
+ * a group limited to a trickle would make every other group's writers
+ * wait (the throttle promises it slows nobody else); their number is
+ * bounded by the kernel's outstanding FUSE requests.  The bytes of io's
+ * copies, to take out when it is parked (memory_copy_park) and put back,
+ * without waiting, when it is released (memory_copy_unpark).
+ */
+size_t memory_copies_of(const struct io *io);
+void memory_copy_park(size_t len);
+void memory_copy_unpark(size_t len);
 /* n parts got buffers of ours / had them freed (the trim's idleness). */
 void memory_buffers_used(unsigned n);
 void memory_buffers_freed(unsigned n);

@@ -34,6 +34,7 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t room;
 	_Atomic uint64_t copy_bytes, copy_peak, copy_waits, trims, freed;
+	_Atomic uint64_t copy_parked;	/* the throttle's, outside the bound */
 	atomic_uint waiters, busy;
 	atomic_bool trim_armed;
 	uint64_t trim_seen;	/* the timer thread's: freed when it last
@@ -44,11 +45,20 @@ static struct {
 	.room = PTHREAD_COND_INITIALIZER,
 };
 
+static void memory_peak(uint64_t cur)
+{
+	uint64_t peak = atomic_load(&memory.copy_peak);
+
+	while (cur > peak &&
+	       !atomic_compare_exchange_weak(&memory.copy_peak, &peak, cur))
+		;
+}
+
 /* Wait for room for len more bytes of copies, then count them.  Above
  * the limit only when nothing else is copied (a single larger write). */
 void memory_copy_reserve(size_t len)
 {
-	uint64_t cur = atomic_load(&memory.copy_bytes), peak;
+	uint64_t cur = atomic_load(&memory.copy_bytes);
 	bool waited = false;
 
 	for (;;) {
@@ -69,12 +79,7 @@ void memory_copy_reserve(size_t len)
 	}
 	if (waited)
 		atomic_fetch_add(&memory.copy_waits, 1);
-	cur += len;
-	peak = atomic_load(&memory.copy_peak);
-	while (cur > peak &&
-	       !atomic_compare_exchange_weak(&memory.copy_peak, &peak,
-					     cur))
-		;
+	memory_peak(cur + len);
 }
 
 /* len bytes of copies were freed: wake the writers waiting for room. */
@@ -86,6 +91,30 @@ void memory_copy_release(size_t len)
 		pthread_cond_broadcast(&memory.room);
 		pthread_mutex_unlock(&memory.lock);
 	}
+}
+
+size_t memory_copies_of(const struct io *io)
+{
+	size_t n = 0;
+
+	if (io->rq.dir == ELV_WRITE)
+		for (const struct io_part *p = io->parts; p != NULL;
+		     p = p->next)
+			if (p->lender == NULL)
+				n += p->len;
+	return n;
+}
+
+void memory_copy_park(size_t len)
+{
+	atomic_fetch_add(&memory.copy_parked, len);
+	memory_copy_release(len);
+}
+
+void memory_copy_unpark(size_t len)
+{
+	atomic_fetch_sub(&memory.copy_parked, len);
+	memory_peak(atomic_fetch_add(&memory.copy_bytes, len) + len);
 }
 
 /* On the timer's thread: trim if nothing happened since it was armed. */
@@ -152,5 +181,6 @@ void memory_stats(struct stats_memory *m)
 	m->copy_peak = atomic_load(&memory.copy_peak);
 	m->copy_limit = MEMORY_COPY_MAX;
 	m->copy_waits = atomic_load(&memory.copy_waits);
+	m->copy_parked = atomic_load(&memory.copy_parked);
 	m->trims = atomic_load(&memory.trims);
 }

@@ -235,8 +235,9 @@ struct stats_counters {
 /*
  * The daemon's request buffers (request.c fills these; zero elsewhere):
  * bytes of write data copied for queued writes now, their peak, the
- * limit above which a writer waits, the writes that waited, and the
- * times freed memory was given back to the system at idle.
+ * limit above which a writer waits, the writes that waited, the times
+ * freed memory was given back to the system at idle, and the copies of
+ * writes a throttled group's budget holds back (outside the limit).
  */
 struct stats_memory {
 	uint64_t copy_bytes;
@@ -244,6 +245,7 @@ struct stats_memory {
 	uint64_t copy_limit;
 	uint64_t copy_waits;
 	uint64_t trims;
+	uint64_t copy_parked;	/* of writes the throttle holds: not bound */
 };
 
 struct stats {
