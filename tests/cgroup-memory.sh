@@ -21,8 +21,13 @@ cg_start "$CG/slow" fio --name=slow --directory="$MNT" --rw=write --bs=1m \
 	--output="$T/slow.out"
 SLOW_PID=$CG_PID
 cleanup_push "kill $SLOW_PID 2>/dev/null"
+# On failure, first let the held writes go, so that nothing waits on them.
+cleanup_push "cg_limit '$CG/slow' wbps 0"
 limit=$(stat_of memory copy_limit)
-parked() { [ "$(stat_of memory copy_parked)" -gt "$limit" ]; }
+parked() {
+	_p=$(stat_of memory copy_parked)
+	[ -n "$_p" ] && [ "$_p" -gt "$limit" ]
+}
 wait_for "more than $limit bytes of the limited group's writes held back" \
 	parked
 dd if=/dev/urandom of="$T/free" bs=1M count=8 status=none
