@@ -47,7 +47,7 @@ echo
 
 readers_sweep $NPROC $BS $SIZE 1000 "$THINKS" "$SCHEDS"
 
-python3 - "$RESULTS" "$ROUNDS" "$THINKS" "$SCHEDS" <<'PY' | tee "$RESULTS/summary.txt"
+summarize "$RESULTS" "$ROUNDS" "$THINKS" "$SCHEDS" <<'PY' | tee "$RESULTS/summary.txt"
 import json, os, statistics, sys
 
 results, rounds = sys.argv[1], int(sys.argv[2])
@@ -55,15 +55,10 @@ thinks, scheds = sys.argv[3].split(), sys.argv[4].split()
 
 def load(think, s, r):
     """Aggregate MiB/s and the per-process MiB/s of one run."""
-    path = os.path.join(results, "think%s-%s-r%d.json" % (think, s, r))
-    try:
-        text = open(path).read()
-        data = json.loads(text[text.index("{"):])
-    except (OSError, ValueError):
+    jobs = fio_jobs("think%s-%s-r%d" % (think, s, r))
+    if jobs is None or any(j.get("error") for j in jobs):
         return None
-    if any(j.get("error") for j in data["jobs"]):
-        return None
-    each = [j["read"]["bw"] / 1024.0 for j in data["jobs"]]
+    each = [j["read"]["bw"] / 1024.0 for j in jobs]
     return sum(each), each
 
 print("%-6s %-13s %10s %10s %10s %s" % ("think", "scheduler", "MiB/s",

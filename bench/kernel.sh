@@ -181,22 +181,12 @@ for r in $(seq "$ROUNDS"); do
 done
 echo none >"$QUEUE/scheduler"
 
-python3 - "$RESULTS" "$ROUNDS" "$CONFIGS" <<'PY' | tee "$RESULTS/summary.txt"
+summarize "$RESULTS" "$ROUNDS" "$CONFIGS" <<'PY' | tee "$RESULTS/summary.txt"
 import json, os, statistics, sys
 
 results, rounds, configs = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
 
-def job(name):
-    try:
-        text = open(os.path.join(results, name + ".json")).read()
-        j = json.loads(text[text.index("{"):])["jobs"][0]
-    except (OSError, ValueError, KeyError, IndexError):
-        return None
-    return None if j.get("error") else j
-
-def bw(name, d="read"):
-    j = job(name)
-    return None if j is None else j[d]["bw"] / 1024.0
+job, bw = fio_job, fio_bw
 
 def p99(name):
     j = job(name)

@@ -110,20 +110,17 @@ JOB
 	done
 done
 
-python3 - "$RESULTS" "$ROUNDS" "$DISKS" "$SCHEDS" <<'PY' | tee "$RESULTS/summary.txt"
+summarize "$RESULTS" "$ROUNDS" "$DISKS" "$SCHEDS" <<'PY' | tee "$RESULTS/summary.txt"
 import glob, json, os, statistics, sys
 
 results, rounds = sys.argv[1], int(sys.argv[2])
 disks, scheds = sys.argv[3].split(), sys.argv[4].split()
 
 def load(disk, s, r):
-    path = os.path.join(results, "%s-%s-r%d.json" % (disk, s, r))
-    try:
-        text = open(path).read()
-        data = json.loads(text[text.index("{"):])
-    except (OSError, ValueError):
+    data = fio_jobs("%s-%s-r%d" % (disk, s, r))
+    if data is None:
         return None
-    jobs = {j["jobname"]: j for j in data["jobs"]}
+    jobs = {j["jobname"]: j for j in data}
     if any(j.get("error") for j in jobs.values()):
         return None
     rd = jobs["reader"]["read"]["clat_ns"]

@@ -226,6 +226,24 @@ timed_cat() {
 	fi
 }
 
+# timed_cats TAG FILE...: as timed_cat, but each FILE is read by a cat of
+# its own, one after the other, as a shell script or a build reads: each
+# process reads one file and exits.
+timed_cats() {
+	local tag=$1 t0 t1
+	shift
+	evict "$@"
+	resident "$@" >"$RESULTS/$tag.cache"
+	t0=$(date +%s%N)
+	if timeout "$RUNTIME" sh -c 'for f; do cat "$f"; done' sh "$@" \
+	    >/dev/null; then
+		t1=$(date +%s%N)
+		echo "$(( (t1 - t0) / 1000 ))" >"$RESULTS/$tag.time"
+	else
+		echo cap >"$RESULTS/$tag.time"
+	fi
+}
+
 # reader FILE NAME SECONDS [BWLOG]: one program reading FILE sequentially,
 # $BS at a time with psync and O_DIRECT (every read reaches the scheduler),
 # for SECONDS; fio's JSON in RESULTS/NAME.json, with BWLOG a bandwidth
@@ -252,6 +270,8 @@ save_counters() {
 
 # summarize ARG... <<'PY': run the Python summary on stdin, with ARGs in
 # sys.argv[1:], after the helpers the result tables share:
+#   fio_jobs(name)	NAME.json's (ext=) fio jobs, or None if unreadable
+#   fio_job(name)	its first job, or None if it is missing or failed
 #   fio_bw(name)		MiB/s read (ddir=) by NAME.json's first job, or None
 #   counters_delta(tag)	{counter: TAG-after minus TAG-before} (save_counters)
 #   median(xs)		None when xs is empty
@@ -263,18 +283,23 @@ import glob, json, os, statistics, sys
 
 RESULTS = os.environ["RESULTS"]
 
-def fio_jobs(name):
+def fio_jobs(name, ext=".json"):
     try:
-        text = open(os.path.join(RESULTS, name + ".json")).read()
+        text = open(os.path.join(RESULTS, name + ext)).read()
+        # fio may print warnings before the JSON.
         return json.loads(text[text.index("{"):])["jobs"]
     except (OSError, ValueError, KeyError):
         return None
 
-def fio_bw(name, ddir="read"):
+def fio_job(name):
     jobs = fio_jobs(name)
     if not jobs or jobs[0].get("error"):
         return None
-    return jobs[0][ddir]["bw"] / 1024.0
+    return jobs[0]
+
+def fio_bw(name, ddir="read"):
+    j = fio_job(name)
+    return None if j is None else j[ddir]["bw"] / 1024.0
 
 def read_counters(tag):
     try:

@@ -28,8 +28,15 @@
 # without it (each write is dd's own, synchronous).  Morton's own disk
 # and page cache are not comparable; the ratios are.
 #
+# Two shapes of reader (SHAPES, default both): "one", one cat for all the
+# files, and "each", one cat per file, 150 processes one after the other
+# (as a shell script or a build reads: each process reads one file and
+# exits; issue 27), where a scheduler must see that a process exited and
+# that the next one reads close by.
+#
 # Runs alternate over the schedulers (idle first, then each scheduler with
-# the writer) for ROUNDS rounds, the median is reported.  RESULTS_DIR gets
+# the writer) for ROUNDS rounds, the median is reported.  SCHEDS and
+# SHAPES in the environment run a subset.  RESULTS_DIR gets
 # each run's time, the daemon's stats and iosched tunables around each run,
 # and summary.txt.
 set -euo pipefail
@@ -39,7 +46,8 @@ BENCH=morton RUNTIME=60
 . "$(dirname "$0")/lib.sh" "$@"
 
 NFILES=150 FSIZE=32k
-SCHEDS="noop deadline anticipatory cfq bfq"
+SCHEDS=${SCHEDS:-noop deadline anticipatory cfq bfq}
+SHAPES=${SHAPES:-one each}
 MODES="sync wbc"
 
 mount_fs sync "disk_model=hdd"
@@ -50,12 +58,14 @@ spread "$B/small" $NFILES $FSIZE 4M
 {
 	describe_machine
 	echo "workload:  cat of $NFILES files of $FSIZE one after the other, against dd bs=1M streaming a write"
+	echo "shapes:    $SHAPES (one: one cat for all files; each: one cat per file)"
 	echo "hdd model: defaults (seek_ms 8, rpm 7200, mb_per_s 150); scheduler tunables at their defaults"
 	echo "mounts:    sync (no writeback_cache), wbc (-o writeback_cache)"
 } | tee "$RESULTS/machine.txt"
 echo
 
-# run MODE SCHED TAG WRITER: one cat, with dd streaming when WRITER is 1.
+# run MODE SCHED TAG WRITER SHAPE: the cat(s), with dd streaming when
+# WRITER is 1.
 run() {
 	local m=$W/$1 dd_pid=
 	switch_to "$1" "$2"
@@ -68,7 +78,12 @@ run() {
 		sleep 2
 	fi
 	# shellcheck disable=SC2046
-	timed_cat "$3" $(printf "$m/small/f%d " $(seq $NFILES))
+	if [ "$5" = one ]; then
+		timed_cat "$3" $(printf "$m/small/f%d " $(seq $NFILES))
+	else
+		# shellcheck disable=SC2046
+		timed_cats "$3" $(printf "$m/small/f%d " $(seq $NFILES))
+	fi
 	cat "$m/.control/stats" >"$RESULTS/$3.stats-after"
 	save_counters "$1" "$3-after"
 	for f in "$m"/.control/iosched/*; do
@@ -83,22 +98,32 @@ run() {
 	fi
 }
 
-total=$(( ROUNDS * 2 * (1 + $(echo "$SCHEDS" | wc -w)) ))
+nshapes=$(echo "$SHAPES" | wc -w)
+total=$(( ROUNDS * 2 * nshapes * (1 + $(echo "$SCHEDS" | wc -w)) ))
 n=0
 for r in $(seq "$ROUNDS"); do
-	for mode in $MODES; do
-		n=$((n + 1))
-		printf '[%d/%d] %s, idle disk, round %d\n' $n $total "$mode" "$r"
-		run "$mode" deadline "$mode-idle-r$r" 0
-		for s in $SCHEDS; do
+	for shape in $SHAPES; do
+		for mode in $MODES; do
+			t=$mode-$shape
 			n=$((n + 1))
-			printf '[%d/%d] %s, %s with dd, round %d\n' $n $total "$mode" "$s" "$r"
-			run "$mode" "$s" "$mode-$s-r$r" 1
+			printf '[%d/%d] %s, idle disk, round %d\n' $n $total "$t" "$r"
+			run "$mode" deadline "$t-idle-r$r" 0 "$shape"
+			for s in $SCHEDS; do
+				n=$((n + 1))
+				printf '[%d/%d] %s, %s with dd, round %d\n' $n $total "$t" "$s" "$r"
+				run "$mode" "$s" "$t-$s-r$r" 1 "$shape"
+			done
 		done
 	done
 done
 
-summarize "$RESULTS" "$ROUNDS" "$SCHEDS" "$MODES" "$RUNTIME" <<'PY' | tee "$RESULTS/summary.txt"
+modes=
+for shape in $SHAPES; do
+	for mode in $MODES; do
+		modes="$modes $mode-$shape"
+	done
+done
+summarize "$RESULTS" "$ROUNDS" "$SCHEDS" "$modes" "$RUNTIME" <<'PY' | tee "$RESULTS/summary.txt"
 import os, statistics, sys
 
 rounds = int(sys.argv[2])
@@ -109,46 +134,49 @@ def fmt(x):
 
 print("cat of 150 x 32 KiB files; seconds (median of %d) and ratio to the"
       " idle disk of the same mount" % rounds)
-print("%-6s %-13s %9s %8s %7s  %s" % ("mount", "scheduler", "seconds",
+print("mount: sync or wbc (writeback_cache), then the shape: one cat for"
+      " all files (one) or one cat per file (each)")
+print("%-9s %-13s %9s %8s %7s  %s" % ("mount", "scheduler", "seconds",
       "x idle", "cache", "rounds (s)"))
 for mode in modes:
     idle = [timed_secs("%s-idle-r%d" % (mode, r)) for r in range(1, rounds + 1)]
     idle = [x for x in idle if x is not None]
     if not idle:
-        print("%-6s %-13s %9s" % (mode, "idle disk", "err"))
+        print("%-9s %-13s %9s" % (mode, "idle disk", "err"))
         continue
     i = statistics.median(idle)
-    print("%-6s %-13s %9s %8s %6s%%  %s" % (mode, "idle disk", fmt(i), "1.00",
+    print("%-9s %-13s %9s %8s %6s%%  %s" % (mode, "idle disk", fmt(i), "1.00",
           read_result("%s-idle-r1" % mode, "cache"), " ".join(fmt(x) for x in idle)))
     for s in scheds:
         xs = [timed_secs("%s-%s-r%d" % (mode, s, r)) for r in range(1, rounds + 1)]
         xs = [x for x in xs if x is not None]
         if not xs:
-            print("%-6s %-13s %9s" % (mode, s, "err"))
+            print("%-9s %-13s %9s" % (mode, s, "err"))
             continue
         m = statistics.median(xs)
-        print("%-6s %-13s %9s %8s %6s%%  %s" % (mode, s, fmt(m),
+        print("%-9s %-13s %9s %8s %6s%%  %s" % (mode, s, fmt(m),
               fmt(m / i) if m != float("inf") else ">",
               read_result("%s-%s-r1" % (mode, s), "cache"),
               " ".join(fmt(x) for x in xs)))
 print()
 print("anticipatory's counters, summed over its rounds")
 names = ["antic_started", "antic_hits", "antic_close", "antic_timeouts",
-         "antic_other", "sync_batches", "async_batches", "fifo_expired",
+         "antic_other", "antic_exits", "sync_batches", "async_batches", "fifo_expired",
          "writes_held"]
-print("%-6s %s" % ("mount", " ".join("%14s" % n for n in names)))
+print("%-9s %s" % ("mount", " ".join("%14s" % n for n in names)))
 for mode in modes:
     tot = {}
     for r in range(1, rounds + 1):
         for k, v in counters_delta("%s-anticipatory-r%d" % (mode, r)).items():
             tot[k] = tot.get(k, 0) + v
-    print("%-6s %s" % (mode, " ".join("%14s" % tot.get(n, "-") for n in names)))
+    if "anticipatory" in scheds:
+        print("%-9s %s" % (mode, " ".join("%14s" % tot.get(n, "-") for n in names)))
 print()
 print("cache: share of the small files in the page cache when the cat started"
       " (round 1; evicted before each cat, so every read reaches the"
       " scheduler).  dd's writes: through the page cache and writeback"
       " (wbc) or synchronous from dd (sync).")
 print("Morton, 2.5.59 on a real disk: deadline 8.3 x idle, anticipatory 1.5 x."
-      "  Target (issue 15): anticipatory <= 2 x idle and >= 4 x faster than"
-      " deadline, on both mounts.")
+      "  Target (issues 15, 27): anticipatory <= 2 x idle and >= 4 x faster"
+      " than deadline, on both mounts, in both shapes.")
 PY

@@ -235,7 +235,7 @@ EOF
 
 # --- the tables ----------------------------------------------------------
 
-python3 - "$RESULTS" "$ROUNDS" "$TARGETS" "$JOBS" <<'PY' | tee "$RESULTS/summary.txt"
+summarize "$RESULTS" "$ROUNDS" "$TARGETS" "$JOBS" <<'PY' | tee "$RESULTS/summary.txt"
 import json, os, statistics, sys
 
 results, rounds, targets, jobs = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
@@ -257,15 +257,8 @@ def measure(job, direction, unit, target, r):
             with open(path + ".cpu") as f:
                 cpu = float(f.read()) * 1e6 / count
         return rate, cpu
-    try:
-        with open(path + ".json") as f:
-            text = f.read()
-        # fio may print warnings before the JSON.
-        data = json.loads(text[text.index("{"):])
-        j = data["jobs"][0]
-    except (OSError, ValueError, KeyError, IndexError):
-        return None
-    if j.get("error"):
+    j = fio_job("%s-%s-r%d" % (job, target, r))
+    if j is None:
         return None
     d = j[direction]
     key, div = scale[unit]

@@ -135,7 +135,7 @@ JOB
 	switch_to real deadline
 done
 
-python3 - "$RESULTS" "$ROUNDS" <<'PY' | tee "$RESULTS/summary.txt"
+summarize "$RESULTS" "$ROUNDS" <<'PY' | tee "$RESULTS/summary.txt"
 import collections, glob, json, os, statistics, sys
 
 results, rounds = sys.argv[1], int(sys.argv[2])
@@ -152,9 +152,7 @@ for r in range(1, rounds + 1):
         times.append(float(d))
         per_sched[name].append(float(d))
     switch_secs = {int(float(t) // 1000) for t, d, name in sw}
-    text = open(os.path.join(results, "r%d.json" % r)).read()
-    data = json.loads(text[text.index("{"):])
-    errors += sum(1 for j in data["jobs"] if j.get("error"))
+    errors += sum(1 for j in fio_jobs("r%d" % r) if j.get("error"))
     # Bandwidth per 1 s window of the wall clock, over jobs and directions:
     # each job's 100 ms samples of one direction averaged per second, summed.
     per = collections.defaultdict(lambda: collections.defaultdict(list))

@@ -47,14 +47,10 @@ results, rounds = sys.argv[1], int(sys.argv[2])
 thinks, scheds = sys.argv[3].split(), sys.argv[4].split()
 
 def agg(think, s, r):
-    try:
-        text = open(os.path.join(results, "think%s-%s-r%d.json" % (think, s, r))).read()
-        data = json.loads(text[text.index("{"):])
-    except (OSError, ValueError):
+    jobs = fio_jobs("think%s-%s-r%d" % (think, s, r))
+    if jobs is None or any(j.get("error") for j in jobs):
         return None
-    if any(j.get("error") for j in data["jobs"]):
-        return None
-    return sum(j["read"]["bw"] for j in data["jobs"]) / 1024.0
+    return sum(j["read"]["bw"] for j in jobs) / 1024.0
 
 
 def waits(think):

@@ -51,11 +51,11 @@ done
 {
 describe_machine
 echo
-python3 - "$RESULTS" "$ROUNDS" <<'PY'
+summarize "$RESULTS" "$ROUNDS" <<'PY'
 import json, statistics, sys
 res, rounds = sys.argv[1], int(sys.argv[2])
 def iops(job, traced, r):
-    j = json.load(open("%s/%s-%s-%d.fio" % (res, job, traced, r)))["jobs"][0]
+    j = fio_jobs("%s-%s-%d" % (job, traced, r), ext=".fio")[0]
     return j["read"]["iops"] + j["write"]["iops"]
 print("job        no reader   one reader   ratio   trace lines (median)")
 for job in ("randread", "seqwrite"):

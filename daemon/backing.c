@@ -222,3 +222,21 @@ void backing_device_layout(int root_fd, struct sectormap_layout *l)
 			l->block_size = 0;
 	}
 }
+
+dev_t backing_disk(int root_fd)
+{
+	char buf[32];
+	unsigned maj, min;
+	struct stat st;
+
+	if (fstat(root_fd, &st) != 0 ||
+	    backing_sysfs_read(st.st_dev, "dev", buf, sizeof buf) != 0)
+		return 0;
+	/* A partition's directory has "partition"; its disk's "dev" is up. */
+	if (backing_sysfs_read(st.st_dev, "partition", buf, sizeof buf) != 0)
+		return st.st_dev;
+	if (backing_sysfs_read(st.st_dev, "../dev", buf, sizeof buf) != 0 ||
+	    sscanf(buf, "%u:%u", &maj, &min) != 2)
+		return st.st_dev;
+	return makedev(maj, min);
+}

@@ -17,10 +17,12 @@
  *   elevator switch mutex  ->  inode table mutex  ->  inode lock
  *   ->  queue lock  ->  libevent's internal base lock
  * and the disk model's head lock  ->  queue lock (diskmodel_next),
+ * and queue lock  ->  cgroup lock (cgroup_path, cgroup_weight; a leaf),
  * and queue lock  ->  trace lock (trace_rq), libfuse's request lock
  * ->  trace lock (a FUSE interrupt of a parked trace read),
  * and the inode table mutex  ->  the fd lock (fs_fd.c; a leaf),
  * and control.c's files lock  ->  an open file's lock  ->  queue lock,
+ * and the process watch's lock (procwatch.c) is a leaf, held alone,
  * and any lock  ->  the log lock (log.c; a leaf).
  * The queue lock is never held while calling into FUSE or doing I/O.
  * An inode's dio_lock is taken with no other lock held, around backing
@@ -62,8 +64,29 @@ int timer_on_signal(struct timer *t, int signo, timer_fn work, timer_fn done,
 		    void *arg);
 /* The loop's libevent base, for what serves on it (metrics.c). */
 struct event_base *timer_base(struct timer *t);
-/* Run fn(arg) in timer_stop, after the loop ended, before the base goes. */
-void timer_on_stop(struct timer *t, timer_fn fn, void *arg);
+/* Run fn(arg) in timer_stop, after the loop ended, before the base goes;
+ * 0 or -ENOMEM. */
+int timer_on_stop(struct timer *t, timer_fn fn, void *arg);
+
+/* procwatch.c: thread exits, told to the queue's scheduler */
+struct queue;
+#define PROCWATCH_MAX 1024	/* threads watched at most */
+/*
+ * Threads watched at once under the descriptor limit nofile: an eighth
+ * of it, at least 16, at most PROCWATCH_MAX; fs_fd.c leaves them room.
+ */
+static inline unsigned procwatch_limit(unsigned long long nofile)
+{
+	unsigned long long n = nofile / 8;
+
+	return n < 16 ? 16 : n > PROCWATCH_MAX ? PROCWATCH_MAX : (unsigned)n;
+}
+/* Watch the threads behind requests on t's loop; 0 or -ENOMEM. */
+int procwatch_start(struct timer *t, struct queue *q);
+/* The read and write paths: pid sent a request (0: the kernel). */
+void procwatch_note(pid_t pid);
+/* .control/stats's "procwatch" line into buf; its length or -ENOSPC. */
+int procwatch_show(char *buf, size_t size);
 
 /* metrics.c: the Prometheus endpoint, on the timer's loop */
 struct queue;
@@ -111,6 +134,31 @@ unsigned backing_open(struct fs *fs, int fd, int open_flags);
 int backing_device_show(struct fs *fs, char *buf, size_t size);
 /* Fill in what is known of the device beneath root_fd (l zeroed first). */
 void backing_device_layout(int root_fd, struct sectormap_layout *l);
+
+/* The whole disk beneath root_fd (a partition's disk), where the
+ * kernel keeps control groups' limits; 0 when not on a block device. */
+dev_t backing_disk(int root_fd);
+
+/*
+ * cgroup.c: the caller's control group, its limits and its weight.  At
+ * most CGROUP_MAX groups (the root among them) are known at a time.
+ */
+#define CGROUP_MAX 1024
+/* Before the threads start: groups on or off, the sections, the disk. */
+void cgroup_init(const struct config *cfg, dev_t disk);
+void cgroup_exit(void);
+/* The configuration's group sections, again (SIGHUP). */
+void cgroup_config(const struct config *cfg);
+/* The group of pid's requests: 0 (the root) for pid 0, a process gone,
+ * or groups=off. */
+uint64_t cgroup_of_pid(pid_t pid);
+/* pid has exited: forget its group. */
+void cgroup_forget_pid(pid_t pid);
+/* queue_params' cgroup_path and cgroup_weight (arg unused). */
+int cgroup_path(void *arg, uint64_t id, char *buf, size_t len);
+uint32_t cgroup_weight(void *arg, uint64_t id);
+/* throttle.c's limits function (arg unused). */
+int cgroup_limits(void *arg, uint64_t id, struct throttle_limits *lim);
 
 /* fs_inode.c: the inode table; a fuse_ino_t is a struct inode pointer */
 struct inode {
@@ -249,7 +297,6 @@ int fs_inode_reopen_by_name(struct inode *inode);
 /* parent/name was renamed to newparent/newname: follow it. */
 void fs_inode_renamed(struct inode *newparent, int newparent_fd,
 		      const char *newname);
-bool fs_inode_is_control_name(fuse_ino_t parent, const char *name);
 /* The mode to create a child of the directory open as dfd (O_PATH) with,
  * from the mode the kernel sent. */
 mode_t fs_inode_create_mode(fuse_req_t req, int dfd, mode_t mode);
@@ -344,10 +391,9 @@ void control_getattr(fuse_req_t req, fuse_ino_t ino);
 void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		  struct fuse_file_info *fi);
-/* A write of size bytes, of which buf holds at least the first
- * min(size, 64 KiB) (a longer one is refused, logged from its start). */
-void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
-		   size_t size, off_t off, struct fuse_file_info *fi);
+/* A write; one over 64 KiB is refused, logged from its start. */
+void control_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in,
+		       off_t off, struct fuse_file_info *fi);
 void control_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 		   struct fuse_file_info *fi);
 void control_release(fuse_req_t req, fuse_ino_t ino,
@@ -403,8 +449,15 @@ int trace_open(struct trace_reader **rp);
 /* Answers req now or, with nothing to read yet, later. */
 void trace_read(struct trace_reader *r, fuse_req_t req, size_t size);
 void trace_release(struct trace_reader *r);
-/* Times count from start_ns; watch mountpoint (NULL: none). */
-void trace_start(const char *mountpoint, uint64_t start_ns);
+/*
+ * The mount's settings for a reader's header, as "name value" pairs
+ * (trace_start); length, or -errno.
+ */
+typedef int (*trace_settings_fn)(void *arg, char *buf, size_t size);
+/* Times count from start_ns; watch mountpoint (NULL: none); settings
+ * (NULL: none) fills the header's second line when a reader opens. */
+void trace_start(const char *mountpoint, uint64_t start_ns,
+		 trace_settings_fn settings, void *arg);
 /* End of file for every reader, now and later. */
 void trace_stop(void);
 
@@ -423,12 +476,17 @@ void ioprio_pass_end(void);
 void perform_io(struct io *io);
 
 /* dispatch.c: the worker pool that performs I/O */
-/* dm: NULL, or a disk model the pool takes over (and frees). */
+/* dm: NULL, or a disk model the pool takes over (and frees); groups:
+ * throttle requests by their control group's limits (cgroup.c). */
 struct dispatch *dispatch_start(struct queue *q, unsigned threads,
-				struct diskmodel *dm);
+				struct diskmodel *dm, bool groups);
+/* Before queue_stop: submit every throttled request now, and end the
+ * thread that releases them. */
+void dispatch_drain(struct dispatch *d);
 /* Call after queue_stop: joins the workers. */
 void dispatch_stop(struct dispatch *d);
-/* Queue io; the calling thread performs what the elevator sends at once. */
+/* Queue io (or park it, throttled, until its group's budget allows it);
+ * the calling thread performs what the elevator sends at once. */
 void dispatch_submit(struct dispatch *d, struct io *io);
 /*
  * The same for an io whose data is lent by the calling thread, which will

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The dispatch workers: each takes what the elevator dispatches, performs
- * it on the backing fd (perform.c), tells the queue, and answers FUSE.  Workers hold no lock while doing I/O.  With a disk model
+ * it on the backing fd (perform.c), tells the queue, and answers FUSE.  Workers hold no lock while doing I/O.
+ * Above the queue, requests of a control group over its limits wait in
+ * the throttle (throttle.c) and a thread of their own, the releaser,
+ * submits them when their group's budget allows.  With a disk model
  * (diskmodel.c), each io also waits out its service time on the model.
  * Without one, the thread that submits an io performs what the elevator
  * dispatches right then (dispatch_submit); workers do the rest.
@@ -15,6 +18,9 @@
 struct dispatch {
 	struct queue *q;
 	struct diskmodel *dm;	/* NULL: none; owned, read-only */
+	struct throttle *tl;	/* NULL: groups=off; owned */
+	pthread_t releaser;	/* submits what tl releases */
+	bool releasing;		/* releaser started, not yet joined */
 	unsigned nr_threads;
 	pthread_t threads[];
 };
@@ -57,6 +63,8 @@ static void dispatch_one(struct dispatch *d, struct io *io, uint64_t end_ns)
  */
 void dispatch_submit(struct dispatch *d, struct io *io)
 {
+	if (d->tl != NULL && throttle_submit(d->tl, io))
+		return;	/* parked: the releaser submits it */
 	if (d->dm != NULL) {
 		queue_submit(d->q, io);
 		return;
@@ -72,7 +80,9 @@ bool dispatch_submit_lent(struct dispatch *d, struct io *io)
 {
 	struct io *next;
 
-	if (d->dm != NULL || !queue_submit_idle(d->q, io, &next))
+	/* A throttled writer would hold a session thread while it waits. */
+	if (d->dm != NULL || (d->tl != NULL && throttle_limited(d->tl, io)) ||
+	    !queue_submit_idle(d->q, io, &next))
 		return false;
 	if (next != NULL) {
 		dispatch_one(d, next, 0);
@@ -92,8 +102,25 @@ static void *dispatch_worker(void *arg)
 	return NULL;
 }
 
+/*
+ * The releaser: submits each throttled io once its group's budget allows
+ * it.  A thread of its own, not the timer's loop: queue_submit may wait
+ * for a slot, which frees only as ios complete, and the loop serves the
+ * schedulers' wake-ups that dispatch them.  Workers perform what it
+ * submits.
+ */
+static void *dispatch_releaser(void *arg)
+{
+	struct dispatch *d = arg;
+	struct io *io;
+
+	while ((io = throttle_next(d->tl)) != NULL)
+		queue_submit(d->q, io);
+	return NULL;
+}
+
 struct dispatch *dispatch_start(struct queue *q, unsigned threads,
-				struct diskmodel *dm)
+				struct diskmodel *dm, bool groups)
 {
 	struct dispatch *d;
 	int err;
@@ -105,11 +132,31 @@ struct dispatch *dispatch_start(struct queue *q, unsigned threads,
 	}
 	d->q = q;
 	d->dm = dm;
+	if (groups) {
+		d->tl = throttle_new(cgroup_limits, NULL);
+		if (d->tl == NULL) {
+			diskmodel_free(dm);
+			free(d);
+			return NULL;
+		}
+		err = pthread_create(&d->releaser, NULL, dispatch_releaser, d);
+		if (err != 0) {
+			log_err("cannot start the throttle's releaser: %s",
+				strerror(err));
+			throttle_free(d->tl);
+			diskmodel_free(dm);
+			free(d);
+			return NULL;
+		}
+		d->releasing = true;
+		pthread_setname_np(d->releaser, "iosched-throttle");
+	}
 	for (; d->nr_threads < threads; d->nr_threads++) {
 		err = pthread_create(&d->threads[d->nr_threads], NULL,
 				     dispatch_worker, d);
 		if (err != 0) {
 			log_err("cannot start dispatch worker: %s", strerror(err));
+			dispatch_drain(d);
 			queue_stop(q);
 			dispatch_stop(d);
 			return NULL;
@@ -122,10 +169,21 @@ struct dispatch *dispatch_start(struct queue *q, unsigned threads,
 	return d;
 }
 
+void dispatch_drain(struct dispatch *d)
+{
+	if (d == NULL || !d->releasing)
+		return;
+	throttle_stop(d->tl);
+	pthread_join(d->releaser, NULL);
+	d->releasing = false;
+}
+
 void dispatch_stop(struct dispatch *d)
 {
 	if (d == NULL)
 		return;
+	dispatch_drain(d);
+	throttle_free(d->tl);
 	for (unsigned i = 0; i < d->nr_threads; i++)
 		pthread_join(d->threads[i], NULL);
 	log_debug("%u dispatch workers stopped", d->nr_threads);

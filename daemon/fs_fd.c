@@ -85,11 +85,13 @@ void fs_fd_init(struct fs *fs)
 	char path[FS_PROC_PATH_MAX];
 	struct file_handle *fh;
 	rlim_t limit = fs_fd_raise_limit();
+	/* Room for the pidfds of the process watch (procwatch.c) too. */
+	rlim_t reserve = FS_FD_RESERVE + procwatch_limit(limit);
 	int fd;
 
 	fd_lru.lru_next = fd_lru.lru_prev = &fd_lru;
-	fd_max = limit > FS_FD_RESERVE + 2 * FS_FD_MIN ?
-		 (unsigned)((limit - FS_FD_RESERVE) / 2) : FS_FD_MIN;
+	fd_max = limit > reserve + 2 * FS_FD_MIN ?
+		 (unsigned)((limit - reserve) / 2) : FS_FD_MIN;
 	if (fd_max > FS_FD_MAX)
 		fd_max = FS_FD_MAX;
 

@@ -294,9 +294,7 @@ static const struct elevator_type *main_scheduler(struct config *cfg)
 	type = elv_find(cfg->scheduler);
 	if (type != NULL)
 		return type;
-	if (elv_list_names(names, sizeof names, NULL) < 0)
-		names[0] = '\0';
-	names[strcspn(names, "\n")] = '\0';
+	elv_available(names, sizeof names);
 	if (config_named(cfg, "scheduler")) {
 		char file[PATH_MAX + 64];
 		const char *why;
@@ -379,6 +377,7 @@ static void main_reload_apply(void *arg)
 		return;
 	}
 	config_reload_apply(fs->cfg, next, fs->queue);
+	cgroup_config(fs->cfg);
 	log_info("configuration reloaded from %s",
 		 next->config_read != NULL ? next->config_read :
 		 "(no file: built-in defaults)");
@@ -459,6 +458,28 @@ static struct diskmodel *main_diskmodel(const struct config *cfg)
 	return diskmodel_new(cfg->seek_ms, cfg->rpm, cfg->mb_per_s);
 }
 
+/*
+ * The header line of .control/trace that fuse-iosched-replay takes its
+ * defaults from: the disk model and its parameters, the workers,
+ * nr_requests (as now) and backing_io.
+ */
+static int main_trace_settings(void *arg, char *buf, size_t size)
+{
+	struct fs *fs = arg;
+	const struct config *c = fs->cfg;
+	int n;
+
+	n = snprintf(buf, size, "disk_model %s seek_ms %u rpm %u mb_per_s %u "
+		     "ssd_channels %u ssd_read_us %u ssd_mb_per_s %u "
+		     "ssd_buffer_mib %u ssd_drain_mb_per_s %u threads %u "
+		     "nr_requests %u backing_io %s", c->disk_model, c->seek_ms,
+		     c->rpm, c->mb_per_s, c->ssd_channels, c->ssd_read_us,
+		     c->ssd_mb_per_s, c->ssd_buffer_mib, c->ssd_drain_mb_per_s,
+		     c->threads, queue_nr_requests(fs->queue),
+		     backing_io_name(fs->backing_io));
+	return n >= 0 && (size_t)n < size ? n : -ENOSPC;
+}
+
 /* metrics_fd: the bound /metrics socket (taken over), or -1. */
 static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 		      int metrics_fd)
@@ -480,6 +501,9 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 			return -1;
 		log_info("metrics: serving /metrics on %s", cfg->metrics);
 	}
+	/* Without it, schedulers still stop idling, at their timeouts. */
+	if (procwatch_start(fs->timer, fs->queue) != 0)
+		log_warn("process exits: not watched: %s", strerror(ENOMEM));
 	if (strcmp(cfg->disk_model, "none") != 0) {
 		dm = main_diskmodel(cfg);
 		if (dm == NULL) {
@@ -487,10 +511,13 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 			return -1;
 		}
 	}
-	fs->dispatch = dispatch_start(fs->queue, cfg->threads, dm);
+	/* Before the first request, after the log is open. */
+	cgroup_init(cfg, backing_disk(fs->root_fd));
+	fs->dispatch = dispatch_start(fs->queue, cfg->threads, dm,
+				      cfg->groups);
 	if (fs->dispatch == NULL)
 		return -1;
-	trace_start(cfg->mountpoint, clock_now_ns());
+	trace_start(cfg->mountpoint, clock_now_ns(), main_trace_settings, fs);
 	/* After fuse_set_signal_handlers, which would make SIGHUP unmount. */
 	if (timer_on_signal(fs->timer, SIGHUP, main_reload_read,
 			    main_reload_apply, fs) != 0)
@@ -631,6 +658,8 @@ int main(int argc, char *argv[])
 	qp.wakeup_at = main_wakeup;
 	qp.wakeup_arg = &fs;
 	qp.trace = trace_rq;
+	qp.cgroup_path = cgroup_path;
+	qp.cgroup_weight = cgroup_weight;
 	fs.queue = queue_new(&qp, type);
 	if (fs.queue == NULL)
 		goto out;
@@ -693,6 +722,8 @@ int main(int argc, char *argv[])
 
 	/* Answer everything still queued before the mount goes away. */
 	trace_stop();
+	/* Throttled requests first: the workers end once the queue is empty. */
+	dispatch_drain(fs.dispatch);
 	queue_stop(fs.queue);
 	dispatch_stop(fs.dispatch);
 	timer_stop(fs.timer);
@@ -712,6 +743,7 @@ out:
 	if (inodes)
 		fs_inode_table_destroy(&fs);
 	queue_free(fs.queue);
+	cgroup_exit();
 	module_unload_all();
 	if (fs.root_fd >= 0)
 		close(fs.root_fd);

@@ -345,7 +345,12 @@ int metrics_start(struct timer *t, int fd, struct queue *q,
 	    evhttp_accept_socket_with_handle(m->http, fd) == NULL)
 		goto fail_http;
 	/* evhttp now owns fd; it is freed with the loop's base. */
-	timer_on_stop(t, metrics_free, m);
+	if (timer_on_stop(t, metrics_free, m) != 0) {
+		evhttp_free(m->http);	/* and fd with it */
+		free(m);
+		log_err("metrics: cannot serve: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	return 0;
 
 fail_http:

@@ -45,7 +45,8 @@ static bool request_is_sync(fuse_req_t req, enum elv_dir dir,
 	       (open_flags & (O_SYNC | O_DSYNC | O_DIRECT)) != 0;
 }
 
-/* Fill pid, ioprio and sync from the FUSE request and open flags. */
+/* Fill pid, ioprio, cgroup and sync from the FUSE request and open
+ * flags. */
 static void request_set_origin(struct io *io, fuse_req_t req,
 			       int open_flags)
 {
@@ -53,6 +54,9 @@ static void request_set_origin(struct io *io, fuse_req_t req,
 
 	io->rq.pid = pid;
 	io->rq.ioprio = ioprio_of_pid(pid);
+	procwatch_note(pid);
+	/* Writeback (pid 0) is the root group's (cgroup.c). */
+	io->rq.cgroup = cgroup_of_pid(pid);
 	if (trace_on())
 		trace_note_pid(pid);
 	io->rq.sync = request_is_sync(req, io->rq.dir, open_flags);

@@ -24,12 +24,9 @@
  *  - Extents flagged UNKNOWN, DELALLOC, ENCODED, DATA_INLINE or NOT_ALIGNED
  *    have no meaningful physical address: they count as unmapped.
  *
- * An unmapped offset of a filesystem with FIEMAP (a fresh write, a hole)
- * gets an estimate of where the filesystem will place it, after ext4's
- * goal (ext4_ext_find_goal): next to the nearest mapped extent of the file
- * at the same distance, else after the last placement this mount saw (the
- * cursor below), within the device's size.  Without FIEMAP, a stable range
- * per file far above any device (fuse-iosched(8) says how it is chosen).
+ * Unmapped offsets get an estimate after ext4's goal (ext4_ext_find_goal),
+ * and files without FIEMAP a stable range far above any device: both as
+ * fuse-iosched(8), DESCRIPTION, says.
  */
 #include <errno.h>
 #include <linux/fiemap.h>

@@ -35,6 +35,13 @@ struct timer_signal {
 	bool again;		/* the signal came while running */
 };
 
+/* A call made by timer_stop (timer_on_stop). */
+struct timer_stop_fn {
+	struct timer_stop_fn *next;
+	timer_fn fn;
+	void *arg;
+};
+
 struct timer {
 	struct event_base *base;
 	struct event *ev;
@@ -42,8 +49,7 @@ struct timer {
 	timer_fn fn;
 	void *arg;
 	struct timer_signal *signals;	/* set up before use, then fixed */
-	timer_fn stop_fn;		/* timer_on_stop; set once */
-	void *stop_arg;
+	struct timer_stop_fn *stops;	/* set up before use, then fixed */
 };
 
 static void timer_fire(evutil_socket_t fd, short what, void *arg)
@@ -202,24 +208,36 @@ struct event_base *timer_base(struct timer *t)
 
 /*
  * Call fn(arg) from timer_stop, once the loop has ended and before its
- * base is freed: what lives on the loop (the metrics server) goes then.
+ * base is freed: what lives on the loop (the metrics server, the process
+ * watch) goes then, the last registered first.  0 or -ENOMEM.
  */
-void timer_on_stop(struct timer *t, timer_fn fn, void *arg)
+int timer_on_stop(struct timer *t, timer_fn fn, void *arg)
 {
-	t->stop_fn = fn;
-	t->stop_arg = arg;
+	struct timer_stop_fn *s = malloc(sizeof *s);
+
+	if (s == NULL)
+		return -ENOMEM;
+	s->fn = fn;
+	s->arg = arg;
+	s->next = t->stops;
+	t->stops = s;
+	return 0;
 }
 
 void timer_stop(struct timer *t)
 {
 	struct timer_signal *s, *next;
+	struct timer_stop_fn *f, *fnext;
 
 	if (t == NULL)
 		return;
 	event_base_loopbreak(t->base);
 	pthread_join(t->thread, NULL);
-	if (t->stop_fn != NULL)
-		t->stop_fn(t->stop_arg);
+	for (f = t->stops; f != NULL; f = fnext) {
+		fnext = f->next;
+		f->fn(f->arg);
+		free(f);
+	}
 	/* Freeing the event gives the signal its old handler back. */
 	for (s = t->signals; s != NULL; s = next) {
 		next = s->next;

@@ -1,35 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Request events for readers of .control/trace, the mount's trace_pipe.
+ * Request events for readers of .control/trace, the mount's trace_pipe;
+ * what a reader sees is in fuse-iosched(8), .control/trace.
  *
- * The queue reports each request's life (Q queued, M and F back and front
- * merged into another, D dispatched, C completed) to its trace hook,
- * trace_rq(), under its lock.  With no reader open that is a call and one
- * relaxed load of trace_nr_readers.  With readers, trace_emit stores the
- * raw event once, in one ring shared by the readers, under trace_lock:
- * what the queue lock holder pays does not grow with the readers.  Each
- * reader keeps its place in the ring and copies events out when it reads,
- * outside the queue lock and a batch at a time under trace_lock, so that
- * an emitter never waits for more than a batch.  A reader that falls more
- * than a ring behind loses the oldest events and is told how many, so a
- * slow reader never slows the I/O path.  Text is made only when a reader
- * reads, outside every lock but its own.
- *
- * The trace shows every user's offsets and process names: only root and
- * the mount's owner may open it (control.c), and at most
- * TRACE_READERS_MAX readers are open at once (EBUSY past it).
- *
- * A read with nothing to return is not answered at once: its fuse_req is
- * parked in the reader (req) and the session thread returns to libfuse.
- * While a read is parked the producer signals trace_cv at each event,
- * and the server thread answers the parked reads that have events.  That
- * thread starts with the first reader: a mount nobody traces runs none.
- * A signal to the reading process reaches us as a FUSE interrupt: the
- * parked read is answered EINTR.  When the daemon stops, or when the mount is detached
- * (a lazy unmount tells the daemon nothing while a file stays open: the
- * server notices the mount gone from /proc/self/mountinfo), parked reads
- * get end of file, and so does every later read, so that `cat` exits,
- * closes the file and lets the unmount finish.
+ * Invariants:
+ * - The queue reports each request's Q, M, F, D and C to trace_rq()
+ *   under its lock.  With no reader that is one relaxed load of
+ *   trace_nr_readers; with readers, trace_emit stores the raw event once
+ *   in the ring they share, under trace_lock: the queue lock holder's
+ *   cost does not grow with the readers, and waits for at most one
+ *   reader's batch copy.  Text is made outside every lock but the
+ *   reader's own.
+ * - A read with nothing to return is parked (its fuse_req kept in the
+ *   reader) and answered later by the server thread, which runs only
+ *   while a reader is open; an interrupt answers it EINTR, the daemon's
+ *   stop or the mount's detaching answers it and every later read with
+ *   end of file, so that `cat` exits and a lazy unmount can finish.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,7 +33,8 @@
 #define TRACE_READERS_MAX 8	/* readers open at once: EBUSY past it */
 #define TRACE_BATCH 64		/* events copied out per hold of trace_lock */
 #define TRACE_READ_MAX 1024	/* events taken for one read at most */
-#define TRACE_LINE_MAX 256	/* room for the longest line: about 230 */
+#define TRACE_LINE_MAX 384	/* room for the longest line: about 360 */
+#define TRACE_CGROUP_MAX 120	/* a group's path, as shown, at most */
 #define TRACE_COMM_SLOTS 64	/* the pid -> comm cache; a power of two */
 #define TRACE_COMM_TTL_NS 1000000000ULL
 #define TRACE_WATCH_NS 200000000ULL	/* mount check with parked reads */
@@ -61,6 +48,7 @@ struct trace_event {
 	uint64_t sector;	/* TRACE_LOST: the number lost */
 	uint64_t wait_ns;	/* C only */
 	uint64_t service_ns;	/* C only */
+	uint64_t cgroup;	/* the group charged (cgroup.c) */
 	uint32_t nr_sectors;
 	int error;		/* C only: 0, or -errno */
 	pid_t pid;
@@ -80,6 +68,7 @@ struct trace_reader {
 	char *text;		/* formatted, not yet read */
 	size_t text_size, text_len, text_off;
 	bool header_sent;
+	char *settings;		/* the mount's at open, or NULL; immutable */
 };
 
 static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -95,6 +84,9 @@ static bool trace_stopping;	/* the server must exit; trace_lock */
 static pthread_t trace_thread;			/* trace_lock */
 static bool trace_thread_started;		/* trace_lock */
 static uint64_t trace_start_ns;	/* the mount's time 0; set before readers */
+/* The header's settings line; set before readers (trace_start). */
+static trace_settings_fn trace_settings;
+static void *trace_settings_arg;
 static char trace_mount_dev[32];	/* "major:minor" in mountinfo, or "" */
 
 /*
@@ -135,6 +127,7 @@ static void trace_emit(char action, const struct elv_request *rq,
 		.error = error,
 		.nr_sectors = (uint32_t)rq->nr_sectors,
 		.pid = rq->pid,
+		.cgroup = rq->cgroup,
 		.action = action,
 		.write = rq->dir == ELV_WRITE,
 		/* A write's S is the kernel's REQ_SYNC: sync_write. */
@@ -211,10 +204,39 @@ static void trace_comm_of(pid_t pid, char *buf, size_t size)
 /* ------------------------------------------------------------------ */
 /* Formatting: blkparse's default output, with C's wait and service.   */
 
+/*
+ * The path of group id as one field: bytes other than printable ASCII,
+ * and the backslash, as \xNN (a path may hold blanks); cut after
+ * TRACE_CGROUP_MAX bytes with "..."; "?" for a group forgotten since.
+ */
+static void trace_cgroup_field(uint64_t id, char *buf, size_t size)
+{
+	char path[CONFIG_GROUP_PATH_MAX];
+	size_t n = 0;
+
+	if (cgroup_path(NULL, id, path, sizeof path) < 0) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	for (const char *p = path; *p != '\0' && n + 5 < size; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (n >= TRACE_CGROUP_MAX) {
+			n += (size_t)snprintf(buf + n, size - n, "...");
+			break;
+		}
+		if (c > ' ' && c < 0x7f && c != '\\')
+			buf[n++] = (char)c;
+		else
+			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", c);
+	}
+	buf[n] = '\0';
+}
+
 static int trace_format_line(const struct trace_event *e, char *buf,
 			   size_t size)
 {
-	char comm[16], rwbs[4];
+	char comm[16], rwbs[4], cgroup[TRACE_CGROUP_MAX + 8];
 	int n;
 
 	if (e->action == TRACE_LOST)
@@ -243,7 +265,8 @@ static int trace_format_line(const struct trace_event *e, char *buf,
 			      e->service_ns % 1000000000u);
 	if ((size_t)n >= size)
 		return n;
-	n += snprintf(buf + n, size - (size_t)n, "\n");
+	trace_cgroup_field(e->cgroup, cgroup, sizeof cgroup);
+	n += snprintf(buf + n, size - (size_t)n, " cgroup %s\n", cgroup);
 	return n;
 }
 
@@ -288,7 +311,7 @@ static size_t trace_take(struct trace_reader *r, struct trace_event *evs,
 static bool trace_append(struct trace_reader *r, const struct trace_event *evs,
 			 size_t n)
 {
-	size_t need = r->text_len + (n + 1) * TRACE_LINE_MAX, i;
+	size_t need = r->text_len + (n + 2) * TRACE_LINE_MAX, i;
 	char *text = r->text;
 
 	if (need > r->text_size) {
@@ -301,7 +324,13 @@ static bool trace_append(struct trace_reader *r, const struct trace_event *evs,
 	if (!r->header_sent) {
 		r->text_len += (size_t)snprintf(text + r->text_len,
 			TRACE_LINE_MAX, "# fuse-iosched trace 1: dev cpu seq "
-			"time pid action rwbs sector + count [comm]\n");
+			"time pid action rwbs sector + count [comm] cgroup "
+			"PATH\n");
+		/* What fuse-iosched-replay takes for its defaults. */
+		if (r->settings != NULL)
+			r->text_len += (size_t)snprintf(text + r->text_len,
+				TRACE_LINE_MAX, "# fuse-iosched mount: %s\n",
+				r->settings);
 		r->header_sent = true;
 	}
 	for (i = 0; i < n; i++)
@@ -374,15 +403,26 @@ static int do_trace_thread(void)
 int trace_open(struct trace_reader **rp)
 {
 	struct trace_reader *r = calloc(1, sizeof *r);
+	char buf[TRACE_LINE_MAX - 32];	/* the line has 23 more */
 	int err;
 
 	if (r == NULL)
 		return -ENOMEM;
+	/* Taken now, with no lock held: the callback takes the queue's. */
+	if (trace_settings != NULL &&
+	    trace_settings(trace_settings_arg, buf, sizeof buf) > 0) {
+		r->settings = strdup(buf);
+		if (r->settings == NULL) {
+			free(r);
+			return -ENOMEM;
+		}
+	}
 	pthread_mutex_lock(&trace_lock);
 	err = atomic_load_explicit(&trace_nr_readers, memory_order_relaxed) >=
 	      TRACE_READERS_MAX ? -EBUSY : do_trace_thread();
 	if (err != 0) {
 		pthread_mutex_unlock(&trace_lock);
+		free(r->settings);
 		free(r);
 		return err;
 	}
@@ -517,6 +557,7 @@ void trace_release(struct trace_reader *r)
 	if (req != NULL)
 		fuse_reply_err(req, EBADF);
 	free(r->text);
+	free(r->settings);
 	free(r);
 }
 
@@ -657,9 +698,12 @@ static void trace_find_mount(const char *mountpoint)
 
 /* Before the session serves: the mount is just made, the last on its
  * path in mountinfo. */
-void trace_start(const char *mountpoint, uint64_t start_ns)
+void trace_start(const char *mountpoint, uint64_t start_ns,
+		 trace_settings_fn settings, void *arg)
 {
 	trace_start_ns = start_ns;
+	trace_settings = settings;
+	trace_settings_arg = arg;
 	if (mountpoint != NULL)
 		trace_find_mount(mountpoint);
 }

@@ -28,7 +28,8 @@
  *
  * libconfuse's lexer keeps global state and its callbacks carry no user
  * pointer, so parsing is serialized by config_parse_lock and the callbacks
- * find their context in config_ctx.
+ * find their context in config_ctx.  HACKING (on libconfuse) lists what
+ * else libconfuse cannot do; tests/unit/test_confuse_limits proves it.
  */
 #include <confuse.h>
 #include <errno.h>
@@ -190,6 +191,10 @@ static const struct config_setting config_settings[] = {
 	  .def = "off",
 	  .arg = "ADDR:PORT", .help = "serve Prometheus metrics at /metrics; "
 	  ":PORT binds the loopback only" },
+	{ .name = "groups", .type = CONFIG_BOOL, CONFIG_FIELD(groups),
+	  .def = "yes",
+	  .help = "apply the caller's control group's I/O limits and weight "
+	  "to its requests" },
 };
 
 /* One bit per setting in config.given and config.named. */
@@ -406,6 +411,14 @@ static char *config_absolute(const char *name, const char *path, char *err,
 	return abs;
 }
 
+/* Whether -o gave the setting called name. */
+static bool config_given(const struct config *cfg, const char *name)
+{
+	const struct config_setting *s = config_find(name, strlen(name));
+
+	return s != NULL && (cfg->given & CONFIG_BIT(s));
+}
+
 int config_log_level(const struct config *cfg)
 {
 	/* -d means "log everything" unless -o log= says otherwise. */
@@ -523,6 +536,9 @@ config_error(cfg_t *c, const char *fmt, va_list ap)
 		if (strcmp(cfg_name(c), "root") == 0)
 			snprintf(hint, sizeof hint,
 				 " is neither a setting nor a scheduler");
+		else if (strcmp(cfg_name(c), "group") == 0)
+			snprintf(hint, sizeof hint, " is not a key of a group "
+				 "section");
 		else
 			snprintf(hint, sizeof hint, " is not a tunable of %s",
 				 cfg_name(c));
@@ -713,9 +729,7 @@ static int config_setting_cb(cfg_t *c, cfg_opt_t *opt)
 	if (ret == 0 && s->type == CONFIG_NAME && elv_find(value) == NULL) {
 		char names[512];
 
-		if (elv_list_names(names, sizeof names, NULL) < 0)
-			names[0] = '\0';
-		names[strcspn(names, "\n")] = '\0';
+		elv_available(names, sizeof names);
 		snprintf(why, sizeof why, "scheduler=%s: no such scheduler "
 			 "(available: %.300s)", shown, names);
 		ret = -1;
@@ -735,7 +749,6 @@ static int config_tunable_cb(cfg_t *sec, cfg_opt_t *opt)
 	const struct elevator_type *type = elv_find(cfg_name(sec));
 	const char *value = cfg_opt_getnstr(opt, 0);
 	const struct elv_tunable *t;
-	struct config_tunable *ct;
 	char shown[LOG_VALUE_SIZE], why[CONFIG_ERR_MAX];
 	long long n;
 	char *end;
@@ -762,21 +775,103 @@ static int config_tunable_cb(cfg_t *sec, cfg_opt_t *opt)
 		return -1;
 	}
 	/* The last value in the file wins. */
-	for (ct = config_ctx.cfg->tunables; ct != NULL; ct = ct->next)
-		if (ct->t == t)
-			break;
-	if (ct == NULL) {
-		ct = calloc(1, sizeof *ct);
-		if (ct == NULL)
-			return -1;
-		ct->type = type;
-		ct->t = t;
-		ct->next = config_ctx.cfg->tunables;
-		config_ctx.cfg->tunables = ct;
+	return elv_tunable_value_put(&config_ctx.cfg->tunables, type, t, n) ?
+	       -1 : 0;
+}
+
+/*
+ * A group section's number: decimal with K, M, G or T (powers of 1024, as
+ * systemd's IOReadBandwidthMax=) or "max" (no limit, 0).  0 or -1.
+ */
+static int config_group_number(const char *value, uint64_t *n)
+{
+	static const char units[] = "KMGT";
+	unsigned long long v;
+	const char *u;
+	char *end;
+
+	if (strcmp(value, "max") == 0) {
+		*n = 0;
+		return 0;
 	}
-	ct->value = n;
+	if (*value < '0' || *value > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(value, &end, 10);
+	if (errno != 0)
+		return -1;
+	if (*end != '\0') {
+		u = strchr(units, *end);
+		if (u == NULL || end[1] != '\0')
+			return -1;
+		for (long i = 0; i <= u - units; i++) {
+			if (v > UINT64_MAX / 1024)
+				return -1;
+			v *= 1024;
+		}
+	}
+	*n = v;
 	return 0;
 }
+
+/* A key in a group section: the section's title is the group's path. */
+static int config_group_cb(cfg_t *sec, cfg_opt_t *opt)
+{
+	const char *path = cfg_title(sec), *name = cfg_opt_name(opt);
+	const char *value = cfg_opt_getnstr(opt, 0);
+	char shown[LOG_VALUE_SIZE], why[CONFIG_ERR_MAX];
+	struct config_group *g;
+	uint64_t n;
+
+	if (path == NULL || value == NULL)
+		return -1;
+	if (path[0] != '/' || strlen(path) >= CONFIG_GROUP_PATH_MAX) {
+		snprintf(why, sizeof why, "group %s: not a control group path "
+			 "(\"/\" or \"/a/b\")",
+			 log_value(shown, sizeof shown, path, strlen(path)));
+		config_fail(sec, why);
+		return -1;
+	}
+	if (config_group_number(value, &n) != 0 ||
+	    (strcmp(name, "weight") == 0 &&
+	     (n < ELV_CGROUP_WEIGHT_MIN || n > ELV_CGROUP_WEIGHT_MAX))) {
+		snprintf(why, sizeof why, "group %s: %s = %s: not %s",
+			 log_value(shown, sizeof shown, path, strlen(path)),
+			 name, value, strcmp(name, "weight") == 0 ?
+			 "a weight from 1 to 1000" :
+			 "a number (K, M, G, T: times 1024) or max");
+		config_fail(sec, why);
+		return -1;
+	}
+	for (g = config_ctx.cfg->groups_conf; g != NULL; g = g->next)
+		if (strcmp(g->path, path) == 0)
+			break;
+	if (g == NULL) {
+		g = calloc(1, sizeof *g);
+		if (g == NULL || (g->path = strdup(path)) == NULL) {
+			free(g);
+			return -1;
+		}
+		g->next = config_ctx.cfg->groups_conf;
+		config_ctx.cfg->groups_conf = g;
+	}
+	if (strcmp(name, "rbps") == 0)
+		g->lim.bps[ELV_READ] = n;
+	else if (strcmp(name, "wbps") == 0)
+		g->lim.bps[ELV_WRITE] = n;
+	else if (strcmp(name, "riops") == 0)
+		g->lim.iops[ELV_READ] = n;
+	else if (strcmp(name, "wiops") == 0)
+		g->lim.iops[ELV_WRITE] = n;
+	else
+		g->weight = (unsigned)n;
+	return 0;
+}
+
+/* A group section's keys, in the order --print-config shows them. */
+static const char *const config_group_keys[] = {
+	"rbps", "wbps", "riops", "wiops", "weight",
+};
 
 /*
  * The option table: every plain setting, and with sections, one section
@@ -794,7 +889,7 @@ static cfg_opt_t *config_table(bool sections)
 
 	while (sections && elv_nth(nr_types) != NULL)
 		nr_types++;
-	opts = calloc(n + nr_types + 1, sizeof *opts);
+	opts = calloc(n + nr_types + 2, sizeof *opts);
 	if (opts == NULL)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -836,6 +931,28 @@ static cfg_opt_t *config_table(bool sections)
 		}
 	}
 	opts[n + nr_types] = end;
+	if (sections) {
+		cfg_opt_t *sub = calloc(ARRAY_SIZE(config_group_keys) + 1,
+					sizeof *sub);
+
+		if (sub == NULL)
+			goto fail;
+		for (size_t i = 0; i < ARRAY_SIZE(config_group_keys); i++) {
+			cfg_opt_t o = CFG_STR(config_group_keys[i], NULL,
+					      CFGF_NODEFAULT);
+
+			o.validcb = config_group_cb;
+			sub[i] = o;
+		}
+		sub[ARRAY_SIZE(config_group_keys)] = end;
+		{
+			cfg_opt_t o = CFG_SEC("group", sub, CFGF_MULTI |
+					      CFGF_TITLE | CFGF_NO_TITLE_DUPES);
+
+			opts[n + nr_types] = o;
+		}
+		opts[n + nr_types + 1] = end;
+	}
 	return opts;
 
 fail:
@@ -851,13 +968,6 @@ static void config_table_free(cfg_opt_t *opts)
 		if (o->type == CFGT_SEC)
 			free(o->subopts);
 	free(opts);
-}
-
-bool config_given(const struct config *cfg, const char *name)
-{
-	const struct config_setting *s = config_find(name, strlen(name));
-
-	return s != NULL && (cfg->given & CONFIG_BIT(s));
 }
 
 bool config_named(const struct config *cfg, const char *name)
@@ -1010,11 +1120,12 @@ nomem:
 	return -1;
 }
 
-int64_t config_tunable_value(const struct config *cfg,
-			     const struct elevator_type *type,
-			     const struct elv_tunable *t)
+/* The file's tunable value for t, or the built-in default. */
+static int64_t config_tunable_value(const struct config *cfg,
+				    const struct elevator_type *type,
+				    const struct elv_tunable *t)
 {
-	const struct config_tunable *ct;
+	const struct elv_tunable_value *ct;
 
 	for (ct = cfg->tunables; ct != NULL; ct = ct->next)
 		if (ct->type == type && ct->t == t)
@@ -1024,7 +1135,7 @@ int64_t config_tunable_value(const struct config *cfg,
 
 int config_apply_tunables(const struct config *cfg, char *err, size_t size)
 {
-	const struct config_tunable *ct;
+	const struct elv_tunable_value *ct;
 	int ret;
 
 	elv_tunable_defaults_clear();
@@ -1041,15 +1152,22 @@ int config_apply_tunables(const struct config *cfg, char *err, size_t size)
 }
 
 /* A string as libconfuse reads it back: quoted, with \ and " escaped. */
-static void config_print_str(FILE *fp, const char *name, const char *value)
+static void config_print_quoted(FILE *fp, const char *value)
 {
-	fprintf(fp, "%s = \"", name);
+	fputc('"', fp);
 	for (; *value != '\0'; value++) {
 		if (*value == '"' || *value == '\\')
 			fputc('\\', fp);
 		fputc(*value, fp);
 	}
-	fputs("\"\n", fp);
+	fputc('"', fp);
+}
+
+static void config_print_str(FILE *fp, const char *name, const char *value)
+{
+	fprintf(fp, "%s = ", name);
+	config_print_quoted(fp, value);
+	fputc('\n', fp);
 }
 
 /* A setting's value, in the file's syntax. */
@@ -1095,6 +1213,24 @@ void config_print(const struct config *cfg, FILE *fp)
 				t->min, t->max,
 				t->description != NULL ? t->description : "");
 		}
+		fputs("}\n", fp);
+	}
+	for (const struct config_group *g = cfg->groups_conf; g != NULL;
+	     g = g->next) {
+		const uint64_t v[] = {
+			g->lim.bps[ELV_READ], g->lim.bps[ELV_WRITE],
+			g->lim.iops[ELV_READ], g->lim.iops[ELV_WRITE],
+			g->weight,
+		};
+
+		fputs("\n", fp);
+		fputs("group ", fp);
+		config_print_quoted(fp, g->path);
+		fputs(" {\n", fp);
+		for (size_t i = 0; i < ARRAY_SIZE(config_group_keys); i++)
+			if (v[i] != 0)
+				fprintf(fp, "\t%s = %" PRIu64 "\n",
+					config_group_keys[i], v[i]);
 		fputs("}\n", fp);
 	}
 }
@@ -1311,7 +1447,8 @@ void config_reload_apply(struct config *cur, struct config *next,
 			 struct queue *q)
 {
 	struct config_tunable_change tc = { .cur = cur, .next = next };
-	struct config_tunable *swap;
+	struct elv_tunable_value *swap;
+	struct config_group *groups;
 
 	/*
 	 * In table order, so the switch comes first: the new instance
@@ -1345,12 +1482,14 @@ void config_reload_apply(struct config *cur, struct config *next,
 	swap = cur->tunables;
 	cur->tunables = next->tunables;
 	next->tunables = swap;
+	/* Group sections apply at once (the daemon's cgroup_config). */
+	groups = cur->groups_conf;
+	cur->groups_conf = next->groups_conf;
+	next->groups_conf = groups;
 }
 
 void config_free(struct config *cfg)
 {
-	struct config_tunable *ct, *next;
-
 	config_free_values(cfg);
 	free(cfg->backing);
 	free(cfg->mountpoint);
@@ -1359,9 +1498,13 @@ void config_free(struct config *cfg)
 	for (unsigned i = 0; i < cfg->nr_opts; i++)
 		free(cfg->opts[i]);
 	free(cfg->opts);
-	for (ct = cfg->tunables; ct != NULL; ct = next) {
-		next = ct->next;
-		free(ct);
+	elv_tunable_values_free(cfg->tunables);
+	while (cfg->groups_conf != NULL) {
+		struct config_group *g = cfg->groups_conf;
+
+		cfg->groups_conf = g->next;
+		free(g->path);
+		free(g);
 	}
 	memset(cfg, 0, sizeof *cfg);
 }

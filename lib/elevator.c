@@ -17,7 +17,6 @@
 #include "fuse-iosched.h"
 
 #define ELV_MAX_TYPES 64
-#define ELV_NAME_MAX 31
 
 /* The registry, in registration order; protected by elv_lock. */
 static pthread_mutex_t elv_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -132,6 +131,13 @@ int elv_list_names(char *buf, size_t size, const char *active)
 	return (int)len;
 }
 
+void elv_available(char *buf, size_t size)
+{
+	if (elv_list_names(buf, size, NULL) < 0)
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
 /* The listing of elv_show, as the module directory's names come. */
 struct elv_show_list {
 	char *buf;
@@ -238,13 +244,7 @@ out:
  * Values that replace a type's built-in defaults when an instance is
  * made (from the configuration file); protected by elv_lock.
  */
-struct elv_override {
-	struct elv_override *next;
-	const struct elevator_type *type;
-	const struct elv_tunable *t;
-	int64_t value;
-};
-static struct elv_override *elv_overrides;
+static struct elv_tunable_value *elv_overrides;
 
 const struct elv_tunable *elv_tunable_find(const struct elevator_type *type,
 					   const char *name)
@@ -274,18 +274,26 @@ int elv_tunable_get(struct elevator_queue *eq, const char *name,
 	return 0;
 }
 
-int elv_tunable_set(struct elevator_queue *eq, const char *name,
-		    int64_t value)
+/* Whether value may be set in t: 0, -ENOENT, -EACCES or -ERANGE. */
+static int elv_tunable_settable(const struct elv_tunable *t, int64_t value)
 {
-	const struct elv_tunable *t = elv_tunable_find(eq->type, name);
-	int ret;
-
 	if (t == NULL)
 		return -ENOENT;
 	if (t->flags & ELV_TUNABLE_READONLY)
 		return -EACCES;
 	if (value < t->min || value > t->max)
-		return -EINVAL;
+		return -ERANGE;
+	return 0;
+}
+
+int elv_tunable_set(struct elevator_queue *eq, const char *name,
+		    int64_t value)
+{
+	const struct elv_tunable *t = elv_tunable_find(eq->type, name);
+	int ret = elv_tunable_settable(t, value);
+
+	if (ret != 0)
+		return ret == -ERANGE ? -EINVAL : ret;
 	if (t->store == NULL) {
 		*elv_tunable_slot(eq, t) = value;
 		return 0;
@@ -294,47 +302,56 @@ int elv_tunable_set(struct elevator_queue *eq, const char *name,
 	return ret > 0 ? -EINVAL : ret;
 }
 
+int elv_tunable_value_put(struct elv_tunable_value **list,
+			  const struct elevator_type *type,
+			  const struct elv_tunable *t, int64_t value)
+{
+	struct elv_tunable_value *v;
+
+	for (v = *list; v != NULL; v = v->next)
+		if (v->t == t)
+			break;
+	if (v == NULL) {
+		v = calloc(1, sizeof *v);
+		if (v == NULL)
+			return -ENOMEM;
+		v->type = type;
+		v->t = t;
+		v->next = *list;
+		*list = v;
+	}
+	v->value = value;
+	return 0;
+}
+
+void elv_tunable_values_free(struct elv_tunable_value *list)
+{
+	struct elv_tunable_value *next;
+
+	for (; list != NULL; list = next) {
+		next = list->next;
+		free(list);
+	}
+}
+
 int elv_tunable_default_set(const struct elevator_type *type,
 			    const char *name, int64_t value)
 {
 	const struct elv_tunable *t = elv_tunable_find(type, name);
-	struct elv_override *o;
+	int ret = elv_tunable_settable(t, value);
 
-	if (t == NULL)
-		return -ENOENT;
-	if (t->flags & ELV_TUNABLE_READONLY)
-		return -EACCES;
-	if (value < t->min || value > t->max)
-		return -ERANGE;
+	if (ret != 0)
+		return ret;
 	pthread_mutex_lock(&elv_lock);
-	for (o = elv_overrides; o != NULL; o = o->next)
-		if (o->t == t)
-			break;
-	if (o == NULL) {
-		o = calloc(1, sizeof *o);
-		if (o == NULL) {
-			pthread_mutex_unlock(&elv_lock);
-			return -ENOMEM;
-		}
-		o->type = type;
-		o->t = t;
-		o->next = elv_overrides;
-		elv_overrides = o;
-	}
-	o->value = value;
+	ret = elv_tunable_value_put(&elv_overrides, type, t, value);
 	pthread_mutex_unlock(&elv_lock);
-	return 0;
+	return ret;
 }
 
 void elv_tunable_defaults_clear(void)
 {
-	struct elv_override *o, *next;
-
 	pthread_mutex_lock(&elv_lock);
-	for (o = elv_overrides; o != NULL; o = next) {
-		next = o->next;
-		free(o);
-	}
+	elv_tunable_values_free(elv_overrides);
 	elv_overrides = NULL;
 	pthread_mutex_unlock(&elv_lock);
 }
@@ -343,7 +360,7 @@ void elv_tunable_defaults_clear(void)
 static void elv_tunables_init(struct elevator_queue *eq)
 {
 	const struct elv_tunable *t;
-	struct elv_override *o;
+	const struct elv_tunable_value *o;
 
 	for (t = eq->type->tunables; t != NULL && t->name != NULL; t++)
 		if (elv_tunable_has_field(t))

@@ -16,8 +16,9 @@
  *   elevator switch mutex  ->  queue lock
  * and the disk model's head lock  ->  queue lock (diskmodel_next),
  * and any lock  ->  the log lock (log.c; a leaf).
- * The queue calls its hooks (queue_params: clock, wakeup_at, trace) under
- * its lock: they take only locks of their own, after it.  The queue lock
+ * The queue calls its hooks (queue_params: clock, wakeup_at, trace,
+ * cgroup_path, cgroup_weight) under its lock: they take only locks of their own, after
+ * it.  The queue lock
  * is never held while doing I/O.  daemon/daemon.h has the whole order.
  */
 #ifndef FUSE_IOSCHED_H
@@ -106,13 +107,19 @@ const char *log_value(char *buf, size_t size, const void *value, size_t len);
 #define CONFIG_FILE SYSCONF_DIR "/fuse-iosched.conf"
 #define CONFIG_ERR_MAX 512
 struct queue;
-/* A tunable value from a scheduler section of the file. */
-struct config_tunable {
-	struct config_tunable *next;
-	const struct elevator_type *type;
-	const struct elv_tunable *t;
-	int64_t value;
+/* throttle.c's limits of a group, per direction (below). */
+struct throttle_limits {
+	uint64_t bps[2];	/* bytes per second, ELV_READ, ELV_WRITE; 0: none */
+	uint64_t iops[2];	/* ios per second; 0: none */
 };
+/* A group section of the file: limits and weight of one control group. */
+struct config_group {
+	struct config_group *next;
+	char *path;		/* as /proc/PID/cgroup shows it: "/a/b" */
+	struct throttle_limits lim;	/* rbps, wbps, riops, wiops; 0: none */
+	unsigned weight;	/* 1 to 1000; 0: not set */
+};
+#define CONFIG_GROUP_PATH_MAX 4096
 struct config {
 	char *backing;		/* BACKING, as given */
 	char *mountpoint;	/* MOUNTPOINT, as given */
@@ -124,6 +131,7 @@ struct config {
 	bool writeback_cache;	/* FUSE writeback cache: batching vs pid */
 	char *disk_model;	/* "none" or "hdd" (diskmodel.c) */
 	char *metrics;		/* "off" or the address of /metrics */
+	bool groups;		/* control groups' limits and weights */
 	unsigned seek_ms;	/* hdd: average seek */
 	unsigned rpm;		/* hdd: spindle speed */
 	unsigned mb_per_s;	/* hdd: transfer rate, 10^6 bytes/s */
@@ -146,13 +154,12 @@ struct config {
 	unsigned named;		/* settings -o or the file gave */
 	char **opts;		/* our -o options, replayed on reload */
 	unsigned nr_opts;
-	struct config_tunable *tunables;	/* the file's sections */
+	struct elv_tunable_value *tunables;	/* the file's sections */
+	struct config_group *groups_conf;	/* its group sections */
 	int module_dir_line;	/* where the file set module_dir */
 };
 /* Built-in defaults; -ENOMEM. */
 int config_init(struct config *cfg);
-/* Whether -o gave the setting called name. */
-bool config_given(const struct config *cfg, const char *name);
 /* Whether -o or the file gave it (else it is the built-in default). */
 bool config_named(const struct config *cfg, const char *name);
 /* The syslog level to log at: log, or debug under -d. */
@@ -171,10 +178,6 @@ int config_load(struct config *cfg, char *err, size_t size);
 /* Reload: a fresh config from cur's -o options and the file re-read. */
 int config_reload(const struct config *cur, struct config *next, char *err,
 		  size_t size);
-/* The file's tunable value for t, or the built-in default. */
-int64_t config_tunable_value(const struct config *cfg,
-			     const struct elevator_type *type,
-			     const struct elv_tunable *t);
 /* SIGHUP: apply to q what next changes from cur (or log that it waits
  * for the next mount); what was applied moves into cur. */
 void config_reload_apply(struct config *cur, struct config *next,
@@ -195,7 +198,8 @@ uint64_t clock_now_ns(void);
  * rest.  Fixed bounds: recording is an index computation, no allocation.
  */
 #define STATS_BUCKETS 27		/* 1 us .. 2^25 us (33.6 s), then inf */
-enum stats_class {			/* I/O priority classes, as ionice(1) */
+/* I/O priority classes, as ionice(1), in elv_ioprio_class_index's order. */
+enum stats_class {
 	STATS_CLASS_RT,
 	STATS_CLASS_BE,			/* also class NONE: it means BE */
 	STATS_CLASS_IDLE,
@@ -294,6 +298,7 @@ struct io {
 	struct io_part *parts, *parts_tail;
 	unsigned nr_parts;
 	uint64_t dispatch_ns;	/* set by the queue at dispatch */
+	struct io *throttle_next;	/* throttle.c's FIFO, while parked */
 	struct io *hash_next[2];	/* queue.c's merge hashes, queue lock */
 	void (*end)(struct io *io);	/* called once, after completion */
 };
@@ -336,6 +341,21 @@ struct queue_params {
 	/* An io emptied by a merge; NULL: free().  The replay's pool. */
 	void (*free_shell)(void *arg, struct io *io);
 	void *free_shell_arg;
+	/*
+	 * The path of a control group for the scheduler (the host's
+	 * cgroup_path service), called under the queue lock.  NULL: only
+	 * the root group is known ("/").  The daemon's control groups.
+	 */
+	int (*cgroup_path)(void *arg, uint64_t cgroup, char *buf, size_t len);
+	void *cgroup_path_arg;
+	/*
+	 * The weight of a control group for the scheduler (the host's
+	 * cgroup_weight service), called under the queue lock; answers
+	 * outside [ELV_CGROUP_WEIGHT_MIN, MAX] are clamped.  NULL: every
+	 * group has ELV_CGROUP_WEIGHT_DEFAULT.
+	 */
+	uint32_t (*cgroup_weight)(void *arg, uint64_t cgroup);
+	void *cgroup_weight_arg;
 };
 #define NR_REQUESTS_MIN 1
 #define NR_REQUESTS_MAX 65536
@@ -398,11 +418,48 @@ int queue_with_elevator(struct queue *q,
 			int (*fn)(struct elevator_queue *eq, void *arg),
 			void *arg);
 
+/*
+ * throttle.c: blk-throttle above the queue.  Each control group's
+ * requests are charged to budgets of bytes and ios per second (its
+ * limits); one that would overdraw them waits, parked in its group's FIFO
+ * of its direction, outside the queue, until the budget has refilled.
+ */
+/* Budgets refill continuously and hold at most this much time's worth. */
+#define THROTTLE_SLICE_NS 100000000ull
+/* Parked groups' limits are asked again at least this often. */
+#define THROTTLE_REFRESH_NS 250000000ull
+/* A group's current limits (zeroed: none); called without any lock of
+ * the throttle's.  0, or -errno (the group is gone: keep the old ones). */
+typedef int (*throttle_limits_fn)(void *arg, uint64_t cgroup,
+				  struct throttle_limits *lim);
+struct throttle;
+/* NULL (errno set) on failure. */
+struct throttle *throttle_new(throttle_limits_fn limits, void *arg);
+/* After throttle_stop, once throttle_next has returned NULL. */
+void throttle_free(struct throttle *t);
+/* Whether io's group has a limit of io's direction now. */
+bool throttle_limited(struct throttle *t, const struct io *io);
+/* Charge io to its group: false, it goes on to the queue now; true, it is
+ * parked and the throttle's until throttle_next returns it. */
+bool throttle_submit(struct throttle *t, struct io *io);
+/* For the releasing thread: the next parked io its budget allows, waiting
+ * for one; after throttle_stop every parked io at once, then NULL. */
+struct io *throttle_next(struct throttle *t);
+/* Release everything parked, limits or not (unmount). */
+void throttle_stop(struct throttle *t);
+
 /* elevator.c: the scheduler registry and online switching */
-/* A scheduler name: [a-z0-9_-]{1,31}. */
+/*
+ * A scheduler or counter name: [a-z0-9_-]{1,ELV_NAME_MAX}.  Names come
+ * from users (a write to .control/scheduler) and end up in a path, so
+ * '/' and ".." are ruled out.
+ */
+#define ELV_NAME_MAX 31
 bool elv_name_valid(const char *name, size_t len);
 /* "noop deadline\n", with the active one (if any) in brackets. */
 int elv_list_names(char *buf, size_t size, const char *active);
+/* The same without brackets or newline, for a message ("" if too long). */
+void elv_available(char *buf, size_t size);
 int elv_register(const struct elevator_type *type, const char *origin);
 void elv_unregister_all(void);
 const struct elevator_type *elv_find(const char *name);
@@ -431,6 +488,21 @@ int elv_tunable_get(struct elevator_queue *eq, const char *name,
 		    int64_t *value);
 int elv_tunable_set(struct elevator_queue *eq, const char *name,
 		    int64_t value);
+/*
+ * A tunable's value for the future instances of its scheduler: the
+ * configuration file's sections, and the registry's copy of them.
+ */
+struct elv_tunable_value {
+	struct elv_tunable_value *next;
+	const struct elevator_type *type;
+	const struct elv_tunable *t;
+	int64_t value;
+};
+/* Set t's value in *list, adding it there if need be; 0 or -ENOMEM. */
+int elv_tunable_value_put(struct elv_tunable_value **list,
+			  const struct elevator_type *type,
+			  const struct elv_tunable *t, int64_t value);
+void elv_tunable_values_free(struct elv_tunable_value *list);
 /* Defaults for future instances of type (the config file): -ERANGE... */
 int elv_tunable_default_set(const struct elevator_type *type,
 			    const char *name, int64_t value);
@@ -450,9 +522,6 @@ void module_foreach_file(void (*fn)(const char *name, void *arg), void *arg);
 void module_unload_all(void);
 
 /* diskmodel.c: a disk's service time (hdd or ssd), charged at dispatch */
-#define DISKMODEL_SEEK_MS 8		/* defaults: a 7200 rpm SATA disk */
-#define DISKMODEL_RPM 7200
-#define DISKMODEL_MB_PER_S 150
 #define DISKMODEL_SEEK_MS_MAX 1000	/* ranges of the settings */
 #define DISKMODEL_RPM_MIN 100
 #define DISKMODEL_RPM_MAX 100000

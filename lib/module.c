@@ -37,8 +37,6 @@
 
 #include "fuse-iosched.h"
 
-#define MODULE_NAME_MAX 31
-
 /* The size of struct elevator_type in ABI 3.0: up to exit_process. */
 #define MODULE_TYPE_MIN_SIZE \
 	(offsetof(struct elevator_type, exit_process) + \
@@ -130,24 +128,10 @@ static const char *module_get_dir(void)
 	return module_dir != NULL ? module_dir : MODULE_DIR;
 }
 
-/*
- * Names come from users (a write to .control/scheduler) and end up in a
- * path: only [a-z0-9_-]{1,31} is accepted, which rules out '/' and "..".
- */
+/* elv_name_valid for a C string. */
 static bool module_name_ok(const char *name)
 {
-	size_t i;
-
-	for (i = 0; name[i] != '\0'; i++) {
-		char c = name[i];
-
-		if (i >= MODULE_NAME_MAX)
-			return false;
-		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-		    c == '_' || c == '-'))
-			return false;
-	}
-	return i > 0;
+	return elv_name_valid(name, strnlen(name, ELV_NAME_MAX + 1));
 }
 
 /* Check a tunable table; on failure fill why and return false. */
@@ -208,7 +192,7 @@ static bool module_counters_ok(const struct elevator_type *type, char *why,
 		if (!module_name_ok(c->name)) {
 			snprintf(why, size, "bad counter name \"%.40s\" "
 				 "(want [a-z0-9_-]{1,%d})", c->name,
-				 MODULE_NAME_MAX);
+				 ELV_NAME_MAX);
 			return false;
 		}
 		if (c->offset > type->data_size ||
@@ -252,7 +236,7 @@ static int module_check(const struct elevator_type *type, const char *name,
 	}
 	if (type->name == NULL || !module_name_ok(type->name)) {
 		snprintf(why, size, "bad scheduler name (want [a-z0-9_-]{1,%d})",
-			 MODULE_NAME_MAX);
+			 ELV_NAME_MAX);
 		return -EINVAL;
 	}
 	if (strcmp(type->name, name) != 0) {
@@ -443,7 +427,7 @@ static int module_do_load(int dirfd, const char *name)
 		log_warn("scheduler name \"%s\" is not valid "
 			 "(want [a-z0-9_-]{1,%d})",
 			 log_value(shown, sizeof shown, name, strlen(name)),
-			 MODULE_NAME_MAX);
+			 ELV_NAME_MAX);
 		return -EINVAL;
 	}
 	if ((size_t)snprintf(path, sizeof path, "%s/%s.so", module_get_dir(),

@@ -121,13 +121,15 @@ queue_host_log(struct elevator_queue *eq, enum elv_log_level level,
 		log_ratelimited((int)level, "%s: %s", eq->type->name, line);
 }
 
-/*
- * Groups are not told apart yet: every request is of the root group, the
- * only one named.
- */
+/* The root group alone, for a host that does not tell groups apart. */
 static int queue_host_cgroup_path(struct elevator_queue *eq, uint64_t cgroup,
 				  char *buf, size_t len)
 {
+	struct queue *q = eq->host_data;
+
+	if (q->p.cgroup_path != NULL)
+		return q->p.cgroup_path(q->p.cgroup_path_arg, cgroup, buf,
+					 len);
 	if (cgroup != 0)
 		return -ENOENT;
 	if (len < 2)
@@ -136,11 +138,26 @@ static int queue_host_cgroup_path(struct elevator_queue *eq, uint64_t cgroup,
 	return 1;
 }
 
+static uint32_t queue_host_cgroup_weight(struct elevator_queue *eq,
+					 uint64_t cgroup)
+{
+	struct queue *q = eq->host_data;
+	uint32_t w;
+
+	if (q->p.cgroup_weight == NULL)
+		return ELV_CGROUP_WEIGHT_DEFAULT;
+	w = q->p.cgroup_weight(q->p.cgroup_weight_arg, cgroup);
+	if (w < ELV_CGROUP_WEIGHT_MIN)
+		return ELV_CGROUP_WEIGHT_MIN;
+	return w > ELV_CGROUP_WEIGHT_MAX ? ELV_CGROUP_WEIGHT_MAX : w;
+}
+
 static const struct elevator_host queue_host = {
 	.struct_size = sizeof(struct elevator_host),
 	.wakeup_at = queue_host_wakeup_at,
 	.log = queue_host_log,
 	.cgroup_path = queue_host_cgroup_path,
+	.cgroup_weight = queue_host_cgroup_weight,
 };
 
 struct elevator_queue *queue_alloc_elevator(struct queue *q,

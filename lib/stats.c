@@ -36,14 +36,7 @@ const char *const stats_class_names[STATS_CLASSES] = {
 
 enum stats_class stats_class_of(int ioprio)
 {
-	switch (IOSCHED_IOPRIO_CLASS(ioprio)) {
-	case ELV_IOPRIO_CLASS_RT:
-		return STATS_CLASS_RT;
-	case ELV_IOPRIO_CLASS_IDLE:
-		return STATS_CLASS_IDLE;
-	default:
-		return STATS_CLASS_BE;
-	}
+	return elv_ioprio_class_index(ioprio);
 }
 
 /* The smallest i with ns <= 2^i us, exactly: Prometheus' "le". */

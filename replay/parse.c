@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -393,6 +394,74 @@ static void parse_dispatch_done(struct replay_parser *p, bool write,
 	}
 }
 
+#define PARSE_MOUNT "# fuse-iosched mount:"
+
+/*
+ * The mount's settings, "name value" pairs after PARSE_MOUNT.  Names not
+ * known here (a later daemon's) are skipped, and one missing (an earlier
+ * daemon's) is not seen; a value out of range, or a disk model not
+ * known, leaves the line unused: the replay's defaults stand.
+ */
+static void parse_mount(struct replay_mount *m, char *line)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+		unsigned min, max;
+	} fields[] = {
+#define PARSE_FIELD(f, lo, hi) { #f, offsetof(struct replay_mount, f), lo, hi }
+		PARSE_FIELD(seek_ms, 0, 1000),
+		PARSE_FIELD(rpm, 1, 100000),
+		PARSE_FIELD(mb_per_s, 1, 100000),
+		PARSE_FIELD(ssd_channels, 1, 1024),
+		PARSE_FIELD(ssd_read_us, 0, 1000000),
+		PARSE_FIELD(ssd_mb_per_s, 1, 100000),
+		PARSE_FIELD(ssd_buffer_mib, 0, 1048576),
+		PARSE_FIELD(ssd_drain_mb_per_s, 1, 100000),
+		PARSE_FIELD(threads, 1, 1024),
+		PARSE_FIELD(nr_requests, 1, 65536),
+#undef PARSE_FIELD
+	};
+	struct replay_mount got = { .set = true };
+	char *save = NULL, *name, *value, *end;
+	unsigned long v;
+	size_t i;
+
+	while ((name = strtok_r(line, " \t\r\n", &save)) != NULL &&
+	       (value = strtok_r(NULL, " \t\r\n", &save)) != NULL) {
+		line = NULL;
+		if (strcmp(name, "disk_model") == 0 ||
+		    strcmp(name, "backing_io") == 0) {
+			char *dst = name[0] == 'd' ? got.disk_model :
+				    got.backing_io;
+			size_t n = name[0] == 'd' ? sizeof got.disk_model :
+				   sizeof got.backing_io;
+
+			if (strlen(value) >= n)
+				return;
+			strcpy(dst, value);
+			continue;
+		}
+		for (i = 0; i < ARRAY_SIZE(fields); i++)
+			if (strcmp(name, fields[i].name) == 0)
+				break;
+		if (i == ARRAY_SIZE(fields))
+			continue;
+		errno = 0;
+		v = strtoul(value, &end, 10);
+		if (errno != 0 || *end != '\0' || value[0] == '-' ||
+		    v < fields[i].min || v > fields[i].max)
+			return;
+		*(unsigned *)((char *)&got + fields[i].off) = (unsigned)v;
+		got.seen |= 1u << i;
+	}
+	if (strcmp(got.disk_model, "none") != 0 &&
+	    strcmp(got.disk_model, "hdd") != 0 &&
+	    strcmp(got.disk_model, "ssd") != 0)
+		return;
+	*m = got;
+}
+
 /*
  * One line of blkparse's default output, or of ours (the same, with a
  * header, "lost N events" lines and C's wait and service):
@@ -418,8 +487,11 @@ static int parse_blk(struct replay_parser *p, char *line, size_t len,
 	int64_t pid;
 
 	/* First characters first: strncmp on every line costs. */
-	if (line[0] == '#')
+	if (line[0] == '#') {
+		if (p->ours && strncmp(line, PARSE_MOUNT, strlen(PARSE_MOUNT)) == 0)
+			parse_mount(&p->t->mount, line + strlen(PARSE_MOUNT));
 		return 0;
+	}
 	if (line[0] == 'l' && strncmp(line, "lost ", 5) == 0) {
 		char what[96];
 

@@ -145,27 +145,23 @@ static int replay_option(struct replay_main *m, char *opts)
 }
 
 /* Every registered scheduler, in the registry's order. */
-static int replay_all_types(struct replay_main *m)
+static void replay_all_types(struct replay_main *m)
 {
-	char names[4096], *name, *save;
+	const struct elevator_type *type;
 
-	if (elv_list_names(names, sizeof names, NULL) < 0)
-		return -1;
-	for (name = strtok_r(names, " \n", &save); name != NULL;
-	     name = strtok_r(NULL, " \n", &save)) {
-		if (m->nr_types == REPLAY_MAX_SCHEDS)
-			break;
-		m->types[m->nr_types++] = elv_find(name);
-	}
-	return 0;
+	while (m->nr_types < REPLAY_MAX_SCHEDS &&
+	       (type = elv_nth(m->nr_types)) != NULL)
+		m->types[m->nr_types++] = type;
 }
 
 static int replay_pick_types(struct replay_main *m)
 {
 	char *list, *name, *save;
 
-	if (m->scheds == NULL)
-		return replay_all_types(m);
+	if (m->scheds == NULL) {
+		replay_all_types(m);
+		return 0;
+	}
 	list = strdup(m->scheds);
 	if (list == NULL)
 		return -1;
@@ -259,6 +255,61 @@ static const char *const replay_columns[] = {
 	"write_p50_ms", "write_p99_ms", "write_max_ms", "jain", "cost_ns",
 };
 
+/* The length of the UTF-8 sequence at s (RFC 3629), or 0 if it is not one. */
+static size_t replay_utf8_len(const unsigned char *s)
+{
+	static const struct {
+		unsigned char lead_min, lead_max, len, next_min, next_max;
+	} seqs[] = {
+		{ 0xc2, 0xdf, 2, 0x80, 0xbf },
+		{ 0xe0, 0xe0, 3, 0xa0, 0xbf },	/* no overlong forms */
+		{ 0xe1, 0xec, 3, 0x80, 0xbf },
+		{ 0xed, 0xed, 3, 0x80, 0x9f },	/* no surrogates */
+		{ 0xee, 0xef, 3, 0x80, 0xbf },
+		{ 0xf0, 0xf0, 4, 0x90, 0xbf },
+		{ 0xf1, 0xf3, 4, 0x80, 0xbf },
+		{ 0xf4, 0xf4, 4, 0x80, 0x8f },	/* up to U+10FFFF */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(seqs); i++) {
+		if (s[0] < seqs[i].lead_min || s[0] > seqs[i].lead_max)
+			continue;
+		if (s[1] < seqs[i].next_min || s[1] > seqs[i].next_max)
+			return 0;
+		for (size_t j = 2; j < seqs[i].len; j++)
+			if ((s[j] & 0xc0) != 0x80)
+				return 0;
+		return seqs[i].len;
+	}
+	return 0;
+}
+
+/*
+ * s as a JSON string.  A path is bytes, not text: a byte that is not part
+ * of UTF-8 is written as the lone surrogate U+DC00 + byte, as Python's
+ * "surrogateescape" does, so os.fsencode() gives the path back intact.
+ */
+static void replay_json_string(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	putchar('"');
+	while (*p != '\0') {
+		size_t len = *p < 0x80 ? 1 : replay_utf8_len(p);
+
+		if (*p == '"' || *p == '\\')
+			printf("\\%c", *p);
+		else if (*p < 0x20)
+			printf("\\u%04x", *p);
+		else if (len == 0)
+			printf("\\u%04x", 0xdc00 + *p);
+		else
+			fwrite(p, 1, len, stdout);
+		p += len == 0 ? 1 : len;
+	}
+	putchar('"');
+}
+
 static void replay_row(const struct replay_main *m, const char *trace,
 		       const struct replay_trace *t, const char *name,
 		       const struct replay_result *r, bool first)
@@ -273,9 +324,11 @@ static void replay_row(const struct replay_main *m, const char *trace,
 	unsigned i;
 
 	if (m->json) {
-		printf("%s{\"trace\": \"%s\", \"%s\": \"%s\", \"%s\": %" PRIu64
-		       ", \"%s\": %" PRIu64, first ? "" : ",\n", trace,
-		       replay_columns[0], name, replay_columns[1],
+		printf("%s{\"trace\": ", first ? "" : ",\n");
+		replay_json_string(trace);
+		/* A scheduler's name is a C identifier (elv_name_valid). */
+		printf(", \"%s\": \"%s\", \"%s\": %" PRIu64 ", \"%s\": %"
+		       PRIu64, replay_columns[0], name, replay_columns[1],
 		       r->requests, replay_columns[2], r->merges);
 		printf(", \"failed\": %zu", t->nr_failed);
 		printf(", \"%s\": %.2f", replay_columns[3], v[0]);
@@ -321,12 +374,30 @@ static void replay_header(const struct replay_main *m, const char *path,
 		snprintf(loop, sizeof loop, "closed loop");
 	printf("# %s: %s, %zu requests, %zu failed, %u processes, %s, disk "
 	       "%s, host overhead %.3f ms read, %.3f ms write, lag %.3f ms "
-	       "head, %.3f ms idle\n", path, t->format, t->nr, t->nr_failed,
+	       "head, %.3f ms idle; ", path, t->format, t->nr, t->nr_failed,
 	       t->nr_procs, loop, models[m->o.model],
 	       (double)m->o.overhead_ns[0] / 1e6,
 	       (double)m->o.overhead_ns[1] / 1e6,
 	       (double)m->o.lag_ns[REPLAY_LAG_HEAD] / 1e6,
 	       (double)m->o.lag_ns[REPLAY_LAG_ARRIVAL] / 1e6);
+	/* On the same line: scripts take the columns from the second. */
+	printf("settings (%s): disk_model %s", t->mount.set ?
+	       "the trace's mount, where no option names them" :
+	       "options and defaults", models[m->o.model]);
+	if (m->o.model == REPLAY_MODEL_HDD)
+		printf(" seek_ms %u rpm %u mb_per_s %u", m->o.seek_ms,
+		       m->o.rpm, m->o.mb_per_s);
+	else if (m->o.model == REPLAY_MODEL_SSD)
+		printf(" ssd_channels %u ssd_read_us %u ssd_mb_per_s %u "
+		       "ssd_buffer_mib %u ssd_drain_mb_per_s %u",
+		       m->o.ssd.channels, m->o.ssd.read_us, m->o.ssd.mb_per_s,
+		       m->o.ssd.buffer_mib, m->o.ssd.drain_mb_per_s);
+	else
+		printf(" mb_per_s %u", m->o.mb_per_s);
+	printf(" threads %u nr_requests %u", m->o.threads, m->o.nr_requests);
+	if (t->mount.set && t->mount.backing_io[0] != '\0')
+		printf(" (recorded with backing_io %s)", t->mount.backing_io);
+	printf("\n");
 	printf("%-13s %9s %8s %8s", replay_columns[0], replay_columns[1],
 	       replay_columns[2], replay_columns[3]);
 	for (i = 4; i <= 9; i++)
@@ -467,6 +538,55 @@ static int replay_run_gnuplot(const char *p)
 /* ------------------------------------------------------------------ */
 
 /* One trace through every scheduler; 0, or -1 after a message. */
+static void replay_device(struct replay_main *m);
+
+/*
+ * A trace of ours says which mount it was recorded on: its disk model
+ * and parameters, workers and nr_requests stand in for the defaults,
+ * where -m, -o or the configuration file does not name them.
+ */
+static void replay_device_of(struct replay_main *m,
+			     const struct replay_mount *t)
+{
+	struct replay_opts *o = &m->o;
+	const struct config *c = &m->cfg;
+
+	replay_device(m);
+	if (!t->set)
+		return;
+	if (m->model == NULL && !config_named(c, "disk_model"))
+		o->model = strcmp(t->disk_model, "ssd") == 0 ?
+			   REPLAY_MODEL_SSD :
+			   strcmp(t->disk_model, "hdd") == 0 ?
+			   REPLAY_MODEL_HDD : REPLAY_MODEL_NONE;
+	if ((t->seen & REPLAY_MOUNT_SEEK_MS) && !config_named(c, "seek_ms"))
+		o->seek_ms = t->seek_ms;
+	if ((t->seen & REPLAY_MOUNT_RPM) && !config_named(c, "rpm"))
+		o->rpm = t->rpm;
+	if ((t->seen & REPLAY_MOUNT_MB_PER_S) && !config_named(c, "mb_per_s"))
+		o->mb_per_s = t->mb_per_s;
+	if ((t->seen & REPLAY_MOUNT_SSD_CHANNELS) &&
+	    !config_named(c, "ssd_channels"))
+		o->ssd.channels = t->ssd_channels;
+	if ((t->seen & REPLAY_MOUNT_SSD_READ_US) &&
+	    !config_named(c, "ssd_read_us"))
+		o->ssd.read_us = t->ssd_read_us;
+	if ((t->seen & REPLAY_MOUNT_SSD_MB_PER_S) &&
+	    !config_named(c, "ssd_mb_per_s"))
+		o->ssd.mb_per_s = t->ssd_mb_per_s;
+	if ((t->seen & REPLAY_MOUNT_SSD_BUFFER_MIB) &&
+	    !config_named(c, "ssd_buffer_mib"))
+		o->ssd.buffer_mib = t->ssd_buffer_mib;
+	if ((t->seen & REPLAY_MOUNT_SSD_DRAIN) &&
+	    !config_named(c, "ssd_drain_mb_per_s"))
+		o->ssd.drain_mb_per_s = t->ssd_drain_mb_per_s;
+	if ((t->seen & REPLAY_MOUNT_THREADS) && !config_named(c, "threads"))
+		o->threads = t->threads;
+	if ((t->seen & REPLAY_MOUNT_NR_REQUESTS) &&
+	    !config_named(c, "nr_requests"))
+		o->nr_requests = t->nr_requests;
+}
+
 static int replay_trace_run(struct replay_main *m, const char *path,
 			    unsigned nth, FILE *lat, FILE *thr)
 {
@@ -480,6 +600,7 @@ static int replay_trace_run(struct replay_main *m, const char *path,
 		fprintf(stderr, "fuse-iosched-replay: %s\n", err);
 		return -1;
 	}
+	replay_device_of(m, &t.mount);
 	if (strcmp(m->overhead, "auto") == 0)
 		sim_host_times(&t, &m->o);
 	if (!m->json)

@@ -30,6 +30,31 @@ struct replay_disp {
 	uint32_t nr_sectors;
 	bool write;
 };
+/*
+ * The settings of the mount a trace of ours was recorded on, from its
+ * "# fuse-iosched mount:" header line; set false without one.
+ */
+struct replay_mount {
+	bool set;
+	char disk_model[8];		/* "none", "hdd" or "ssd" */
+	unsigned seek_ms, rpm, mb_per_s;
+	unsigned ssd_channels, ssd_read_us, ssd_mb_per_s, ssd_buffer_mib,
+		 ssd_drain_mb_per_s;
+	unsigned threads, nr_requests;
+	char backing_io[16];
+	unsigned seen;	/* REPLAY_MOUNT_*: the numbers the line gave */
+};
+/* Bits of replay_mount.seen, in parse_mount's order. */
+enum {
+	REPLAY_MOUNT_SEEK_MS = 1u << 0, REPLAY_MOUNT_RPM = 1u << 1,
+	REPLAY_MOUNT_MB_PER_S = 1u << 2, REPLAY_MOUNT_SSD_CHANNELS = 1u << 3,
+	REPLAY_MOUNT_SSD_READ_US = 1u << 4,
+	REPLAY_MOUNT_SSD_MB_PER_S = 1u << 5,
+	REPLAY_MOUNT_SSD_BUFFER_MIB = 1u << 6,
+	REPLAY_MOUNT_SSD_DRAIN = 1u << 7, REPLAY_MOUNT_THREADS = 1u << 8,
+	REPLAY_MOUNT_NR_REQUESTS = 1u << 9,
+};
+
 struct replay_trace {
 	struct replay_rq *rq;	/* in issue order */
 	size_t nr, cap;
@@ -40,6 +65,7 @@ struct replay_trace {
 	uint32_t nr_procs;
 	const char *format;	/* as named or detected */
 	size_t nr_failed;	/* C events with an error */
+	struct replay_mount mount;
 };
 /* "auto", "fuse-iosched", "blkparse" or "msr". */
 bool parse_format_valid(const char *name);

@@ -101,6 +101,17 @@
 #define AS_QUIET_NS		1000000000ULL
 
 /*
+ * exit_no_coop (the kernel's): how often no other process's close read
+ * followed the exit of the process waited for, a decaying average out of
+ * AS_AVG_ONE.  Above half, an exit ends the wait at once; below, the wait
+ * goes on for another process that reads nearby (a shell script's next
+ * command, a build's next compiler).  An exit that ends a wait at once
+ * lowers it by 1/AS_EXIT_PROBE, so that every few exits one wait is tried
+ * again: a workload that starts cooperating is seen to.
+ */
+#define AS_EXIT_PROBE		16
+
+/*
  * One seek sample may weigh at most four times the mean plus this, so a
  * single jump across the disk does not make a sequential reader look
  * random for long.
@@ -147,7 +158,8 @@ enum as_antic_end {
 	AS_END_HIT,		/* the awaited process's request came */
 	AS_END_CLOSE,		/* another process's close request */
 	AS_END_TIMEOUT,		/* antic_expire passed */
-	AS_END_OTHER,		/* an expired read, the batch, force, exit */
+	AS_END_EXIT,		/* the awaited process exited */
+	AS_END_OTHER,		/* an expired read, the batch, force */
 };
 
 /* A decaying average: samples and total scaled by AS_AVG_ONE. */
@@ -260,7 +272,8 @@ struct as_data {
 
 	/*
 	 * Counters (.control/stats), counted under the queue lock: waits
-	 * started and how each ended, batches started, reads served from
+	 * started and how each ended (antic_exits: the host told of the
+	 * awaited process's exit), batches started, reads served from
 	 * an expired FIFO, sync writes queued, and writes held back while
 	 * one was in flight near sync I/O.
 	 */
@@ -269,6 +282,7 @@ struct as_data {
 	uint64_t antic_close;
 	uint64_t antic_timeouts;
 	uint64_t antic_other;
+	uint64_t antic_exits;
 	uint64_t sync_batches;
 	uint64_t async_batches;
 	uint64_t fifo_expired;
@@ -281,6 +295,8 @@ struct as_data {
 	struct elv_list lru;		/* every entry, least recent first */
 	/* Think time of processes on their first sample: a guess for new ones. */
 	struct as_avg new_ttime;	/* ns */
+	unsigned exit_no_coop;		/* out of AS_AVG_ONE; AS_EXIT_PROBE */
+	bool exits_told;		/* the host has told of an exit */
 };
 
 /* ------------------------------------------------------------------ */
@@ -651,6 +667,9 @@ static bool as_can_anticipate(const struct as_data *ad,
 
 	if (antic_ns == 0 || p == NULL || ad->antic_status == ANTIC_FINISHED)
 		return false;
+	/* Exited: worth waiting only for another process close by. */
+	if (p->exited && ad->exit_no_coop > AS_AVG_ONE / 2)
+		return false;
 	/* An expired read is served now: its deadline bounds the wait. */
 	if (as_fifo_expired(ad, AS_SYNC, now_ns))
 		return false;
@@ -678,15 +697,32 @@ static void as_antic_stop(struct as_data *ad, enum as_antic_end why)
 		ad->antic_close++;
 	else if (timed_out)
 		ad->antic_timeouts++;
+	else if (why == AS_END_EXIT)
+		ad->antic_exits++;
 	else
 		ad->antic_other++;
 
 	/*
-	 * A new process that did not come back in time: count it as a
-	 * longer think than we wait, so that a run of processes reading
-	 * once and exiting stops being waited for.
+	 * After an exit: did another process carry on close by?  Another
+	 * process's close read is a cooperator whether or not the exit was
+	 * told yet (it races with the next process's first read).
 	 */
-	if (timed_out && p != NULL && p->ttime.samples == 0)
+	if (why == AS_END_CLOSE)
+		ad->exit_no_coop = 7 * ad->exit_no_coop / 8;
+	else if (why == AS_END_EXIT)
+		ad->exit_no_coop -= ad->exit_no_coop / AS_EXIT_PROBE;
+	else if (timed_out && p != NULL && p->exited)
+		ad->exit_no_coop = (7 * ad->exit_no_coop + AS_AVG_ONE) / 8;
+	/*
+	 * A new process that did not come back in time, under a host that
+	 * tells no exits (the replay): count it as a longer think than we
+	 * wait, so that a run of processes reading once and exiting stops
+	 * being waited for.  A host that tells them may tell this one's
+	 * just after the timeout (its exit takes a while on a loaded
+	 * machine): that must not stop waits for every new process.
+	 */
+	else if (timed_out && p != NULL && p->ttime.samples == 0 &&
+		 !ad->exits_told)
 		as_avg_add(&ad->new_ttime, 2 * elv_ms_to_ns(ad->antic_expire));
 	ad->antic_status = ANTIC_FINISHED;
 }
@@ -1090,11 +1126,14 @@ static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
 }
 
 /*
- * pid exited (the kernel's exit_io_context, after which AS breaks any
- * wait for it): never wait for it again.  Its entry is freed now if it
- * has nothing queued or in flight, and otherwise kept for the requests'
- * accounting, with their completions found by pid, until the LRU
- * recycles it or the pid comes back as a new process.
+ * pid exited (the kernel's exit_io_context): never wait for it again.  A
+ * wait for it (in progress, or about to start after its last read) ends
+ * now if exits are seldom followed by another process's close read
+ * (exit_no_coop), and otherwise goes on for one until antic_expire
+ * after the exit, its entry kept for as_close.  Its entry is freed now if it has nothing
+ * queued or in flight and is not waited on, and otherwise kept for the requests' accounting, with their
+ * completions found by pid, until the LRU recycles it or the pid comes
+ * back as a new process.
  */
 static void as_exit_process(struct elevator_queue *eq, pid_t pid,
 			    uint64_t now_ns)
@@ -1104,15 +1143,27 @@ static void as_exit_process(struct elevator_queue *eq, pid_t pid,
 
 	if (pid == 0 || ad->hash == NULL)
 		return;
+	ad->exits_told = true;
 	p = as_proc_find(ad, pid);
 	if (p == NULL)
 		return;
+	p->exited = true;
 	if (p == ad->antic_proc) {
+		/*
+		 * Waited on, for a cooperator: the next process of a script
+		 * starts only now, so its antic_expire counts from the exit
+		 * (the next dispatch arms the wake-up for it).
+		 */
+		if (ad->exit_no_coop <= AS_AVG_ONE / 2) {
+			if (ad->antic_status == ANTIC_WAIT_NEXT &&
+			    now_ns > ad->reads_done_ns)
+				ad->reads_done_ns = now_ns;
+			return;
+		}
 		if (as_antic_waiting(ad))
-			as_antic_stop(ad, AS_END_OTHER);
+			as_antic_stop(ad, AS_END_EXIT);
 		ad->antic_proc = NULL;
 	}
-	p->exited = true;
 	if (p->nr_queued == 0 && p->nr_in_flight == 0) {
 		as_proc_unhash(ad, p);
 		p->pid = 0;
@@ -1183,6 +1234,7 @@ static const struct elv_counter as_counters[] = {
 	ELV_COUNTER(struct as_data, antic_close),
 	ELV_COUNTER(struct as_data, antic_timeouts),
 	ELV_COUNTER(struct as_data, antic_other),
+	ELV_COUNTER(struct as_data, antic_exits),
 	ELV_COUNTER(struct as_data, sync_batches),
 	ELV_COUNTER(struct as_data, async_batches),
 	ELV_COUNTER(struct as_data, fifo_expired),

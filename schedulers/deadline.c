@@ -56,6 +56,7 @@
 #define DL_PRIO_RERUN_MS	3
 
 /* The classes in the order served: mq-deadline's dd_prio. */
+/* In elv_ioprio_class_index's order. */
 enum dl_class {
 	DL_RT,
 	DL_BE,
@@ -124,17 +125,9 @@ static struct elv_request *dl_fifo_entry(struct elv_list *l)
 	return elv_list_entry(l, struct elv_request, elv_fifo);
 }
 
-/* rq's class; none is best-effort, as in the kernel's ioprio_class_to_prio. */
 static enum dl_class dl_class_of(const struct elv_request *rq)
 {
-	switch (IOSCHED_IOPRIO_CLASS(rq->ioprio)) {
-	case ELV_IOPRIO_CLASS_RT:
-		return DL_RT;
-	case ELV_IOPRIO_CLASS_IDLE:
-		return DL_IDLE;
-	default:
-		return DL_BE;
-	}
+	return elv_ioprio_class_index(rq->ioprio);
 }
 
 static struct dl_class_data *dl_cls(struct deadline_data *dd,

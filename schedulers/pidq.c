@@ -29,21 +29,9 @@ void pidq_prio(int ioprio, enum pidq_class *cls, int *level)
 {
 	int c = IOSCHED_IOPRIO_CLASS(ioprio), l = IOSCHED_IOPRIO_LEVEL(ioprio);
 
-	switch (c) {
-	case ELV_IOPRIO_CLASS_RT:
-		*cls = PIDQ_RT;
-		break;
-	case ELV_IOPRIO_CLASS_IDLE:
-		*cls = PIDQ_IDLE;
-		break;
-	case ELV_IOPRIO_CLASS_BE:
-		*cls = PIDQ_BE;
-		break;
-	default:
-		*cls = PIDQ_BE;
+	*cls = elv_ioprio_class_index(ioprio);
+	if (c < ELV_IOPRIO_CLASS_RT || c > ELV_IOPRIO_CLASS_IDLE)
 		l = PIDQ_DEFAULT_LEVEL;
-		break;
-	}
 	*level = l >= 0 && l < PIDQ_LEVELS ? l : PIDQ_DEFAULT_LEVEL;
 }
 

@@ -49,7 +49,7 @@
 #define PIDQ_HASH_BITS		6
 #define PIDQ_HASH_SIZE		(1u << PIDQ_HASH_BITS)
 
-/* Service classes, in the order they are served. */
+/* Service classes, in the order they are served (elv_ioprio_class_index). */
 enum pidq_class {
 	PIDQ_RT = 0,
 	PIDQ_BE = 1,

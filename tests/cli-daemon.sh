@@ -28,12 +28,7 @@ echo world >"$MNT/g"
 assert_eq world "$(cat "$BACKING/g")" "content written through the mount"
 
 fusermount3 -u "$MNT" || fail "fusermount3 -u failed"
-i=0
-while kill -0 "$DAEMON_PID" 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -lt 200 ] || fail "daemon did not exit within 10 s of unmount"
-	sleep 0.05
-done
+wait_daemon_exit unmount
 DAEMON_PID=
 mountpoint -q "$MNT" && fail "still mounted"
 check_log

@@ -4,45 +4,14 @@
 # environment (a PATH of system directories only), so the uninstalled
 # binary is reached two ways: mount -t fuse PROGRAM#BACKING, and the
 # fuse.fuse-iosched type handed to mount.fuse3 directly, as mount(8) does.
-# Each daemon's syslog is captured (lib.sh: syslog_start) and must show its
-# mount and an exit with status 0.
+# Each daemon's syslog is captured (lib.sh: fstab_start) and must show its
+# mount and an exit with status 0 (check_mounted).
 SYSLOG_CAPTURE=yes
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
-require_root
-require mount umount pgrep
-syslog_start
-[ -x /sbin/mount.fuse3 ] || skip_env "needs /sbin/mount.fuse3"
+fstab_start
 require_module "$MODULE_DIR" deadline
 
 echo hello >"$BACKING/f"
-
-check_mounted() { # HOW
-	mountpoint -q "$MNT" || fail "$1: not mounted"
-	DAEMON_PID=$(pgrep -f -- "$MNT" || true)
-	[ -n "$DAEMON_PID" ] || fail "$1: no daemon process for $MNT"
-	entry=$(grep " $MNT " /proc/mounts)
-	case $entry in
-	*" fuse.fuse-iosched "*) ;;
-	*) fail "$1: wrong type in /proc/mounts: $entry" ;;
-	esac
-	case $entry in
-	*nosuid*nodev*) ;;
-	*) fail "$1: nosuid,nodev not applied: $entry" ;;
-	esac
-	grep -q '\[deadline\]' "$MNT/.control/scheduler" ||
-		fail "$1: scheduler=deadline not applied: $(cat "$MNT/.control/scheduler")"
-	assert_eq hello "$(cat "$MNT/f")" "$1: content read through the mount"
-
-	umount "$MNT" || fail "$1: umount failed"
-	i=0
-	while kill -0 "$DAEMON_PID" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 200 ] || fail "$1: daemon did not exit within 10 s of umount"
-		sleep 0.05
-	done
-	syslog_exited "$DAEMON_PID"
-	DAEMON_PID=
-}
 
 opts="nosuid,nodev,nofail,scheduler=deadline,module_dir=$MODULE_DIR"
 
@@ -50,14 +19,14 @@ st=0
 timeout 20 mount -t fuse "$FUSE_IOSCHED#$BACKING" "$MNT" -o "$opts" \
 	>>"$LOG" 2>&1 </dev/null || st=$?
 assert_eq 0 "$st" "exit status of mount -t fuse"
-check_mounted "mount -t fuse"
+check_mounted "mount -t fuse" deadline
 
 st=0
 PATH=$(dirname "$FUSE_IOSCHED"):$PATH timeout 20 /sbin/mount.fuse3 \
 	"$BACKING" "$MNT" -o "rw,$opts" -t fuse.fuse-iosched \
 	>>"$LOG" 2>&1 </dev/null || st=$?
 assert_eq 0 "$st" "exit status of mount.fuse3 -t fuse.fuse-iosched"
-check_mounted "mount.fuse3 -t fuse.fuse-iosched"
+check_mounted "mount.fuse3 -t fuse.fuse-iosched" deadline
 
 check_log
 exit 0

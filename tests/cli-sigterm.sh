@@ -11,7 +11,6 @@
 require_root
 require python3
 
-: >"$T/empty.conf"
 dd if=/dev/urandom of="$T/src" bs=1M count=4 status=none
 # Writes queued or in flight, now.
 pending() { [ "$(held write)" -ge 3 ]; }
@@ -36,7 +35,7 @@ except OSError:
 for sig in TERM INT; do
 	: >"$LOG"
 	# One worker: one write in flight, the others queued behind it.
-	mount_fs -o "config=$T/empty.conf,disk_model=hdd,mb_per_s=1,threads=1"
+	mount_fs -o "config=$EMPTY_CONF,disk_model=hdd,mb_per_s=1,threads=1"
 	pids=
 	for k in 1 2 3; do
 		writer "$MNT/f$k" "$T/acked$k" 2>"$T/w$k.err" &
@@ -46,12 +45,7 @@ for sig in TERM INT; do
 	for k in 1 2 3; do eval "a0_$k=\$(cat "\$T/acked$k")"; done
 	exec 3<"$MNT/.control/stats" 4<"$MNT/.control/scheduler" 5<"$MNT"
 	kill -s "$sig" "$DAEMON_PID"
-	i=0
-	while kill -0 "$DAEMON_PID" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 200 ] || fail "SIG$sig: daemon still running after 10 s"
-		sleep 0.05
-	done
+	wait_daemon_exit "SIG$sig"
 	st=0; wait "$DAEMON_PID" || st=$?
 	DAEMON_PID=
 	exec 3<&- 4<&- 5<&-

@@ -7,7 +7,6 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 
-: >"$T/empty.conf"
 # comm_count NAME: threads of the daemon called NAME.
 comm_count() { cat /proc/"$DAEMON_PID"/task/*/comm | grep -cx "$1" || true; }
 tasks() { ls /proc/"$DAEMON_PID"/task | wc -l; }
@@ -17,7 +16,7 @@ extra=0
 
 for n in 1 3 7; do
 	for dm in none hdd; do
-		mount_fs -o "config=$T/empty.conf,threads=$n,disk_model=$dm"
+		mount_fs -o "config=$EMPTY_CONF,threads=$n,disk_model=$dm"
 		echo data >"$MNT/f$n"
 		assert_eq "$n" "$(comm_count iosched-worker)" "workers at threads=$n ($dm)"
 		assert_eq 1 "$(comm_count iosched-timer)" "timer threads"
@@ -27,7 +26,7 @@ for n in 1 3 7; do
 			fail "threads=$n: $(tasks) threads, no libfuse worker"
 		unmount_fs
 	done
-	mount_fs -s -o "config=$T/empty.conf,threads=$n"
+	mount_fs -s -o "config=$EMPTY_CONF,threads=$n"
 	echo data >"$MNT/f$n"
 	assert_eq "$((n + 2 + extra))" "$(tasks)" "threads with -s and threads=$n"
 	assert_eq data "$(cat "$MNT/f$n")" "data with -s"
@@ -35,7 +34,7 @@ for n in 1 3 7; do
 done
 
 # Two readers of the trace: one trace thread, started with the first.
-mount_fs -o "config=$T/empty.conf"
+mount_fs -o "config=$EMPTY_CONF"
 timeout 30 cat "$MNT/.control/trace" >"$T/t1" & R1=$!
 cleanup_push "kill $R1 2>/dev/null"
 timeout 30 cat "$MNT/.control/trace" >"$T/t2" & R2=$!

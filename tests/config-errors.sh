@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Every kind of mistake in the configuration file: exit status 1, one line
 # on stderr naming the file, the line and the problem, nothing mounted.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_module "$MODULE_DIR" deadline
 
 C=$T/bad.conf

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Every -o option of ours takes effect, mixed with FUSE's own; options
 # mount(8) passes along are accepted; --help mentions every option.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 
 "$FUSE_IOSCHED" --help >"$T/help" || fail "--help failed"
@@ -10,8 +10,7 @@ for word in config= scheduler= threads= nr_requests= module_dir= \
 	grep -q -- "$word" "$T/help" || fail "--help does not mention $word"
 done
 
-: >"$T/empty.conf"
-base="module_dir=$MODULE_DIR,config=$T/empty.conf"
+base="module_dir=$MODULE_DIR,config=$EMPTY_CONF"
 
 # What --print-config shows for each option.
 "$FUSE_IOSCHED" --print-config -o "$base,scheduler=noop,threads=3" \
@@ -26,7 +25,7 @@ done
 	grep -qx 'writeback_cache = no' || fail "writeback_cache=no"
 
 # A mount with all of them, FUSE options and mount(8)'s mixed in.
-mount_fs -o "config=$T/empty.conf,scheduler=noop,threads=3,nr_requests=77" \
+mount_fs -o "config=$EMPTY_CONF,scheduler=noop,threads=3,nr_requests=77" \
 	-o max_background=20,writeback_cache,log=debug,allow_other \
 	-o defaults,nofail,noauto,_netdev,user,relatime,nodiratime \
 	-o x-systemd.automount,comment=fstab,rw,nosuid,nodev

@@ -1,10 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Built-in defaults < configuration file < -o options: seen by
 # --print-config without mounting, then on a real mount through .control.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 
 md="module_dir=$MODULE_DIR"
-: >"$T/empty.conf"
 cat >"$T/file.conf" <<CONF
 scheduler = noop
 nr_requests = 64
@@ -22,8 +21,8 @@ setting() {
 	sed -n "s/^[[:space:]]*$name = \"\{0,1\}\([^\"]*\)\"\{0,1\}.*/\1/p" "$T/out" | head -n 1
 }
 
-assert_eq deadline "$(setting scheduler "$T/empty.conf")" "built-in scheduler"
-assert_eq 128 "$(setting nr_requests "$T/empty.conf")" "built-in nr_requests"
+assert_eq deadline "$(setting scheduler "$EMPTY_CONF")" "built-in scheduler"
+assert_eq 128 "$(setting nr_requests "$EMPTY_CONF")" "built-in nr_requests"
 # tunable CONFIG NAME: deadline's NAME as --print-config shows it
 tunable() {
 	"$FUSE_IOSCHED" --print-config -o "$md,config=$1" |
@@ -31,7 +30,7 @@ tunable() {
 			on && $1 == n { print $3 }'
 }
 if [ -e "$MODULE_DIR/deadline.so" ]; then
-	assert_eq 500 "$(tunable "$T/empty.conf" read_expire)" "built-in read_expire"
+	assert_eq 500 "$(tunable "$EMPTY_CONF" read_expire)" "built-in read_expire"
 	assert_eq 250 "$(tunable "$T/file.conf" read_expire)" "file read_expire"
 fi
 assert_eq noop "$(setting scheduler "$T/file.conf")" "file scheduler"

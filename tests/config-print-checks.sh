@@ -3,11 +3,10 @@
 # stderr and exit status 1: an unknown scheduler, an option libfuse does
 # not know, a missing BACKING, a metrics port in use or a metrics address
 # that does not resolve.  Neither mounts (the mount fails before).
-. "$top_srcdir/tests/lib.sh"
-[ -e "$MODULE_DIR/deadline.so" ] || skip "the deadline module is not built"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
+require_module "$MODULE_DIR" deadline
 
-: >"$T/empty.conf"
-base="module_dir=$MODULE_DIR,config=$T/empty.conf"
+base="module_dir=$MODULE_DIR,config=$EMPTY_CONF"
 # same WHAT BACKING OPTIONS...: --print-config and a mount fail alike.
 same() {
 	what=$1 backing=$2

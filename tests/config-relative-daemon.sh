@@ -3,7 +3,7 @@
 # -o config=, MOUNTPOINT) keeps using them after it detaches and moves to
 # /: a module put in module_dir later is loaded by a switch, SIGHUP
 # re-reads the file, and SIGTERM unmounts.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 require pgrep
 for m in deadline cfq; do
@@ -36,12 +36,7 @@ grep -q '\[cfq\]' "$MNT/.control/scheduler" || fail "cfq not active"
 # SIGHUP re-reads etc/rel.conf, not /etc/rel.conf.
 printf 'scheduler = cfq\nnr_requests = 32\n' >"$T/etc/rel.conf"
 kill -HUP "$DAEMON_PID"
-i=0
-until [ "$(cat "$MNT/.control/nr_requests")" = 32 ]; do
-	i=$((i + 1))
-	[ $i -lt 200 ] || fail "nr_requests not reloaded: $(cat "$MNT/.control/nr_requests")"
-	sleep 0.05
-done
+wait_line "$MNT/.control/nr_requests" '^32$'
 
 # SIGTERM: the daemon unmounts "mnt", which must mean $MNT.
 kill -TERM "$DAEMON_PID"

@@ -2,7 +2,7 @@
 # Relative paths: a missing one given with -o is one clear line on stderr
 # and exit status 1, and a relative module_dir in the file is refused (the
 # file is read again after the daemon moved to /).  No mount.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 
 # run WHAT PATTERN ARGS...: exit status 1, one line matching PATTERN.
 run() {
@@ -27,9 +27,8 @@ run "a relative module_dir in the file" \
 	"$T/rel.conf:1: module_dir=mods: not an absolute path" \
 	--print-config -o "module_dir=$MODULE_DIR,config=$T/rel.conf"
 
-# Existing ones are shown absolute.
+# Existing ones are shown absolute (empty.conf is lib.sh's $EMPTY_CONF).
 mkdir "$T/mods"
-: >"$T/empty.conf"
 (cd "$T" && "$FUSE_IOSCHED" --print-config -o module_dir=mods,config=empty.conf) \
 	>"$T/out" || fail "--print-config with relative paths failed"
 grep -qxF "module_dir = \"$(cd "$T" && pwd -P)/mods\"" "$T/out" ||

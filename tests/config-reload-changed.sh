@@ -2,9 +2,9 @@
 # On SIGHUP only what changed in the file since it was last read is
 # applied: what .control/ changed since stays, unless the file changes
 # that very setting; each change is logged once, as "NAME OLD -> NEW".
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
-[ -e "$MODULE_DIR/deadline.so" ] || skip "the deadline module is not built"
+require_module "$MODULE_DIR" deadline
 
 C=$T/reload.conf
 printf 'scheduler = deadline\nnr_requests = 64\n' >"$C"

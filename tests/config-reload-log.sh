@@ -4,7 +4,7 @@
 # messages vanish after a change to warning.  Each tunable change is
 # logged old -> new, of a scheduler that is not active (for its new
 # instances) as of the active one, however many there are.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 
 C=$T/reload.conf

@@ -2,9 +2,9 @@
 # On SIGHUP, -o options keep their precedence over the configuration
 # file: a setting given with -o stays as given whatever the file now
 # says, while the file's other changes are applied.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
-[ -e "$MODULE_DIR/deadline.so" ] || skip "the deadline module is not built"
+require_module "$MODULE_DIR" deadline
 
 C=$T/reload.conf
 printf 'scheduler = noop\nnr_requests = 64\nlog = info\n' >"$C"

@@ -2,7 +2,7 @@
 # On SIGHUP a changed setting that cannot change on a running mount is
 # logged, "NAME OLD -> NEW: it takes effect at the next mount"; one
 # applied live is not.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 
 C=$T/reload.conf

@@ -2,7 +2,7 @@
 # SIGHUP re-reads the configuration file: changes reach the running mount
 # (scheduler through a normal switch, nr_requests, tunables); an invalid
 # file is logged and ignored, and the mount keeps its settings.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 require_module "$MODULE_DIR" deadline
 
@@ -11,15 +11,6 @@ printf 'scheduler = deadline\nnr_requests = 64\n' >"$C"
 mount_fs -o "config=$C"
 echo data >"$MNT/f"
 
-# wait_for FILE CONTENT-PATTERN
-wait_for() {
-	i=0
-	until grep -q -- "$2" "$1" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || fail "$1: no '$2' after SIGHUP: $(cat "$1")"
-		sleep 0.05
-	done
-}
 
 cat >"$C" <<CONF
 scheduler = noop
@@ -29,28 +20,28 @@ deadline {
 }
 CONF
 kill -HUP "$DAEMON_PID"
-wait_for "$MNT/.control/scheduler" '\[noop\]'
-wait_for "$MNT/.control/nr_requests" '^32$'
-wait_for "$LOG" "configuration reloaded from $C"
+wait_line "$MNT/.control/scheduler" '\[noop\]'
+wait_line "$MNT/.control/nr_requests" '^32$'
+wait_line "$LOG" "configuration reloaded from $C"
 grep -q 'switched from deadline to noop' "$LOG" || fail "switch not logged"
 
 # Back to deadline: the new instance starts with the file's tunable.
 sed -i 's/^scheduler = noop/scheduler = deadline/' "$C"
 kill -HUP "$DAEMON_PID"
-wait_for "$MNT/.control/scheduler" '\[deadline\]'
+wait_line "$MNT/.control/scheduler" '\[deadline\]'
 if [ -d "$MNT/.control/iosched" ]; then
-	wait_for "$MNT/.control/iosched/read_expire" '^100$'
+	wait_line "$MNT/.control/iosched/read_expire" '^100$'
 	# A tunable changed in the file reaches the active instance.
 	sed -i 's/read_expire = 100/read_expire = 150/' "$C"
 	kill -HUP "$DAEMON_PID"
-	wait_for "$MNT/.control/iosched/read_expire" '^150$'
+	wait_line "$MNT/.control/iosched/read_expire" '^150$'
 fi
 
 # An invalid file: logged, ignored, nothing changes.
 n=$(grep -c 'configuration reloaded' "$LOG")
 printf 'scheduler = noop\nnr_requests = 8\nbogus = 1\n' >"$C"
 kill -HUP "$DAEMON_PID"
-wait_for "$LOG" "reload failed.*$C:3: 'bogus'"
+wait_line "$LOG" "reload failed.*$C:3: 'bogus'"
 kill -0 "$DAEMON_PID" || fail "daemon died on an invalid file"
 grep -q '\[deadline\]' "$MNT/.control/scheduler" || fail "scheduler changed"
 assert_eq 32 "$(cat "$MNT/.control/nr_requests")" "nr_requests after a bad reload"

@@ -47,8 +47,7 @@ check_log
 
 # Three writers, writes of 1 MB/s (the hdd model): with nr_requests 1 one
 # write is queued or in flight, the others' submitters wait for the slot.
-: >"$T/empty.conf"
-mount_fs -o "config=$T/empty.conf,nr_requests=1,disk_model=hdd,mb_per_s=1"
+mount_fs -o "config=$EMPTY_CONF,nr_requests=1,disk_model=hdd,mb_per_s=1"
 dd if=/dev/urandom of="$T/src" bs=128k count=4 status=none
 pids=
 for k in 1 2 3; do

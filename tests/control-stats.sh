@@ -6,12 +6,6 @@
 require_root
 
 ST=$MNT/.control/stats
-# stat DIR FIELD: the number after FIELD on the line of DIR (read, write).
-stat_of() {
-	awk -v d="$1" -v f="$2" '$1 == d { for (i = 2; i < NF; i += 2)
-		if ($i == f) print $(i + 1) }' "$ST"
-}
-switches() { awk '$1 == "switches" { print $2 }' "$ST"; }
 
 mount_fs
 cat "$ST"

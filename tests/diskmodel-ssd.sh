@@ -10,8 +10,7 @@
 require_root
 require fio
 
-: >"$T/empty.conf"
-base="module_dir=$MODULE_DIR,config=$T/empty.conf"
+base="module_dir=$MODULE_DIR,config=$EMPTY_CONF"
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 for opt in ssd_channels=0 ssd_channels=65 ssd_read_us=x ssd_buffer_mib=0 \
@@ -44,12 +43,12 @@ randread_us() {
 	awk -F';' '{ split($24, p, "="); printf "%d", p[2] }' "$T/rr.out"
 }
 # The same reads without a model: what this machine's load costs them.
-mount_fs -o "config=$T/empty.conf"
+mount_fs -o "config=$EMPTY_CONF"
 base_us=$(randread_us)
 unmount_fs
 # A 1 MiB buffer draining at 10 MB/s: 8 MiB of synchronous writes need
 # at least 7 MiB drained first, 734 ms.
-mount_fs -o "config=$T/empty.conf,disk_model=ssd,ssd_buffer_mib=1" \
+mount_fs -o "config=$EMPTY_CONF,disk_model=ssd,ssd_buffer_mib=1" \
 	-o ssd_drain_mb_per_s=10
 grep -qF 'disk model ssd: 8 channels, read 80 us' "$LOG" ||
 	fail "no ssd disk model line in the log"
@@ -79,7 +78,7 @@ unmount_fs
 # served for 1049 ms, and its data reaches the backing file at dispatch,
 # long before the write completes (not at the end, as when the worker
 # slept first and copied after).
-mount_fs -o "config=$T/empty.conf,disk_model=ssd,ssd_mb_per_s=1"
+mount_fs -o "config=$EMPTY_CONF,disk_model=ssd,ssd_mb_per_s=1"
 head -c 1M /dev/urandom >"$T/o"
 t0=$(now_ms)
 dd if="$T/o" of="$MNT/o" bs=1M oflag=direct status=none &

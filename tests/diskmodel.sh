@@ -12,11 +12,6 @@ require fio
 require_module "$MODULE_DIR" deadline anticipatory cfq bfq kyber
 
 ST=$MNT/.control/stats
-# stat_of DIR FIELD: the number after FIELD on the line of DIR.
-stat_of() {
-	awk -v d="$1" -v f="$2" '$1 == d { for (i = 2; i < NF; i += 2)
-		if ($i == f) print $(i + 1) }' "$ST"
-}
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # service_buckets: the counts of best-effort reads per service-time
 # bucket so far (buckets_us in .control/stats gives their upper bounds).
@@ -48,8 +43,7 @@ fio_read() {
 		} }' "$ST"
 }
 
-: >"$T/empty.conf"
-base="module_dir=$MODULE_DIR,config=$T/empty.conf"
+base="module_dir=$MODULE_DIR,config=$EMPTY_CONF"
 
 # Bad values: exit status 1, one line naming the option, no mount.
 for opt in disk_model=tape seek_ms=-1 rpm=0 mb_per_s=abc seek_ms=1001 \
@@ -95,7 +89,7 @@ require_root
 head -c 16M /dev/urandom >"$BACKING/f"
 sync "$BACKING/f"
 
-mount_fs -o "config=$T/empty.conf,disk_model=hdd,seek_ms=5,rpm=7200" \
+mount_fs -o "config=$EMPTY_CONF,disk_model=hdd,seek_ms=5,rpm=7200" \
 	-o mb_per_s=100
 grep -qF 'disk model hdd: seek 5 ms, 7200 rpm, 100 MB/s' "$LOG" ||
 	fail "no disk model line in the log"
@@ -131,7 +125,7 @@ check_log
 # 7 ms at seek_ms=1000, under 1 ms at the default 8.
 for params in "seek_ms=1000,rpm=100000:4000" "seek_ms=0,rpm=200:75000"; do
 	opts=${params%%:*} min_us=${params##*:}
-	mount_fs -o "config=$T/empty.conf,disk_model=hdd,scheduler=noop,$opts"
+	mount_fs -o "config=$EMPTY_CONF,disk_model=hdd,scheduler=noop,$opts"
 	rand_us=$(fio_read randread 8)
 	echo "$opts: median random read service over $rand_us us"
 	[ "$rand_us" -ge "$min_us" ] ||
@@ -141,7 +135,7 @@ done
 
 # disk_model=none: no model, the same data.
 : >"$LOG"
-mount_fs -o "config=$T/empty.conf,disk_model=none"
+mount_fs -o "config=$EMPTY_CONF,disk_model=none"
 cmp "$BACKING/f" "$MNT/f" || fail "data read without the model differs"
 fio_read randread 64 >/dev/null
 ! grep -q 'disk model' "$LOG" || fail "disk_model=none logged a disk model"

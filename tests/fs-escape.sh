@@ -28,13 +28,8 @@ rm "$MNT/etclink"
 
 python3 - "$MNT" "$T" <<'PY' || fail "escapes"
 import errno, os, sys
+from lib import err
 m, t = sys.argv[1], sys.argv[2]
-def err(f, *a):
-    try:
-        f(*a)
-    except OSError as e:
-        return e.errno
-    return 0
 # A rename or link out of the mount is cross-device.
 assert err(os.rename, os.path.join(m, "f"), os.path.join(m, "..", "f")) == errno.EXDEV
 assert err(os.link, os.path.join(m, "f"), os.path.join(t, "f2")) == errno.EXDEV

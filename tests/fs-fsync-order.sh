@@ -18,8 +18,7 @@ mount -o loop "$T/img" "$BACKING" 2>"$T/mount.err" ||
 # Before lib.sh's own unmount of MNT: the daemon must let go first.
 cleanup_push "fusermount3 -u '$MNT' 2>/dev/null; sleep 0.2; umount '$BACKING' 2>/dev/null || umount -l '$BACKING'"
 
-: >"$T/empty.conf"
-mount_fs -o "config=$T/empty.conf,disk_model=hdd,mb_per_s=1"
+mount_fs -o "config=$EMPTY_CONF,disk_model=hdd,mb_per_s=1"
 size=2M
 [ -z "${TEST_QUICK:-}" ] || size=1M
 

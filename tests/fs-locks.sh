@@ -12,10 +12,7 @@ mount_fs
 # loaded machine had run the contenders.
 flock -x "$MNT/lock" -c "touch $T/held; while [ ! -e $T/release ]; do sleep 0.05; done" &
 holder=$!
-i=0
-while [ ! -e "$T/held" ]; do
-	i=$((i + 1)); [ $i -lt 100 ] || fail "flock holder never started"; sleep 0.05
-done
+wait_for "the flock holder" test -e "$T/held"
 flock -n -x "$MNT/lock" true && fail "flock: second exclusive lock granted"
 flock -n -s "$MNT/lock" true && fail "flock: shared lock granted under exclusive"
 # A blocking waiter gets the lock once the holder is done.

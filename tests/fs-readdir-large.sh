@@ -38,12 +38,8 @@ for try in 1 2 3 4 5; do
 	[ "$(nfds)" -gt 5000 ] && { looked_up=1; break; }
 done
 [ -n "$looked_up" ] || fail "ls -la did not look the entries up"
-i=0
-while echo 2 >/proc/sys/vm/drop_caches; [ "$(nfds)" -gt 200 ]; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || fail "inodes not forgotten: $(nfds) fds open"
-	sleep 0.1
-done
+forgotten() { echo 2 >/proc/sys/vm/drop_caches; [ "$(nfds)" -le 200 ]; }
+wait_for "the inodes forgotten (at most 200 fds open)" forgotten
 
 # Names created behind the mount's back show up; removed ones go.
 : >"$BACKING/big/late"

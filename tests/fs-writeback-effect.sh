@@ -9,7 +9,6 @@
 require_root
 require python3 fio
 
-: >"$T/empty.conf"
 # writes MODE: write 4 KiB, then fsync, noting the daemon's write requests
 # before, after the write and after the fsync; checks them against MODE.
 writes() {
@@ -40,11 +39,11 @@ if r2 <= r0:
 PY
 }
 
-mount_fs -o "config=$T/empty.conf"
+mount_fs -o "config=$EMPTY_CONF"
 writes writethrough || fail "without writeback_cache"
 unmount_fs
 : >"$LOG"
-mount_fs -d -o "config=$T/empty.conf,writeback_cache"
+mount_fs -d -o "config=$EMPTY_CONF,writeback_cache"
 writes writeback || fail "with writeback_cache"
 assert_eq wwww "$(head -c 4 "$BACKING/f")" "data written back"
 grep -q 'opcode: WRITE .* pid: 0$' "$LOG" ||
@@ -57,7 +56,7 @@ check_log 'unique: [0-9]+, error: '
 # more than N at once, and with a larger N it holds more than the small one.
 for bg in 2 16; do
 	: >"$LOG"
-	mount_fs -o "config=$T/empty.conf,disk_model=hdd,mb_per_s=2" \
+	mount_fs -o "config=$EMPTY_CONF,disk_model=hdd,mb_per_s=2" \
 		-o "max_background=$bg"
 	(cd "$T" && fio --name=w --filename="$MNT/g" --rw=randwrite --bs=64k \
 		--size=1M --ioengine=libaio --direct=1 --iodepth=16 \

@@ -28,13 +28,8 @@ assert_eq "$v" "$(getfattr --absolute-names --only-values -n user.big "$MNT/f")"
 
 python3 - "$MNT/f" <<'PY' || fail "xattr errors"
 import errno, os, sys
+from lib import err
 p = sys.argv[1]
-def err(f, *a):
-    try:
-        f(*a)
-    except OSError as e:
-        return e.errno
-    return 0
 assert err(os.getxattr, p, "user.none") == errno.ENODATA
 assert err(os.setxattr, p, "user.color", b"red", os.XATTR_CREATE) == errno.EEXIST
 assert err(os.setxattr, p, "user.nosuch", b"red", os.XATTR_REPLACE) == errno.ENODATA

@@ -10,14 +10,11 @@ if [ -z "${FSTAB_TEST_NS:-}" ]; then
 	command -v unshare >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] &&
 	FSTAB_TEST_NS=1 exec unshare -m --propagation private bash "$0" "$@"
 fi
-# Each daemon's syslog is captured (lib.sh: syslog_start) and must show its
-# mount and an exit with status 0.
+# Each daemon's syslog is captured (lib.sh: fstab_start) and must show its
+# mount and an exit with status 0 (check_mounted).
 SYSLOG_CAPTURE=yes
-. "$top_srcdir/tests/lib.sh"
-require_root
-require mount umount pgrep
-syslog_start
-[ -x /sbin/mount.fuse3 ] || skip_env "needs /sbin/mount.fuse3"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
+fstab_start
 require_module "$MODULE_DIR" cfq
 require_module "$MODULE_DIR" deadline
 
@@ -25,38 +22,14 @@ mkdir "$T/bin"
 ln -s "$FUSE_IOSCHED" "$T/bin/fuse-iosched"
 mount --bind "$T/bin" /usr/local/sbin || skip_env "cannot bind /usr/local/sbin"
 cleanup_push "umount /usr/local/sbin"
-: >"$T/empty.conf"
 echo hello >"$BACKING/f"
 
 # The options mount(8) and fstab carry, with ours.
 opts="defaults,allow_other,nofail,_netdev,noauto,user,relatime"
 opts="$opts,x-systemd.automount,nosuid,nodev,noatime"
-opts="$opts,module_dir=$MODULE_DIR,config=$T/empty.conf"
+opts="$opts,module_dir=$MODULE_DIR,config=$EMPTY_CONF"
 printf '%s %s fuse.fuse-iosched %s,scheduler=deadline 0 0\n' \
 	"$BACKING" "$MNT" "$opts" >"$T/fstab"
-
-check_mounted() { # HOW SCHEDULER
-	mountpoint -q "$MNT" || fail "$1: not mounted"
-	DAEMON_PID=$(pgrep -f -- "fuse-iosched.* $MNT" | head -n 1 || true)
-	[ -n "$DAEMON_PID" ] || fail "$1: no daemon for $MNT"
-	entry=$(grep " $MNT " /proc/mounts)
-	case $entry in
-	*" fuse.fuse-iosched "*nosuid*nodev*) ;;
-	*) fail "$1: /proc/mounts says: $entry" ;;
-	esac
-	grep -q "\[$2\]" "$MNT/.control/scheduler" ||
-		fail "$1: not $2: $(cat "$MNT/.control/scheduler")"
-	assert_eq hello "$(cat "$MNT/f")" "$1: read through the mount"
-	umount "$MNT" || fail "$1: umount failed"
-	i=0
-	while kill -0 "$DAEMON_PID" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 200 ] || fail "$1: daemon still running after umount"
-		sleep 0.05
-	done
-	syslog_exited "$DAEMON_PID"
-	DAEMON_PID=
-}
 
 timeout 20 mount -T "$T/fstab" "$MNT" >>"$LOG" 2>&1 </dev/null ||
 	fail "mount -T fstab MOUNTPOINT failed: $(cat "$LOG")"

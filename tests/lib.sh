@@ -38,6 +38,12 @@ MNT=$T/mnt
 LOG=$T/daemon.log
 DAEMON_PID=
 mkdir -p "$BACKING" "$MNT"
+# The Python helpers of tests/lib.py, for the tests' inline Python.
+PYTHONPATH=$top_srcdir/tests${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONPATH
+# A configuration file with nothing in it: the built-in defaults only.
+EMPTY_CONF=$T/empty.conf
+: >"$EMPTY_CONF"
 
 # A stack of cleanup commands, run last-in first-out at exit.
 _cleanups=
@@ -194,7 +200,7 @@ syslog_none() {
 
 # syslog_wait PATTERN: wait until a line matching PATTERN (grep -E) has
 # reached $SYSLOG.
-syslog_wait() { wait_for "'$1' in syslog" grep -Eq -- "$1" "$SYSLOG"; }
+syslog_wait() { wait_line "$SYSLOG" "$1"; }
 
 # syslog_exited PID: the daemonized PID logged its mount, then its exit
 # with status 0, and nothing at error severity or worse.
@@ -227,6 +233,56 @@ stat_of() {
 		if ($i == f) print $(i + 1) }' "$MNT/.control/stats"
 }
 
+# stats_settled WHEN: after WHEN, every read and write request was
+# answered and accounted for: some counted, all completed, none queued or
+# in flight, no errors.
+stats_settled() {
+	for _d in read write; do
+		_req=$(stat_of $_d requests)
+		[ "${_req:-0}" -gt 0 ] || fail "no $_d requests counted"
+		assert_eq "$_req" "$(stat_of $_d completed)" \
+			"$_d completed == requests"
+		assert_eq 0 "$(stat_of $_d in_flight)" "$_d in_flight after $1"
+		assert_eq 0 "$(stat_of $_d queued)" "$_d queued after $1"
+		assert_eq 0 "$(stat_of $_d errors)" "$_d errors"
+	done
+}
+
+# scheduler_listed NAME: whether .control/scheduler lists NAME.
+scheduler_listed() {
+	tr -d '[]' <"$MNT/.control/scheduler" | tr ' ' '\n' | grep -qx "$1"
+}
+
+# write_errno FILE VALUE: one write(2) of "VALUE\n" to FILE; prints "ok",
+# or the errno name it failed with.
+write_errno() {
+	python3 - "$1" "$2" <<'PY'
+import errno, os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+try:
+    os.write(fd, sys.argv[2].encode() + b"\n")
+    print("ok")
+except OSError as e:
+    print(errno.errorcode[e.errno])
+finally:
+    os.close(fd)
+PY
+}
+
+# io_works WHAT: 512 KiB written through the mount reach the backing
+# file and read back the same with the page cache dropped.
+io_works() {
+	dd if=/dev/urandom of="$T/io.data" bs=64k count=8 status=none
+	dd if="$T/io.data" of="$MNT/io" bs=16k conv=fsync status=none ||
+		fail "$1: write failed"
+	cmp "$T/io.data" "$BACKING/io" || fail "$1: backing file differs"
+	echo 3 >/proc/sys/vm/drop_caches
+	cmp "$T/io.data" "$MNT/io" || fail "$1: read back differs"
+}
+
+# switches: the mount's scheduler switches so far.
+switches() { awk '$1 == "switches" { print $2 }' "$MNT/.control/stats"; }
+
 # held DIR: FUSE requests of DIR (read, write) the daemon has received and
 # not yet answered, queued, in flight or waiting for a slot.
 held() {
@@ -244,6 +300,56 @@ wait_for() {
 		[ $i -lt 600 ] || fail "timed out waiting for $what"
 		sleep 0.05
 	done
+}
+
+# fails_with ERRTEXT WHERE CMD: CMD (one string, split on blanks) fails
+# within 10 s, with ERRTEXT (strerror's words) in what it says.
+fails_with() {
+	_st=0
+	_out=$(timeout 10 $3 2>&1 >/dev/null) || _st=$?
+	[ "$_st" -ne 124 ] || fail "'$3' hangs $2"
+	[ "$_st" -ne 0 ] || fail "'$3' succeeded $2"
+	case $_out in
+	*"$1"*) ;;
+	*) fail "'$3' $2: '$_out', not '$1'" ;;
+	esac
+}
+
+# wait_line FILE ERE: wait_for a line of FILE that matches ERE.
+wait_line() { wait_for "/$2/ in $1" grep -Eqs -- "$2" "$1"; }
+
+# gone PID: whether process PID has exited (for wait_for).
+gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# fstab_start: what mounting by mount(8) needs (root, mount(8) and
+# mount.fuse3), and the daemons' syslog captured (SYSLOG_CAPTURE=yes).
+fstab_start() {
+	require_root
+	require mount umount pgrep
+	syslog_start
+	[ -x /sbin/mount.fuse3 ] || skip_env "needs /sbin/mount.fuse3"
+}
+
+# check_mounted HOW SCHEDULER: MNT, mounted by mount(8) (HOW, for the
+# messages), is fuse-iosched's with nosuid and nodev, runs SCHEDULER and
+# reads BACKING/f ("hello"); then umount, and the daemon exits cleanly
+# (syslog_exited: the test captures syslog).
+check_mounted() {
+	mountpoint -q "$MNT" || fail "$1: not mounted"
+	DAEMON_PID=$(pgrep -f -- "fuse-iosched.* $MNT" | head -n 1 || true)
+	[ -n "$DAEMON_PID" ] || fail "$1: no daemon for $MNT"
+	entry=$(grep " $MNT " /proc/mounts)
+	case $entry in
+	*" fuse.fuse-iosched "*nosuid*nodev*) ;;
+	*) fail "$1: /proc/mounts says: $entry" ;;
+	esac
+	grep -q "\[$2\]" "$MNT/.control/scheduler" ||
+		fail "$1: not $2: $(cat "$MNT/.control/scheduler")"
+	assert_eq hello "$(cat "$MNT/f")" "$1: read through the mount"
+	umount "$MNT" || fail "$1: umount failed"
+	wait_daemon_exit "$1: umount"
+	syslog_exited "$DAEMON_PID"
+	DAEMON_PID=
 }
 
 # Compare the mount with the backing directory: same names, same contents.
@@ -346,4 +452,94 @@ idle_class_stop() {
 		fail "the idle-class reader read only $((after - $1)) bytes in 10 s after the best-effort one stopped"
 	kill "$IDLE_PID"
 	wait "$IDLE_PID" 2>/dev/null || :
+}
+
+# Control groups (the cgroup-*.sh tests): real groups of the I/O
+# controller, the v1 blkio hierarchy or v2 with io, made under a group of
+# the test's own (CG, a path in CG_ROOT) and removed at exit, their
+# processes killed first.  CG_DEV is BACKING's disk, MAJ:MIN, where the
+# kernel keeps limits.  Call cg_setup after dio_backing, if any.
+cg_setup() {
+	require_root
+	if [ -e /sys/fs/cgroup/blkio/blkio.throttle.read_bps_device ]; then
+		CG_ROOT=/sys/fs/cgroup/blkio CG_V=1
+	elif grep -qw io /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+		CG_ROOT=/sys/fs/cgroup CG_V=2
+		echo +io >"$CG_ROOT/cgroup.subtree_control" 2>/dev/null ||
+			skip_env "cannot enable the io controller"
+	else
+		skip_env "no blkio (v1) or io (v2) controller mounted"
+	fi
+	CG_DEV=$(stat -c '%Hd:%Ld' "$BACKING")
+	if [ -e "/sys/dev/block/$CG_DEV/partition" ]; then
+		CG_DEV=$(cat "/sys/dev/block/$CG_DEV/../dev")
+	fi
+	[ -e "/sys/dev/block/$CG_DEV" ] || skip_env "BACKING is on no block device"
+	CG=/fuse-iosched-$TEST_NAME-$$
+	cg_mkdir "$CG"
+}
+
+# cg_mkdir PATH: a group, removed at exit (children first: pushed later).
+cg_mkdir() {
+	mkdir "$CG_ROOT$1" || fail "cannot make group $1"
+	[ "$CG_V" = 1 ] || echo +io >"$CG_ROOT$1/cgroup.subtree_control" 2>/dev/null || :
+	cleanup_push "cg_remove '$1'"
+}
+
+cg_remove() {
+	for _i in 1 2 3 4 5 6 7 8 9 10; do
+		for _p in $(cat "$CG_ROOT$1/cgroup.procs" 2>/dev/null); do
+			kill -9 "$_p" 2>/dev/null
+		done
+		rmdir "$CG_ROOT$1" 2>/dev/null && return 0
+		[ -d "$CG_ROOT$1" ] || return 0
+		sleep 0.2
+	done
+	echo "cannot remove group $1" >&2
+}
+
+# cg_limit PATH rbps|wbps|riops|wiops N: N per second on BACKING's disk
+# (0: none), in the kernel's file.
+cg_limit() {
+	if [ "$CG_V" = 1 ]; then
+		case $2 in
+		rbps) _f=read_bps ;; wbps) _f=write_bps ;;
+		riops) _f=read_iops ;; wiops) _f=write_iops ;;
+		esac
+		echo "$CG_DEV $3" >"$CG_ROOT$1/blkio.throttle.${_f}_device"
+	else
+		[ "$3" != 0 ] || set -- "$1" "$2" max
+		echo "$CG_DEV $2=$3" >"$CG_ROOT$1/io.max"
+	fi || fail "cannot set $2 of $1"
+}
+
+# cg_run PATH CMD...: run CMD in group PATH.
+cg_run() {
+	_g=$1; shift
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG_ROOT$_g" "$@"
+}
+
+# cg_start PATH CMD...: the same in the background; CG_PID is CMD's pid
+# (for dd_pos), killed at exit.
+cg_start() {
+	_g=$1; shift
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG_ROOT$_g" "$@" &
+	CG_PID=$!
+	cleanup_push "kill $CG_PID 2>/dev/null"
+}
+
+# mib_per_s MIB CMD...: run CMD, which moves MIB MiB; print its rate in
+# MiB/s (one decimal).
+mib_per_s() {
+	_mib=$1; shift
+	_t0=$(date +%s%N)
+	"$@" || fail "$* failed"
+	_t1=$(date +%s%N)
+	awk -v m="$_mib" -v t="$((_t1 - _t0))" \
+		'BEGIN { printf "%.1f\n", m / (t / 1e9) }'
+}
+
+# in_band VALUE LOW HIGH: LOW <= VALUE <= HIGH (decimals).
+in_band() {
+	awk -v v="$1" -v l="$2" -v h="$3" 'BEGIN { exit !(v >= l && v <= h) }'
 }

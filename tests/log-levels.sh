@@ -5,13 +5,12 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 
-: >"$T/empty.conf"
 io() { echo data >"$MNT/f"; cat "$MNT/f" >/dev/null; }
 for level in warning info debug -d; do
 	: >"$LOG"
 	case $level in
-	-d) mount_fs -d -o "config=$T/empty.conf" ;;
-	*) mount_fs -o "config=$T/empty.conf,log=$level" ;;
+	-d) mount_fs -d -o "config=$EMPTY_CONF" ;;
+	*) mount_fs -o "config=$EMPTY_CONF,log=$level" ;;
 	esac
 	io
 	unmount_fs

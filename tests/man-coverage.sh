@@ -9,7 +9,7 @@
 # - every tunable of every built scheduler is in fuse-iosched(8) with its
 #   default, unit and range, and in etc/fuse-iosched.conf with its default,
 #   as --print-config shows them; so is every setting.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 
 page=$top_builddir/man/fuse-iosched.8
 conf=$top_builddir/man/fuse-iosched.conf.5
@@ -130,8 +130,7 @@ for l in $levels; do
 done
 
 # What --print-config shows with no file: every setting and tunable.
-: >"$T/empty.conf"
-"$FUSE_IOSCHED" --print-config -o "module_dir=$MODULE_DIR,config=$T/empty.conf" \
+"$FUSE_IOSCHED" --print-config -o "module_dir=$MODULE_DIR,config=$EMPTY_CONF" \
 	>"$T/config" || fail "--print-config failed"
 
 # The threads default: "two per CPU, at least 4, at most 16" in the pages

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The manual pages format without a warning.
-. "$top_srcdir/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require mandoc
 for page in fuse-iosched.8 fuse-iosched.conf.5 fuse-iosched-scheduler.3 \
 	fuse-iosched-stat.1 fuse-iosched-replay.1; do

@@ -88,8 +88,11 @@ same "fuse-iosched-stat's options" "$T/a1" "-h" "$T/b1" "fuse-iosched-stat.1"
 "$FUSE_IOSCHED" --print-config -o "module_dir=$MODULE_DIR,config=$T/empty.conf" \
 	>"$T/config" || fail "--print-config failed"
 sed -n 's/^\([a-z_]*\) = .*/\1/p' "$T/config" >"$T/keys"
-section "$T/p5" SETTINGS | tags | grep -vx 'scheduler' >"$T/b1"
+# A group section is no key: --print-config shows one only when given.
+section "$T/p5" SETTINGS | tags | grep -vx -e 'scheduler' -e 'group' >"$T/b1"
 grep -q '^       scheduler = ' <(section "$T/p5" SETTINGS) && echo scheduler >>"$T/b1"
+grep -q '^       group "' <(section "$T/p5" SETTINGS) ||
+	fail "fuse-iosched.conf.5 SETTINGS has no group section"
 same "settings" "$T/keys" "--print-config" "$T/b1" "fuse-iosched.conf.5 SETTINGS"
 sed -n 's/^#\([a-z_]*\) = .*/\1/p' "$etc" >"$T/b1"
 same "settings" "$T/keys" "--print-config" "$T/b1" "etc/fuse-iosched.conf"
@@ -212,7 +215,7 @@ import re, sys
 path, moddir = sys.argv[1], sys.argv[2]
 swap = {"scheduler": '"noop"', "module_dir": '"%s/."' % moddir,
 	"writeback_cache": "yes", "log": '"debug"', "disk_model": '"hdd"',
-	"backing_io": '"buffered"', "metrics": '"off"', "overmount": "yes",
+	"backing_io": '"buffered"', "metrics": '"off"', "overmount": "yes", "groups": "no",
 	"log_file": '"%s.log"' % path}
 out = []
 for line in open(path):

@@ -78,17 +78,10 @@ for m in sstf cxx; do
 	esac
 done
 
-n=0
 for m in sstf cxx; do
 	echo "$m" >"$ctl" || fail "cannot switch to $m"
 	grep -q "\[$m\]" "$ctl" || fail "$m is not active: $(cat "$ctl")"
-	n=$((n + 1))
-	dd if=/dev/urandom of="$T/data$n" bs=64k count=16 status=none
-	dd if="$T/data$n" of="$MNT/file$n" bs=16k conv=fsync status=none ||
-		fail "write through $m failed"
-	cmp "$T/data$n" "$BACKING/file$n" || fail "$m: backing file differs from what was written"
-	echo 3 >/proc/sys/vm/drop_caches
-	cmp "$T/data$n" "$MNT/file$n" || fail "$m: read back differs"
+	io_works "$m"
 	cmp "$BACKING/old" "$MNT/old" || fail "$m: reading an existing file differs"
 	if [ "$m" = sstf ]; then
 		# Its tunable, and its computed read-only value.

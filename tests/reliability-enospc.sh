@@ -94,12 +94,8 @@ touch -d 2001-01-01 "$MNT/keep" || fail "utimes on a full file system"
 # Free space; writes work again (unlinked blocks are freed once the daemon
 # lets go of the inode: allow the kernel's forget a moment).
 rm "$MNT/fill" "$MNT/more"
-i=0
-until dd if=/dev/urandom of="$MNT/after" bs=64k count=64 conv=fsync status=none 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -lt 50 ] || fail "writes still fail 5 s after freeing space: $(df -h "$BACKING" | tail -n 1)"
-	sleep 0.1
-done
+wait_for "a write to succeed after freeing space" dd if=/dev/urandom \
+	of="$MNT/after" bs=64k count=64 conv=fsync status=none 2>/dev/null
 cmp "$MNT/after" "$BACKING/after" || fail "data written after recovery differs"
 cmp "$T/keep" "$MNT/keep" || fail "keep changed"
 compare_trees

@@ -70,17 +70,6 @@ echo "switches: $ok done, $bad refused"
 cmp "$MNT/fsx-1" "$BACKING/fsx-1" || fail "mount and backing file differ (fsx-1)"
 cmp "$MNT/fsx-2" "$BACKING/fsx-2" || fail "mount and backing file differ (fsx-2)"
 
-# Every request was answered and accounted for.
-stat_of() {
-	awk -v d="$1" -v f="$2" '$1 == d { for (i = 2; i < NF; i += 2)
-		if ($i == f) print $(i + 1) }' "$C/stats"
-}
-for d in read write; do
-	req=$(stat_of $d requests)
-	[ "${req:-0}" -gt 0 ] || fail "no $d requests counted"
-	assert_eq "$req" "$(stat_of $d completed)" "$d completed == requests"
-	assert_eq 0 "$(stat_of $d in_flight)" "$d in_flight after the run"
-	assert_eq 0 "$(stat_of $d errors)" "$d errors"
-done
+stats_settled "the run"
 unmount_fs
 check_log

@@ -15,20 +15,7 @@ require python3
 [ -f "$MODULE_DIR/deadline.so" ] || skip "$MODULE_DIR/deadline.so is not built"
 
 S=$MNT/.control/scheduler
-listed() { tr -d '[]' <"$S" | tr ' ' '\n' | grep -qx "$1"; }
-switch_fails() {
-	python3 - "$S" "$1" <<'PY'
-import os, sys
-fd = os.open(sys.argv[1], os.O_WRONLY)
-try:
-    os.write(fd, sys.argv[2].encode() + b"\n")
-    sys.exit("switch to %s worked" % sys.argv[2])
-except OSError:
-    pass
-finally:
-    os.close(fd)
-PY
-}
+switch_fails() { [ "$(write_errno "$S" "$1")" != ok ]; }
 
 # case DIR-SETUP FILE-SETUP WANT [MODS]: mount with a fresh module
 # directory (MODS, else $T/mods) holding deadline.so, changed by the two
@@ -43,7 +30,7 @@ refused() {
 	: >"$LOG"
 	# The last module_dir given wins over lib.sh's.
 	mount_fs -o "module_dir=$mods,scheduler=noop"
-	listed deadline && fail "$3: deadline was loaded"
+	scheduler_listed deadline && fail "$3: deadline was loaded"
 	switch_fails deadline || fail "$3"
 	grep 'refused: ' "$LOG" | grep -qF -- "$3" ||
 		fail "$3: no log line: $(cat "$LOG")"
@@ -86,7 +73,7 @@ mount_fs -o "module_dir=$T/up/mods,scheduler=deadline"
 unmount_fs
 mount_fs
 for m in deadline anticipatory cfq bfq kyber; do
-	listed $m || fail "$m from $MODULE_DIR not loaded: $(grep refused "$LOG")"
+	scheduler_listed $m || fail "$m from $MODULE_DIR not loaded: $(grep refused "$LOG")"
 done
 unmount_fs
 check_log 'refused'

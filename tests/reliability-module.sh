@@ -12,29 +12,8 @@ require_module "$TEST_MODULE_DIR" failinit badabi abi2
 
 S=$MNT/.control/scheduler
 active() { sed -n 's/.*\[\([^]]*\)\].*/\1/p' "$S"; }
-listed() { tr -d '[]' <"$S" | tr ' ' '\n' | grep -qx "$1"; }
 # switch NAME: prints the errno name of a failed write, or "ok".
-switch() {
-	python3 - "$S" "$1" <<'PY'
-import errno, os, sys
-fd = os.open(sys.argv[1], os.O_WRONLY)
-try:
-    os.write(fd, sys.argv[2].encode() + b"\n")
-    print("ok")
-except OSError as e:
-    print(errno.errorcode[e.errno])
-finally:
-    os.close(fd)
-PY
-}
-io_works() { # WHAT
-	dd if=/dev/urandom of="$T/data" bs=64k count=8 status=none
-	dd if="$T/data" of="$MNT/io" bs=16k conv=fsync status=none ||
-		fail "$1: write failed"
-	cmp "$T/data" "$BACKING/io" || fail "$1: backing file differs"
-	echo 3 >/proc/sys/vm/drop_caches
-	cmp "$T/data" "$MNT/io" || fail "$1: read back differs"
-}
+switch() { write_errno "$S" "$1"; }
 
 # A module directory with deadline and failinit only; anticipatory and
 # badabi come later.
@@ -43,8 +22,8 @@ cp "$MODULE_DIR/deadline.so" "$TEST_MODULE_DIR/failinit.so" "$T/mods/"
 mount_fs -o "module_dir=$T/mods" -o scheduler=deadline
 echo "at mount: $(cat "$S")"
 assert_eq deadline "$(active)" "scheduler at mount"
-listed failinit || fail "failinit.so did not load: $(cat "$S")"
-listed anticipatory && fail "anticipatory listed without its module"
+scheduler_listed failinit || fail "failinit.so did not load: $(cat "$S")"
+scheduler_listed anticipatory && fail "anticipatory listed without its module"
 
 echo "--- missing at switch time"
 assert_eq EINVAL "$(switch anticipatory)" "switch to a missing module"
@@ -69,12 +48,12 @@ r=$(switch badabi)
 [ "$r" != ok ] || fail "switch to a module of another ABI succeeded"
 echo "badabi: $r"
 assert_eq deadline "$(active)" "after a refused module"
-listed badabi && fail "a refused module is listed"
+scheduler_listed badabi && fail "a refused module is listed"
 grep -q "badabi.*ABI version 1, this daemon needs 3" "$LOG" || fail "no log line says why badabi was refused"
 # ABI 2 nested its hooks in struct elevator_ops: refused, both versions named.
 cp "$TEST_MODULE_DIR/abi2.so" "$T/mods/"
 [ "$(switch abi2)" != ok ] || fail "switch to a module of ABI 2 succeeded"
-listed abi2 && fail "a module of ABI 2 is listed"
+scheduler_listed abi2 && fail "a module of ABI 2 is listed"
 grep -q "abi2.*ABI version 2, this daemon needs 3" "$LOG" || fail "no log line says why abi2 was refused"
 io_works "after a refused module"
 

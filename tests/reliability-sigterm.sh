@@ -55,6 +55,9 @@ with open(path, "rb") as f:
                      count, "missing" if len(got) < RS else "damaged"))
 PY
 
+# acked W: whether writer W has had a few writes acknowledged.
+acked() { [ "$(wc -l <"$T/ack$1")" -ge 5 ]; }
+
 run() { # EVERY [daemon options...]
 	every=$1
 	shift
@@ -71,35 +74,20 @@ run() { # EVERY [daemon options...]
 		2>/dev/null &
 	pids="$pids $!"
 	cleanup_push "kill $pids 2>/dev/null"
-	i=0
 	for w in 1 2 3 4; do
-		while [ "$(wc -l <"$T/ack$w")" -lt 5 ]; do
-			i=$((i + 1))
-			[ $i -lt 400 ] || fail "writer $w made no progress in 20 s"
-			sleep 0.05
-		done
+		wait_for "5 writes acknowledged to writer $w" acked "$w"
 	done
 	sleep 0.5
 
 	kill -TERM "$DAEMON_PID"
-	i=0
-	while kill -0 "$DAEMON_PID" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 200 ] || fail "daemon still running 10 s after SIGTERM"
-		sleep 0.05
-	done
+	wait_daemon_exit SIGTERM
 	st=0; wait "$DAEMON_PID" || st=$?
 	DAEMON_PID=
 	assert_eq 0 "$st" "daemon exit status after SIGTERM"
 	mountpoint -q "$MNT" && fail "still mounted after SIGTERM"
 
 	for p in $pids; do
-		i=0
-		while kill -0 "$p" 2>/dev/null; do
-			i=$((i + 1))
-			[ $i -lt 200 ] || fail "a writer (pid $p) hangs after SIGTERM"
-			sleep 0.05
-		done
+		wait_for "writer $p to exit after SIGTERM" gone "$p"
 		wait "$p" || true
 	done
 	# A writer that reports anything but an error from the vanished

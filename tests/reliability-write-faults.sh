@@ -23,12 +23,11 @@ RULES
 FAULT_PID=$!
 # After lib.sh's unmount of MNT would be too late: the daemon goes first.
 cleanup_push "fusermount3 -u '$MNT' 2>/dev/null; sleep 0.2; fusermount3 -u '$BACKING' 2>/dev/null || umount -l '$BACKING'; kill $FAULT_PID 2>/dev/null"
-i=0
-until mountpoint -q "$BACKING"; do
+faultfs_up() {
 	kill -0 $FAULT_PID 2>/dev/null || fail "faultfs died: $(cat "$T/faultfs.log")"
-	i=$((i + 1)); [ $i -lt 100 ] || fail "faultfs did not mount"
-	sleep 0.05
-done
+	mountpoint -q "$BACKING"
+}
+wait_for "faultfs to mount" faultfs_up
 head -c 65536 /dev/urandom >"$T/src/readerr-1"
 
 errors() { awk '/^write/ { for (i = 1; i < NF; i++) if ($i == "errors") print $(i + 1) }' "$MNT/.control/stats"; }

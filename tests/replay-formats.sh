@@ -25,6 +25,16 @@ done
 # msr: 20 of the 60 are 4 KiB writes.
 replay -s noop --json "$D/msr-sample.csv" | grep -q '"write_max_ms": [1-9]' ||
 	fail "msr writes not replayed"
+# A trace path is bytes: quote, backslash, newline and a byte that is not
+# UTF-8 give valid JSON from which os.fsencode() gets the path back.
+odd="$T/$(printf 'q"b\\s\nn\377x')"
+cp "$D/two-readers.trace" "$odd"
+replay -s noop --json "$odd" >"$T/odd.json" || fail "odd path: replay failed"
+python3 -m json.tool "$T/odd.json" >/dev/null || fail "odd path: $(cat "$T/odd.json")"
+ODD=$odd python3 -c 'import json, os, sys
+row = json.load(open(sys.argv[1]))[0]
+assert os.fsencode(row["trace"]) == os.fsencode(os.environ["ODD"]), row' \
+	"$T/odd.json" || fail "odd path not intact: $(cat "$T/odd.json")"
 
 # Malformed lines: the file and line number, status 1, nothing printed.
 sed '7s/ Q / Q RS x/; 7s/+ 128/+ y/' "$D/two-readers.trace" >"$T/bad.trace"

@@ -61,7 +61,6 @@ SCHEDS="noop deadline anticipatory cfq bfq kyber"
 for s in $SCHEDS; do
 	grep -qw "$s" "$C/scheduler" || fail "$s is not available: $(cat "$C/scheduler")"
 done
-switches() { awk '$1 == "switches" { print $2 }' "$C/stats"; }
 s0=$(switches)
 
 timeout 240 fio --output="$T/fio.out" "$T/load.fio" & fio_pid=$!
@@ -96,18 +95,7 @@ echo "$n switch writes, $((s1 - s0)) switches counted"
 assert_eq "$n" "$((s1 - s0))" "switches counted vs cycling writes"
 
 cat "$C/stats"
-stat_of() {
-	awk -v d="$1" -v f="$2" '$1 == d { for (i = 2; i < NF; i += 2)
-		if ($i == f) print $(i + 1) }' "$C/stats"
-}
-for d in read write; do
-	req=$(stat_of $d requests)
-	[ "$req" -gt 0 ] || fail "no $d requests counted"
-	assert_eq "$req" "$(stat_of $d completed)" "$d completed == requests"
-	assert_eq 0 "$(stat_of $d in_flight)" "$d in_flight after the load"
-	assert_eq 0 "$(stat_of $d queued)" "$d queued after the load"
-	assert_eq 0 "$(stat_of $d errors)" "$d errors"
-done
+stats_settled "the load"
 rm -f "$MNT"/*.0
 unmount_fs
 grep -i refused "$LOG" && fail "a scheduler module was refused"

@@ -10,15 +10,6 @@ require_root
 require fio timeout filefrag
 
 TR=$MNT/.control/trace
-# wait_for FILE PATTERN: until a line of FILE matches, at most 30 s.
-wait_for() {
-	i=0
-	until grep -Eq "$2" "$1" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 600 ] || fail "no line /$2/ in $1: $(tail -3 "$1")"
-		sleep 0.05
-	done
-}
 # The lines of action $2 and direction $3 ("W", "R") in trace $1.
 lines() { awk -v a="$2" -v d="$3" '$6 == a && substr($7, 1, 1) == d' "$1"; }
 
@@ -33,8 +24,8 @@ mount_fs -o disk_model=hdd
 timeout 30 cat "$TR" >"$T/t1" & R1=$!
 timeout 30 cat "$TR" >"$T/t2" & R2=$!
 cleanup_push "kill $R1 $R2 2>/dev/null"
-wait_for "$T/t1" '^# fuse-iosched trace'
-wait_for "$T/t2" '^# fuse-iosched trace'
+wait_line "$T/t1" '^# fuse-iosched trace'
+wait_line "$T/t2" '^# fuse-iosched trace'
 
 # Synchronous 64 KiB writes, then reads of the same blocks.
 dd if=/dev/zero of="$MNT/f" bs=64k count=8 oflag=direct conv=notrunc \
@@ -54,8 +45,8 @@ sync
 python3 -c 'import mmap, os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
 os.preadv(fd, [mmap.mmap(-1, 4096)], 0)' "$MNT/f" || fail "the marker read failed"
-wait_for "$T/t1" ' C +RS? .*\[python3\]'
-wait_for "$T/t2" ' C +RS? .*\[python3\]'
+wait_line "$T/t1" ' C +RS? .*\[python3\]'
+wait_line "$T/t2" ' C +RS? .*\[python3\]'
 kill $R1 $R2 2>/dev/null || true
 wait $R1 $R2 2>/dev/null || true
 
@@ -96,8 +87,9 @@ assert_eq "WS" "$(lines "$T/t1" Q W | awk '/\[dd\]/ { print $7 }' | sort -u)" \
 	"RWBS of the O_DIRECT writes"
 assert_eq "W" "$(lines "$T/t1" Q W | awk '/\[head\]/ { print $7 }' | sort -u)" \
 	"RWBS of the buffered write"
-# C lines say how long the request waited and was served.
-lines "$T/t1" C R | grep -Eq 'wait [0-9]+\.[0-9]{9} service [0-9]+\.[0-9]{9}$' ||
+# C lines say how long the request waited and was served (then, as every
+# line, the group charged).
+lines "$T/t1" C R | grep -Eq 'wait [0-9]+\.[0-9]{9} service [0-9]+\.[0-9]{9} cgroup /' ||
 	fail "C lines without wait and service: $(lines "$T/t1" C R | head -2)"
 # Times grow and sequence numbers count events.
 awk '!/^#/ { if ($4 < t || $3 != s + 1 && s) { print; exit 1 }; t = $4; s = $3 }' \

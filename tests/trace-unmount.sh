@@ -11,12 +11,7 @@ start_reader() {
 	rm -f "$T/t"
 	timeout 30 cat "$MNT/.control/trace" >"$T/t" & R=$!
 	cleanup_push "kill $R 2>/dev/null"
-	i=0
-	until [ -s "$T/t" ]; do
-		i=$((i + 1))
-		[ $i -lt 200 ] || fail "no header from the reader"
-		sleep 0.05
-	done
+	wait_for "a header from the reader" test -s "$T/t"
 }
 # daemon_exits: within 10 s, with status 0; so does the reader (EOF).
 daemon_exits() {

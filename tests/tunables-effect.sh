@@ -8,11 +8,6 @@ require_root
 
 C=$MNT/.control
 I=$C/iosched
-switches() { awk '$1 == "switches" { print $2 }' "$C/stats"; }
-stat_of() {
-	awk -v d="$1" -v f="$2" '$1 == d { for (i = 2; i < NF; i += 2)
-		if ($i == f) print $(i + 1) }' "$C/stats"
-}
 
 for i in 1 2 3 4; do
 	dd if=/dev/urandom of="$T/src$i" bs=64k count=64 status=none

@@ -156,6 +156,24 @@ enum {
 #define IOSCHED_IOPRIO_CLASS(p) ((p) >> IOSCHED_IOPRIO_CLASS_SHIFT)
 #define IOSCHED_IOPRIO_LEVEL(p) ((p) & ((1 << IOSCHED_IOPRIO_CLASS_SHIFT) - 1))
 
+/*
+ * The class that applies to ioprio as an index, in order of precedence:
+ * 0 real-time, 1 best-effort, 2 idle.  Class NONE (never set with ionice)
+ * and anything unknown are best-effort, as in the kernel's
+ * ioprio_class_to_prio.  Inline: it needs nothing of the host (since 3.0).
+ */
+static inline unsigned elv_ioprio_class_index(int ioprio)
+{
+	switch (IOSCHED_IOPRIO_CLASS(ioprio)) {
+	case ELV_IOPRIO_CLASS_RT:
+		return 0;
+	case ELV_IOPRIO_CLASS_IDLE:
+		return 2;
+	default:
+		return 1;
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* Requests.                                                           */
 
@@ -333,6 +351,15 @@ struct elevator_host {
 	 */
 	int (*cgroup_path)(struct elevator_queue *eq, uint64_t cgroup,
 			   char *buf, size_t len);
+	/*
+	 * Since 3.1.  The weight of control group cgroup (a request's
+	 * cgroup field) among its sibling groups, in [ELV_CGROUP_WEIGHT_MIN,
+	 * ELV_CGROUP_WEIGHT_MAX] as the kernel's io.bfq.weight and
+	 * blkio.weight are, ELV_CGROUP_WEIGHT_DEFAULT for a group the host
+	 * has no weight for.  Schedulers that divide the device among
+	 * groups (bfq, cfq) ask it; it may change while the group lives.
+	 */
+	uint32_t (*cgroup_weight)(struct elevator_queue *eq, uint64_t cgroup);
 };
 
 /* True when the host offers service (a field of struct elevator_host). */
@@ -361,6 +388,20 @@ static inline int elv_cgroup_path(struct elevator_queue *eq, uint64_t cgroup,
 	if (!elv_host_has(eq, cgroup_path))
 		return -ENOSYS;
 	return eq->host->cgroup_path(eq, cgroup, buf, len);
+}
+
+/* A control group's weight: the kernel's range and default. */
+#define ELV_CGROUP_WEIGHT_MIN 1
+#define ELV_CGROUP_WEIGHT_MAX 1000
+#define ELV_CGROUP_WEIGHT_DEFAULT 100
+
+/* The host's cgroup_weight, or the default from a host without it. */
+static inline uint32_t elv_cgroup_weight(struct elevator_queue *eq,
+					 uint64_t cgroup)
+{
+	if (!elv_host_has(eq, cgroup_weight))
+		return ELV_CGROUP_WEIGHT_DEFAULT;
+	return eq->host->cgroup_weight(eq, cgroup);
 }
 
 /* ------------------------------------------------------------------ */
@@ -603,7 +644,10 @@ struct elevator_type {
 	 * requests is queued or in flight.  Some may still be (its
 	 * writeback): they are served as usual.  The host may tell of a pid
 	 * the scheduler never saw; a later request of the same pid comes
-	 * from a new process.  dispatch is called after it when a request
+	 * from a new process, except one the process sent before it exited
+	 * and the host handled after telling: the host then tells the exit
+	 * again.  pid is rq->pid's: the daemon's are thread ids, each thread
+	 * told of on its own.  dispatch is called after it when a request
 	 * is queued.
 	 */
 	void (*exit_process)(struct elevator_queue *eq, pid_t pid,

@@ -15,7 +15,7 @@
 #define FUSE_IOSCHED_VERSION_H
 
 #define IOSCHED_ABI_VERSION 3
-#define IOSCHED_ABI_MINOR 0
+#define IOSCHED_ABI_MINOR 1
 
 #define IOSCHED_ABI_AT_LEAST(major, minor)			\
 	(IOSCHED_ABI_VERSION > (major) ||			\

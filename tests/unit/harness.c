@@ -14,6 +14,7 @@ uint64_t h_now;
 unsigned h_wakeups;
 uint64_t h_wakeup_ns;
 int h_failures;
+uint32_t (*h_weight)(uint64_t cgroup);
 
 /* A part with the test's id attached. */
 struct h_part {
@@ -34,12 +35,18 @@ static void h_wakeup(void *arg, uint64_t at_ns)
 	h_wakeup_ns = at_ns;
 }
 
+static uint32_t h_cgroup_weight(void *arg, uint64_t cgroup)
+{
+	return h_weight(cgroup);
+}
+
 struct queue *h_queue(const struct elevator_type *type, unsigned nr_requests)
 {
 	struct queue_params p = {
 		.nr_requests = nr_requests,
 		.clock = h_clock,
 		.wakeup_at = h_wakeup,
+		.cgroup_weight = h_weight != NULL ? h_cgroup_weight : NULL,
 	};
 	struct queue *q;
 
@@ -71,6 +78,24 @@ struct io *h_io(int id, enum elv_dir dir, uint64_t file, uint64_t offset,
 	io->rq.pid = 1000 + id;
 	io->rq.ioprio = IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_BE, 4);
 	return io;
+}
+
+void h_rd(struct queue *q, int id, uint64_t sector)
+{
+	queue_submit(q, h_io(id, ELV_READ, 100 + (uint64_t)id, 0, 4096,
+			     sector));
+}
+
+void h_wr(struct queue *q, int id, uint64_t sector)
+{
+	queue_submit(q, h_io(id, ELV_WRITE, 100 + (uint64_t)id, 0, 4096,
+			     sector));
+}
+
+void h_fire(struct queue *q)
+{
+	h_now = h_wakeup_ns;
+	queue_kick(q);
 }
 
 int h_part_id(const struct io *io, unsigned n)
@@ -161,16 +186,16 @@ const char *h_order(struct queue *q, unsigned max)
 	return buf;
 }
 
-const struct elevator_type *h_load(const char *env, const char *subdir,
-				   const char *name)
+const struct elevator_type *h_load(const char *name)
 {
-	const char *dir = getenv(env), *top = getenv("top_builddir");
+	const char *dir = getenv("MODULE_DIR"), *top = getenv("top_builddir");
+	const struct elevator_type *type;
 	char buf[4096];
 	int err;
 
 	if (dir == NULL || *dir == '\0') {
-		snprintf(buf, sizeof buf, "%s/%s", top != NULL ? top : ".",
-			 subdir);
+		snprintf(buf, sizeof buf, "%s/schedulers/.libs",
+			 top != NULL ? top : ".");
 		dir = buf;
 	}
 	module_set_dir(dir);
@@ -180,7 +205,12 @@ const struct elevator_type *h_load(const char *env, const char *subdir,
 			strerror(-err));
 		exit(1);
 	}
-	return elv_find(name);
+	type = elv_find(name);
+	if (type == NULL) {
+		fprintf(stderr, "%s did not register\n", name);
+		exit(1);
+	}
+	return type;
 }
 
 static void h_sleep_ms(unsigned ms)

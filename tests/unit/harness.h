@@ -22,6 +22,13 @@ extern unsigned h_wakeups;
 extern uint64_t h_wakeup_ns;
 extern int h_failures;
 
+/*
+ * Control groups' weights, as the host's cgroup_weight service answers
+ * them (asked at each call) in queues made while h_weight was set; a
+ * queue made while it was NULL has no hook: every group has the default.
+ */
+extern uint32_t (*h_weight)(uint64_t cgroup);
+
 /* A queue on the virtual clock; exits the test if it cannot be made. */
 struct queue *h_queue(const struct elevator_type *type, unsigned nr_requests);
 
@@ -31,6 +38,11 @@ struct queue *h_queue(const struct elevator_type *type, unsigned nr_requests);
  */
 struct io *h_io(int id, enum elv_dir dir, uint64_t file, uint64_t offset,
 		uint64_t bytes, uint64_t sector);
+/* Submit a 4 KiB read or write of file 100 + id, offset 0, at sector. */
+void h_rd(struct queue *q, int id, uint64_t sector);
+void h_wr(struct queue *q, int id, uint64_t sector);
+/* The host's timer: the wake-up the scheduler asked for has come. */
+void h_fire(struct queue *q);
 /* The id of the n-th part of io (0 first), or -1. */
 int h_part_id(const struct io *io, unsigned n);
 /* How many times the part of id was completed (ids below H_MAX_IDS). */
@@ -78,9 +90,11 @@ struct h_submitter *h_submit_start(struct queue *q, struct io *io);
 bool h_submitted(struct h_submitter *s, unsigned ms);
 void h_submit_join(struct h_submitter *s);
 
-/* Load scheduler name from $MODULE_DIR (or the build tree) and find it. */
-const struct elevator_type *h_load(const char *env, const char *subdir,
-				   const char *name);
+/*
+ * Load scheduler name from $MODULE_DIR (or the build tree's) and find it;
+ * exits the test if it cannot.
+ */
+const struct elevator_type *h_load(const char *name);
 /* Set a tunable of the active scheduler; exits the test on a bad name. */
 void h_set_tunable(struct queue *q, const char *name, int64_t value);
 /* The active scheduler's counter, as .control/stats shows it; a missing

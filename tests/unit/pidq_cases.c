@@ -44,10 +44,22 @@ static struct io *pq_io7(int id, pid_t pid, uint64_t offset, uint64_t sector)
 	return io;
 }
 
+/* Drain q, which must serve a or b (n parts in all), and free it. */
+static void pq_drained_as(struct queue *q, const char *a, const char *b,
+			  int n)
+{
+	const char *order;
+
+	queue_stop(q);
+	order = h_order(q, 0);
+	CHECK(strcmp(order, a) == 0 || strcmp(order, b) == 0);
+	CHECK_DONE(n);
+	queue_free(q);
+}
+
 void pq_test_merge(const struct elevator_type *type, bool fifo_across)
 {
 	struct queue *q = pq_queue(type);
-	const char *order;
 	struct io *io;
 
 	queue_submit(q, pq_io7(1, 1001, 4096, 208));
@@ -59,24 +71,13 @@ void pq_test_merge(const struct elevator_type *type, bool fifo_across)
 	h_now = 500 * H_MS;
 	queue_submit(q, pq_io7(1, 1001, 4096, 208));
 	queue_submit(q, pq_io7(2, 1002, 0, 200));
-	queue_stop(q);
-	order = h_order(q, 0);
-	if (fifo_across)
-		CHECK_STR(order, "1 2");
-	else
-		CHECK(strcmp(order, "1 2") == 0 || strcmp(order, "2 1") == 0);
-	CHECK_DONE(2);
-	queue_free(q);
+	pq_drained_as(q, "1 2", fifo_across ? "1 2" : "2 1", 2);
 
 	/* allow_merge: no back merge across processes either. */
 	q = pq_queue(type);
 	queue_submit(q, pq_io7(1, 1001, 0, 200));
 	queue_submit(q, pq_io7(2, 1002, 4096, 208));
-	queue_stop(q);
-	order = h_order(q, 0);
-	CHECK(strcmp(order, "1 2") == 0 || strcmp(order, "2 1") == 0);
-	CHECK_DONE(2);
-	queue_free(q);
+	pq_drained_as(q, "1 2", "2 1", 2);
 
 	/* Synchronous data never joins an asynchronous request. */
 	q = pq_queue(type);
@@ -87,11 +88,7 @@ void pq_test_merge(const struct elevator_type *type, bool fifo_across)
 	io = pq_io7(2, 0, 4096, 208);	/* the kernel's: the same pool */
 	io->rq.dir = ELV_WRITE;
 	queue_submit(q, io);
-	queue_stop(q);
-	order = h_order(q, 0);
-	CHECK(strcmp(order, "1 2") == 0 || strcmp(order, "2 1") == 0);
-	CHECK_DONE(2);
-	queue_free(q);
+	pq_drained_as(q, "1 2", "2 1", 2);
 
 	/* Nor do two queued requests of different processes, gap filled. */
 	q = pq_queue(type);
@@ -99,11 +96,7 @@ void pq_test_merge(const struct elevator_type *type, bool fifo_across)
 	queue_submit(q, pq_io7(1, 1001, 0, 3000));
 	queue_submit(q, pq_io7(2, 1002, 8192, 3016));
 	queue_submit(q, pq_io7(3, 1001, 4096, 3008));
-	queue_stop(q);
-	order = h_order(q, 0);
-	CHECK(strcmp(order, "1+3 2") == 0 || strcmp(order, "2 1+3") == 0);
-	CHECK_DONE(3);
-	queue_free(q);
+	pq_drained_as(q, "1+3 2", "2 1+3", 3);
 
 	/* Filling a gap joins three queued requests into one. */
 	q = pq_queue(type);
@@ -316,4 +309,42 @@ void pq_test_fifo_expiry(const struct elevator_type *type)
 	CHECK(at >= 150 && at < 350);
 	at = pq_fifo_case(type, ELV_WRITE, 100);
 	CHECK(at >= 100 && at < 350);
+}
+
+void pq_idle_window(struct queue *q)
+{
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1002, BE(4), 900000);
+	CHECK_STR(h_order(q, 0), "1");
+	CHECK_EQ(h_wakeup_ns, 8 * H_MS);
+	h_now = 3 * H_MS;
+	pq_rd(q, 3, 1001, BE(4), 108);
+	CHECK_STR(h_order(q, 0), "3");
+	/* Waiting again until 11 ms; the 8 ms timer finds it still on. */
+	h_fire(q);
+	CHECK_EQ(h_now, 8 * H_MS);
+	CHECK_STR(h_order(q, 0), "");
+	CHECK_EQ(h_wakeup_ns, 11 * H_MS);
+	h_now = 11 * H_MS - 1;
+	CHECK_STR(h_order(q, 0), "");
+	/* Timed out: the other process gets the device. */
+	h_fire(q);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(3);
+}
+
+const char *pq_no_idle_order(struct queue *q)
+{
+	const char *order;
+	unsigned w;
+
+	h_set_tunable(q, "slice_idle", 0);
+	h_now = 500 * H_MS;
+	w = h_wakeups;
+	pq_rd(q, 1, 1001, BE(4), 100);
+	pq_rd(q, 2, 1002, BE(4), 900000);
+	order = h_order(q, 0);
+	CHECK_EQ(h_wakeups, w);
+	CHECK_DONE(2);
+	return order;
 }

@@ -59,5 +59,17 @@ void pq_test_fifo_expiry(const struct elevator_type *type);
  * 1 ms; the time (ms) it is served.  Frees q.
  */
 uint64_t pq_fifo_served_ms(struct queue *q, enum elv_dir dir);
+/*
+ * Idling, on q (fresh, slice_idle 8 ms): after its request completes, a
+ * process's queue keeps the device; its next request within slice_idle
+ * is served before another process's waiting one and the wait starts
+ * again, to end on timeout.  The counters are the caller's to check.
+ */
+void pq_idle_window(struct queue *q);
+/*
+ * With slice_idle 0 on q: two processes' reads both go at once, with no
+ * wait armed; the order they went in.
+ */
+const char *pq_no_idle_order(struct queue *q);
 
 #endif

@@ -157,9 +157,7 @@ int main(int argc, char **argv)
 		nr = 2000;
 	elv_register(elv_noop(), "built-in");
 	type = strcmp(argv[1], "noop") == 0 ? elv_noop() :
-		h_load("MODULE_DIR", "schedulers/.libs", argv[1]);
-	if (type == NULL)
-		return 1;
+		h_load(argv[1]);
 	for (unsigned i = 0; i < R_PIDS; i++) {
 		static const int classes[] = { ELV_IOPRIO_CLASS_BE,
 			ELV_IOPRIO_CLASS_BE, ELV_IOPRIO_CLASS_BE,

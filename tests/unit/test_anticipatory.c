@@ -12,6 +12,7 @@
  * wake-up armed until its timer fires: tests call fire() to model that.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
 #include <time.h>
@@ -65,6 +66,15 @@ static struct io *sync_io(int id, uint64_t file, uint64_t offset,
 	io->rq.pid = pid;
 	io->rq.sync = io->rq.sync_write = true;
 	return io;
+}
+
+/* An id as h_order writes it. */
+static const char *id_str(int id)
+{
+	static char buf[16];
+
+	snprintf(buf, sizeof buf, "%d", id);
+	return buf;
 }
 
 /* The timer fired at at_ms: the queue forgets the wake-up it armed. */
@@ -143,10 +153,11 @@ static void test_waits_for_read_in_flight(void)
 }
 
 /*
- * The host tells of an exit (queue_process_exited): a wait for the exited
- * process ends at once, on the virtual clock standing still; after an exit
- * with reads in flight and queued, they are served and no wait follows.  A
- * later process with the same pid is waited for again.  Another pid's
+ * The host tells of an exit (queue_process_exited).  At first exits count
+ * as followed by a cooperator (exit_no_coop 0): the wait for the exited
+ * process goes on, and a far read still waits for its end.  After an exit
+ * with reads in flight and queued, they are served and no wait follows.
+ * A later process with the same pid is waited for again.  Another pid's
  * exit changes nothing.
  */
 static void test_exit_process(void)
@@ -161,8 +172,11 @@ static void test_exit_process(void)
 	queue_process_exited(q, PID_C);
 	CHECK_STR(h_order(q, 0), "");
 	queue_process_exited(q, PID_A);
+	CHECK_STR(h_order(q, 0), "");
+	fire(q, ANTIC_MS * H_MS);
 	CHECK_STR(h_order(q, 0), "2");
-	CHECK_EQ(h_counter(q, "antic_other"), 1);
+	CHECK_EQ(h_counter(q, "antic_timeouts"), 1);
+	CHECK_EQ(h_counter(q, "antic_exits"), 0);
 
 	/* Exited with a read in flight and one queued: no wait after. */
 	rd(q, 3, PID_C, 900100);
@@ -177,7 +191,7 @@ static void test_exit_process(void)
 	CHECK_STR(h_order(q, 0), "4");
 
 	/* The pid again, a new process: waited for as any other. */
-	h_now = 1 * H_MS;
+	h_now = 10 * H_MS;
 	rd(q, 5, PID_A, 3000);
 	CHECK_STR(h_order(q, 0), "5");
 	rd(q, 6, PID_B, 700000);
@@ -185,6 +199,71 @@ static void test_exit_process(void)
 	fire(q, 100 * H_MS);
 	CHECK_STR(h_order(q, 0), "6");
 	CHECK_DONE(7);
+	queue_free(q);
+}
+
+/*
+ * One process per file, as a shell script reads: A reads and exits, and
+ * C, the next process, reads close by while the wait for A goes on, which
+ * runs antic_expire from the exit (C could not start before).  C's read
+ * is served at once, ahead of B's far one, and counts as a close read,
+ * not a timeout.
+ */
+static void test_exit_cooperator(void)
+{
+	struct queue *q = as_queue();
+
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_B, 900000);
+	CHECK_STR(h_order(q, 0), "");
+	h_now = 4 * H_MS;
+	queue_process_exited(q, PID_A);
+	CHECK_STR(h_order(q, 0), "");
+	h_now = (ANTIC_MS + 3) * H_MS;
+	CHECK_STR(h_order(q, 0), "");
+	rd(q, 3, PID_C, 1016);
+	CHECK_STR(h_order(q, 1), "3");
+	CHECK_EQ(h_counter(q, "antic_close"), 1);
+	CHECK_EQ(h_counter(q, "antic_timeouts"), 0);
+	CHECK_EQ(h_counter(q, "antic_exits"), 0);
+	fire(q, 100 * H_MS);
+	CHECK_STR(h_order(q, 0), "2");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/*
+ * Exits that nobody follows: each wait for an exited process times out
+ * and raises exit_no_coop by an eighth of the way to AS_AVG_ONE (32, 60,
+ * 84, 105, 124, 140); once above half, the seventh exit ends its wait at
+ * once, on the clock standing still (antic_exits), and B's far read goes.
+ */
+static void test_exit_learns(void)
+{
+	struct queue *q = as_queue();
+	uint64_t t, s;
+	int k;
+
+	for (k = 0; k < 7; k++) {
+		t = (uint64_t)k * 100 * H_MS;
+		s = 1000 + (uint64_t)k * 2000000;
+		h_now = t;
+		rd(q, 2 * k + 1, 600 + k, s);
+		CHECK_STR(h_order(q, 0), id_str(2 * k + 1));
+		rd(q, 2 * k + 2, 700 + k, s + 1000000);
+		CHECK_STR(h_order(q, 0), "");
+		queue_process_exited(q, 600 + k);
+		if (k < 6) {
+			CHECK_STR(h_order(q, 0), "");
+			fire(q, t + (ANTIC_MS + 1) * H_MS);
+		}
+		CHECK_STR(h_order(q, 0), id_str(2 * k + 2));
+		queue_process_exited(q, 700 + k);
+	}
+	CHECK_EQ(h_counter(q, "antic_timeouts"), 6);
+	CHECK_EQ(h_counter(q, "antic_exits"), 1);
+	CHECK_DONE(14);
 	queue_free(q);
 }
 
@@ -232,6 +311,30 @@ static void test_timeout(void)
 	 * not waited for, C's far read goes at once.
 	 */
 	rd(q, 3, PID_C, 10);
+	CHECK_EQ(h_next_id(q), 3);
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/*
+ * The same under a host that tells of exits: A's timeout does not count
+ * against new processes (A's exit may be told just after it), so B, new
+ * too, is waited for, and C's far read waits.
+ */
+static void test_timeout_exits_told(void)
+{
+	struct queue *q = as_queue();
+
+	queue_process_exited(q, PID_D);
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_B, 900000);
+	CHECK(queue_try_next(q) == NULL);
+	fire(q, ANTIC_MS * H_MS);
+	CHECK_EQ(h_next_id(q), 2);
+	rd(q, 3, PID_C, 10);
+	CHECK(queue_try_next(q) == NULL);
+	fire(q, 2 * ANTIC_MS * H_MS);
 	CHECK_EQ(h_next_id(q), 3);
 	CHECK_DONE(3);
 	queue_free(q);
@@ -1092,16 +1195,15 @@ int main(void)
 {
 	/* A wait that never ends would hang the switch: fail instead. */
 	alarm(60);
-	as = h_load("MODULE_DIR", "schedulers/.libs", "anticipatory");
-	if (as == NULL) {
-		fprintf(stderr, "anticipatory did not register\n");
-		return 1;
-	}
+	as = h_load("anticipatory");
 	test_waits_for_next_read();
 	test_waits_for_read_in_flight();
 	test_exit_process();
+	test_exit_cooperator();
+	test_exit_learns();
 	test_close_read_breaks();
 	test_timeout();
+	test_timeout_exits_told();
 	test_fifo_expiry_breaks();
 	test_own_far_read_breaks();
 	test_read_expire_bounds();

@@ -23,13 +23,6 @@ static struct queue *cfq_queue(void)
 	return pq_queue(cfq);
 }
 
-/* The host's timer: the wake-up asked for has come. */
-static void fire(struct queue *q)
-{
-	h_now = h_wakeup_ns;
-	queue_kick(q);
-}
-
 /* ------------------------------------------------------------------ */
 /* Greedy processes: each keeps depth requests outstanding.            */
 
@@ -426,7 +419,7 @@ static void test_rt_first(void)
 	/* RT drains, then cfq waits for it (it may come back)... */
 	CHECK_STR(h_order(q, 0), "4 5 6");
 	/* ...until the wait is over. */
-	fire(q);
+	h_fire(q);
 	CHECK_STR(h_order(q, 0), "1 2 3");
 	CHECK_DONE(6);
 
@@ -436,7 +429,7 @@ static void test_rt_first(void)
 	CHECK_STR(h_order(q, 2), "1 2");
 	pq_rd(q, 6, 1002, RT(4), 9000);
 	CHECK_STR(h_order(q, 1), "6");
-	fire(q);
+	h_fire(q);
 	CHECK_STR(h_order(q, 0), "3 4 5");
 	CHECK_DONE(6);
 	queue_free(q);
@@ -631,7 +624,7 @@ static bool parked_then_back(struct queue *q, int id, uint64_t at_ms,
 	pq_rd(q, id, 1002 + id, BE(4), 900000);
 	snprintf(want, sizeof want, "%d", id);
 	CHECK_STR(h_order(q, 0), want);
-	fire(q);
+	h_fire(q);
 	h_now = (at_ms + back_ms) * H_MS;
 	w = h_wakeups;
 	pq_rd(q, id + 1, 1001, BE(4), 48 + (uint64_t)id * 8);
@@ -699,13 +692,13 @@ static void test_idle_class_quiet(void)
 	CHECK_STR(h_order(q, 0), "1");
 	/* 1 completed at 0: BE is waited for (8 ms), then quiet counts. */
 	CHECK_EQ(h_wakeup_ns, 8 * H_MS);
-	fire(q);
+	h_fire(q);
 	CHECK_STR(h_order(q, 0), "");
 	CHECK_EQ(h_wakeup_ns, 100 * H_MS);
 	h_now = 100 * H_MS - 1;
 	queue_kick(q);
 	CHECK_STR(h_order(q, 0), "");
-	fire(q);
+	h_fire(q);
 	CHECK_STR(h_order(q, 0), "2");
 	CHECK_DONE(2);
 
@@ -736,39 +729,13 @@ static void test_idle_class_quiet(void)
 static void test_idle_window(void)
 {
 	struct queue *q = cfq_queue();
-	unsigned w;
 
-	pq_rd(q, 1, 1001, BE(4), 100);
-	pq_rd(q, 2, 1002, BE(4), 900000);
-	CHECK_STR(h_order(q, 0), "1");
-	CHECK_EQ(h_wakeup_ns, 8 * H_MS);
-	h_now = 3 * H_MS;
-	pq_rd(q, 3, 1001, BE(4), 108);
-	CHECK_STR(h_order(q, 0), "3");
-	/* Waiting again until 11 ms; the 8 ms timer finds it still on. */
-	fire(q);
-	CHECK_EQ(h_now, 8 * H_MS);
-	CHECK_STR(h_order(q, 0), "");
-	CHECK_EQ(h_wakeup_ns, 11 * H_MS);
-	h_now = 11 * H_MS - 1;
-	CHECK_STR(h_order(q, 0), "");
-	fire(q);
-	CHECK_STR(h_order(q, 0), "2");
-	CHECK_DONE(3);
+	pq_idle_window(q);
 	CHECK_EQ(h_counter(q, "arm_idle"), 3);
 	CHECK_EQ(h_counter(q, "idle_hit"), 1);
 	CHECK_EQ(h_counter(q, "expired_idle_timer"), 1);
 	CHECK_EQ(h_counter(q, "expired_slice_used"), 0);
-
-	/* With slice_idle 0, no waiting at all. */
-	h_set_tunable(q, "slice_idle", 0);
-	h_now = 500 * H_MS;
-	w = h_wakeups;
-	pq_rd(q, 1, 1001, BE(4), 100);
-	pq_rd(q, 2, 1002, BE(4), 900000);
-	CHECK_STR(h_order(q, 0), "1 2");
-	CHECK_EQ(h_wakeups, w);
-	CHECK_DONE(2);
+	CHECK_STR(pq_no_idle_order(q), "1 2");
 	queue_free(q);
 }
 
@@ -829,7 +796,7 @@ static void test_seeky_min_tt(void)
 	seeky_reads(q);
 	CHECK_EQ(h_wakeup_ns, 2 * H_MS);
 	CHECK_STR(h_order(q, 0), "");
-	fire(q);
+	h_fire(q);
 	CHECK_STR(h_order(q, 0), "6");
 	CHECK_DONE(6);
 	queue_free(q);
@@ -875,7 +842,7 @@ static void test_seeky_hw_tag_no_idle(void)
 	for (i = 0; i < 5; i++)
 		if (io[i] != NULL)
 			h_complete(q, io[i]);
-	fire(q);
+	h_fire(q);
 	CHECK_STR(h_order(q, 0), "");
 	CHECK_DONE(5);
 
@@ -1058,11 +1025,7 @@ int main(void)
 {
 	/* A lost request would hang the drain: fail instead. */
 	alarm(60);
-	cfq = h_load("MODULE_DIR", "schedulers/.libs", "cfq");
-	if (cfq == NULL) {
-		fprintf(stderr, "cfq did not register\n");
-		return 1;
-	}
+	cfq = h_load("cfq");
 	test_fair();
 	test_prio_ratio();
 	test_prio_ratio_psync();

@@ -10,6 +10,7 @@
  * serving every class).
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "harness.h"
 
@@ -23,27 +24,16 @@ static struct queue *dl_queue(void)
 	return h_queue(deadline, 256);
 }
 
-/* A read of one 4 KiB block of its own file at sector. */
-static void rd(struct queue *q, int id, uint64_t sector)
-{
-	queue_submit(q, h_io(id, ELV_READ, 100 + id, 0, 4096, sector));
-}
-
-static void wr(struct queue *q, int id, uint64_t sector)
-{
-	queue_submit(q, h_io(id, ELV_WRITE, 100 + id, 0, 4096, sector));
-}
-
 /* Requests queued together come out in ascending sector order. */
 static void test_sorted(void)
 {
 	struct queue *q = dl_queue();
 
-	rd(q, 1, 100);
-	rd(q, 2, 500);
-	rd(q, 3, 300);
-	rd(q, 4, 200);
-	rd(q, 5, 400);
+	h_rd(q, 1, 100);
+	h_rd(q, 2, 500);
+	h_rd(q, 3, 300);
+	h_rd(q, 4, 200);
+	h_rd(q, 5, 400);
 	CHECK_STR(h_order(q, 0), "1 4 3 5 2");
 	CHECK_DONE(5);
 	queue_free(q);
@@ -57,10 +47,10 @@ static void test_sweep_wraps(void)
 {
 	struct queue *q = dl_queue();
 
-	rd(q, 1, 300);
-	rd(q, 2, 100);
-	rd(q, 3, 500);
-	rd(q, 4, 200);
+	h_rd(q, 1, 300);
+	h_rd(q, 2, 100);
+	h_rd(q, 3, 500);
+	h_rd(q, 4, 200);
 	CHECK_STR(h_order(q, 0), "1 3 2 4");
 	CHECK_DONE(4);
 	queue_free(q);
@@ -71,11 +61,11 @@ static void test_join_sweep(void)
 {
 	struct queue *q = dl_queue();
 
-	rd(q, 1, 100);
-	rd(q, 2, 50);
+	h_rd(q, 1, 100);
+	h_rd(q, 2, 50);
 	CHECK_STR(h_order(q, 1), "1");
-	rd(q, 3, 300);
-	rd(q, 4, 200);
+	h_rd(q, 3, 300);
+	h_rd(q, 4, 200);
 	CHECK_STR(h_order(q, 0), "4 3 2");
 	CHECK_DONE(4);
 	queue_free(q);
@@ -87,7 +77,8 @@ static void test_join_sweep(void)
  */
 static void expiry(enum elv_dir dir, uint64_t expire_ms)
 {
-	void (*sub)(struct queue *, int, uint64_t) = dir == ELV_READ ? rd : wr;
+	void (*sub)(struct queue *, int, uint64_t) =
+		dir == ELV_READ ? h_rd : h_wr;
 	struct queue *q = dl_queue();
 
 	h_set_tunable(q, "fifo_batch", 1);
@@ -129,11 +120,11 @@ static void test_expire_tunable(void)
 
 	h_set_tunable(q, "fifo_batch", 1);
 	h_set_tunable(q, "read_expire", 10);
-	rd(q, 1, 1000);
+	h_rd(q, 1, 1000);
 	CHECK_STR(h_order(q, 0), "1");
-	rd(q, 2, 10);
-	rd(q, 3, 2000);
-	rd(q, 4, 3000);
+	h_rd(q, 2, 10);
+	h_rd(q, 3, 2000);
+	h_rd(q, 4, 3000);
 	CHECK_STR(h_order(q, 1), "3");
 	h_now = 10 * H_MS;
 	CHECK_STR(h_order(q, 0), "2 4");
@@ -149,18 +140,18 @@ static void test_writes_starved(void)
 
 	h_set_tunable(q, "fifo_batch", 1);
 	for (i = 1; i <= 6; i++)
-		rd(q, i, (uint64_t)i * 100);
+		h_rd(q, i, (uint64_t)i * 100);
 	for (i = 7; i <= 9; i++)
-		wr(q, i, (uint64_t)i * 100);
+		h_wr(q, i, (uint64_t)i * 100);
 	CHECK_STR(h_order(q, 0), "1 2 7 3 4 8 5 6 9");
 	CHECK_DONE(9);
 
 	/* With writes_starved 0, waiting writes go first every time. */
 	h_set_tunable(q, "writes_starved", 0);
-	rd(q, 1, 100);
-	rd(q, 2, 200);
-	wr(q, 3, 300);
-	wr(q, 4, 400);
+	h_rd(q, 1, 100);
+	h_rd(q, 2, 200);
+	h_wr(q, 3, 300);
+	h_wr(q, 4, 400);
 	CHECK_STR(h_order(q, 0), "3 4 1 2");
 	CHECK_DONE(4);
 	queue_free(q);
@@ -175,9 +166,9 @@ static void test_fifo_batch(void)
 	h_set_tunable(q, "fifo_batch", 4);
 	h_set_tunable(q, "writes_starved", 1);
 	for (i = 1; i <= 8; i++)
-		rd(q, i, (uint64_t)i * 100);
+		h_rd(q, i, (uint64_t)i * 100);
 	for (i = 9; i <= 16; i++)
-		wr(q, i, (uint64_t)i * 100);
+		h_wr(q, i, (uint64_t)i * 100);
 	CHECK_STR(h_order(q, 0), "1 2 3 4 9 10 11 12 5 6 7 8 13 14 15 16");
 	CHECK_DONE(16);
 	queue_free(q);
@@ -191,8 +182,8 @@ static void test_fifo_batch_default(void)
 
 	h_set_tunable(q, "writes_starved", 1);
 	for (i = 1; i <= 20; i++)
-		rd(q, i, (uint64_t)i * 100);
-	wr(q, 21, 50);
+		h_rd(q, i, (uint64_t)i * 100);
+	h_wr(q, 21, 50);
 	CHECK_STR(h_order(q, 0),
 		  "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 21 17 18 19 20");
 	CHECK_DONE(21);
@@ -211,7 +202,7 @@ static void test_fifo_batch_big(void)
 				     (uint64_t)i * 4096));
 	CHECK_STR(h_order(q, 1), "1");
 	/* A read arriving mid-batch gets in after two 1 MiB writes. */
-	rd(q, 5, 50);
+	h_rd(q, 5, 50);
 	CHECK_STR(h_order(q, 0), "2 5 3 4");
 	CHECK_DONE(5);
 	queue_free(q);
@@ -247,9 +238,9 @@ static void test_front_merge_resorts(void)
 {
 	struct queue *q = dl_queue();
 
-	rd(q, 1, 0);
+	h_rd(q, 1, 0);
 	CHECK_STR(h_order(q, 0), "1");
-	rd(q, 2, 3004);
+	h_rd(q, 2, 3004);
 	queue_submit(q, h_io(3, ELV_READ, 1, 4096, 4096, 3008));
 	queue_submit(q, h_io(4, ELV_READ, 1, 0, 4096, 3000));
 	CHECK_STR(h_order(q, 0), "4+3 2");
@@ -266,12 +257,12 @@ static void test_merged_requests_deadline(void)
 	struct queue *q = dl_queue();
 
 	h_set_tunable(q, "fifo_batch", 1);
-	rd(q, 1, 0);
+	h_rd(q, 1, 0);
 	CHECK_STR(h_order(q, 0), "1");
 	/* 2 is the oldest, at the end of the file range. */
 	queue_submit(q, h_io(2, ELV_READ, 9, 8192, 4096, 3016));
 	h_now = 50 * H_MS;
-	rd(q, 3, 100);
+	h_rd(q, 3, 100);
 	h_now = 100 * H_MS;
 	queue_submit(q, h_io(4, ELV_READ, 9, 0, 4096, 3000));
 	h_now = 200 * H_MS;
@@ -294,9 +285,9 @@ static void test_never_idles(void)
 
 	for (i = 1; i <= 50; i++) {
 		if (i % 3 == 0)
-			wr(q, i, (uint64_t)(i * 7919) % 1000);
+			h_wr(q, i, (uint64_t)(i * 7919) % 1000);
 		else
-			rd(q, i, (uint64_t)(i * 7919) % 1000);
+			h_rd(q, i, (uint64_t)(i * 7919) % 1000);
 	}
 	for (i = 0; i < 50; i++)
 		CHECK(h_next_id(q) > 0);
@@ -482,11 +473,7 @@ static void test_prio_drain(void)
 
 int main(void)
 {
-	deadline = h_load("MODULE_DIR", "schedulers/.libs", "deadline");
-	if (deadline == NULL) {
-		fprintf(stderr, "deadline did not register\n");
-		return 1;
-	}
+	deadline = h_load("deadline");
 	test_sorted();
 	test_sweep_wraps();
 	test_join_sweep();

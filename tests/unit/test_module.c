@@ -128,21 +128,36 @@ static void test_bad_names(void)
 	CHECK_EQ(module_load("abcdefghijklmnopqrstuvwxyz01234"), -ENOENT);
 }
 
-/* The scheduler's name must be the file's. */
-static void test_name_mismatch(void)
+#define TEMP_DIR "/tmp/fuse-iosched-test_module.XXXXXX"
+
+/*
+ * Make dir (from TEMP_DIR) the module directory, holding failinit.so as
+ * dst, name.so there, copied or a symbolic link; false if it cannot.
+ */
+static bool temp_module_dir(char *dir, const char *name, bool link,
+			    char *dst, size_t size)
 {
-	char dir[] = "/tmp/fuse-iosched-test_module.XXXXXX";
-	char src[PATH_MAX + 32], dst[sizeof dir + 32];
+	char src[PATH_MAX + 32];
 
 	if (mkdtemp(dir) == NULL) {
 		perror("mkdtemp");
 		h_failures++;
-		return;
+		return false;
 	}
 	snprintf(src, sizeof src, "%s/failinit.so", test_dir);
-	snprintf(dst, sizeof dst, "%s/other.so", dir);
-	CHECK_EQ(copy_file(src, dst), 0);
+	snprintf(dst, size, "%s/%s.so", dir, name);
+	CHECK_EQ(link ? symlink(src, dst) : copy_file(src, dst), 0);
 	module_set_dir(dir);
+	return true;
+}
+
+/* The scheduler's name must be the file's. */
+static void test_name_mismatch(void)
+{
+	char dir[] = TEMP_DIR, dst[sizeof dir + 32];
+
+	if (!temp_module_dir(dir, "other", false, dst, sizeof dst))
+		return;
 	CHECK_EQ(module_load("other"), -EINVAL);
 	CHECK(elv_find("other") == NULL);
 	CHECK(elv_find("failinit") == NULL);
@@ -153,18 +168,10 @@ static void test_name_mismatch(void)
 /* A module that is a symbolic link is refused, whatever it points to. */
 static void test_symlink(void)
 {
-	char dir[] = "/tmp/fuse-iosched-test_module.XXXXXX";
-	char src[PATH_MAX + 32], dst[sizeof dir + 32];
+	char dir[] = TEMP_DIR, dst[sizeof dir + 32];
 
-	if (mkdtemp(dir) == NULL) {
-		perror("mkdtemp");
-		h_failures++;
+	if (!temp_module_dir(dir, "failinit", true, dst, sizeof dst))
 		return;
-	}
-	snprintf(src, sizeof src, "%s/failinit.so", test_dir);
-	snprintf(dst, sizeof dst, "%s/failinit.so", dir);
-	CHECK_EQ(symlink(src, dst), 0);
-	module_set_dir(dir);
 	CHECK_EQ(module_load("failinit"), -EPERM);
 	CHECK(elv_find("failinit") == NULL);
 	unlink(dst);
@@ -273,8 +280,8 @@ static void test_load_all(void)
 	n = elv_show(q, buf, sizeof buf);
 	CHECK(n > 0);
 	/* The build's directory holds every scheduler module, in name order. */
-	CHECK_STR(buf, "[noop] failinit goodtype knobs v3next anticipatory "
-		  "bfq cfq deadline kyber\n");
+	CHECK_STR(buf, "[noop] cgweight failinit goodtype knobs v3next "
+		  "anticipatory bfq cfq deadline kyber\n");
 	queue_free(q);
 	module_unload_all();
 	CHECK(elv_find("noop") == NULL);
@@ -374,8 +381,10 @@ static void test_counters(void)
 
 /*
  * The host's services as a module sees them: cgroup_path names the root
- * group only, and a host whose table ends before a service (an older
- * host) has it absent, so elv_cgroup_path answers -ENOSYS.
+ * group only, cgroup_weight passes on the queue's hook (clamped to the
+ * kernel's range) and a host whose table ends before a service (an older
+ * host) has it absent, so elv_cgroup_path answers -ENOSYS and
+ * elv_cgroup_weight the default.
  */
 static int host_services(struct elevator_queue *eq, void *arg)
 {
@@ -383,7 +392,6 @@ static int host_services(struct elevator_queue *eq, void *arg)
 	const struct elevator_host *host = eq->host;
 	char buf[8];
 
-	(void)arg;
 	CHECK(elv_host_has(eq, wakeup_at) && elv_host_has(eq, cgroup_path));
 	CHECK_EQ(elv_cgroup_path(eq, 0, buf, sizeof buf), 1);
 	CHECK_STR(buf, "/");
@@ -393,8 +401,25 @@ static int host_services(struct elevator_queue *eq, void *arg)
 	eq->host = &older;
 	CHECK(elv_host_has(eq, log) && !elv_host_has(eq, cgroup_path));
 	CHECK_EQ(elv_cgroup_path(eq, 0, buf, sizeof buf), -ENOSYS);
+	older.struct_size = offsetof(struct elevator_host, cgroup_weight);
+	CHECK(elv_host_has(eq, cgroup_path) &&
+	      !elv_host_has(eq, cgroup_weight));
+	CHECK_EQ(elv_cgroup_weight(eq, 3), 100);
 	eq->host = host;
+	if (arg != NULL) {
+		CHECK_EQ(elv_cgroup_weight(eq, 3), 300);
+		CHECK_EQ(elv_cgroup_weight(eq, 0), 1);
+		CHECK_EQ(elv_cgroup_weight(eq, 2000), 1000);
+	} else {
+		CHECK_EQ(elv_cgroup_weight(eq, 3), 100);
+	}
 	return 0;
+}
+
+/* 3 weighs 300; 0 and 2000 ask for weights out of range. */
+static uint32_t test_weight(uint64_t cgroup)
+{
+	return cgroup == 3 ? 300 : (uint32_t)cgroup;
 }
 
 static void test_host_services(void)
@@ -403,6 +428,11 @@ static void test_host_services(void)
 
 	CHECK_EQ(queue_with_elevator(q, host_services, NULL), 0);
 	queue_free(q);
+	h_weight = test_weight;
+	q = h_queue(elv_noop(), 64);
+	CHECK_EQ(queue_with_elevator(q, host_services, q), 0);
+	queue_free(q);
+	h_weight = NULL;
 }
 
 int main(void)

@@ -6,6 +6,7 @@
  * for itself.
  */
 #include <limits.h>
+#include <unistd.h>
 
 #include "harness.h"
 
