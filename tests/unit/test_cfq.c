@@ -323,13 +323,13 @@ static void test_prio_ratio_psync(void)
 }
 
 /*
- * The same pair as by hand on the mount: files far apart (a full stroke
- * and half a revolution, 19 ms, at every switch between them) and FUSE's
- * round trip for a think time.  The share is the kernel's band for slices
- * of 180 and 40 ms (3.5 to 5.5): the switch's seek is the first request
- * of each slice, which slice_new leaves out of it.  Charged to the slice,
- * it would take 19 ms of 40 from the short one and 19 of 180 from the
- * long: 7.6, as the adjacent files of bench/priorities.sh hide (5.0).
+ * The pair with its files far apart (a full stroke and half a revolution,
+ * 19 ms, at every switch between them) and FUSE's round trip for a think
+ * time.  The share is in the kernel's band for slices of 180 and 40 ms
+ * (3.5 to 5.5): the switch's seek is the first request of each slice,
+ * which slice_new leaves out of it.  Charged to the slice, it would take
+ * 19 ms of 40 from the short one and 19 of 180 from the long (7.9 here),
+ * which the adjacent files of bench/priorities.sh would hide (about 5).
  */
 static void test_prio_ratio_far_files(void)
 {
