@@ -1,57 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The virtual .control directory: the mount's equivalent of
- * /sys/block/DEV/queue/.
+ * The virtual .control directory, the mount's /sys/block/DEV/queue/: its
+ * files and how they read, write and copy are in fuse-iosched(8), CONTROL
+ * FILES; the kernel's view of their sizes is in HACKING, Control files.
  *
- *   .control/scheduler	  rw  "noop [deadline]"; write a name to switch
- *   .control/nr_requests  rw  queue depth limit
- *   .control/stats	  ro  per-direction counters
- *   .control/trace	  ro  request events, for the owner only (trace.c)
- *   .control/iosched/	  the active scheduler's tunables, rw files
- *   .control/backing_io  ro  auto, direct or buffered (backing.c)
- *   .control/backing_device ro  the block device under BACKING, its
- *			  rotational flag and its kernel scheduler
- *   .control/log	  ro  the daemon's last messages (log.c); owner only
- *   .control/pid	  ro  the daemon's pid, for kill(1)
- *
- * The directory is reachable by path from the root but hidden from the
- * root's readdir (fs_dir.c), and it shadows a backing entry of the same
- * name.  Its inodes are small fixed numbers that can never be struct inode
- * pointers, so the fs_* code recognises them with control_is_ino() and
- * hands every operation on them to this file.  They are static: lookups
- * and readdirplus take references the kernel later forgets, and there is
- * nothing to count.
- *
- * Files behave like sysfs attributes: the content is generated into a
- * per-open buffer when it is first read (and whenever it is read from
- * offset 0 again, so that a reader that rewinds sees fresh values), and a
- * write is applied as a whole, at offset 0, its errno going back to the
- * writer and its reason to the log (one line, naming the file).  Direct
- * I/O keeps the page cache out of it.  The open generates it too, only to
- * fail there when it cannot be.
- *
- * Files must copy as they read: cp, tar and rsync size a file by fstat(2)
- * after opening it, and tar reads exactly that many bytes.  fstat(2)
- * reaches us as a getattr without the file handle, but with the caller's
- * pid: a process that has the file open sees the length of its content,
- * generated then if not yet read, and its first read returns that same
- * content.  (A read by another process, which saw no such size, is
- * fresh: the shell opens `exec 3<file`, cat reads.)  Blocks are whole
- * (nothing takes it for sparse), and SEEK_DATA and SEEK_HOLE see one
- * extent of data.  Anyone else sees 4096, as sysfs reports: not 0, which
- * tar takes for an empty file and skips.
- *
- * The trace file is a stream, not an attribute: each open is a reader of
- * trace.c, and its reads wait for events (answered later, from another
- * thread), so it has no content buffer and no offset.
- *
- * The entries of iosched/ depend on the active scheduler: they come from
- * its elevator_type's tunable table, looked up afresh at every lookup and
- * readdir (entry and attribute timeouts are zero).  An open tunable file
- * remembers the scheduler and the tunable's name, and each read and write
- * looks the name up again in the active instance under the queue lock: after
- * a switch to another scheduler the file fails with ENOENT instead of
- * touching a field of the new one.
+ * Invariants:
+ * - Its inodes are small fixed numbers, never struct inode pointers:
+ *   fs_ops.c, the one place that tests control_is_ino(), hands every
+ *   operation on them to this file or refuses it.  They are static:
+ *   lookups take references the kernel later forgets, nothing to count.
+ * - An open file has its own content buffer (a sysfs attribute's), except
+ *   the trace, a stream of trace.c's with no buffer and no offset.
+ * - An open tunable file holds the scheduler's and the tunable's names,
+ *   not a pointer: each read and write looks the name up again in the
+ *   active instance under the queue lock, so after a switch it fails
+ *   with ENOENT instead of touching a field of the new scheduler.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -904,8 +867,17 @@ static void control_write_refused(const struct control_file *f,
 			shown, why[0] != '\0' ? why : strerror(-error));
 }
 
-void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
-		   size_t size, off_t off, struct fuse_file_info *fi)
+/*
+ * Writes to the control files are short commands: of a longer one, only
+ * its start is copied, to be refused and logged.
+ */
+#define CONTROL_WRITE_MAX (64 * 1024)
+
+/* A write of size bytes, of which buf holds at least the first
+ * min(size, CONTROL_WRITE_MAX) (a longer one is refused, logged from its
+ * start). */
+static void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
+			  size_t size, off_t off, struct fuse_file_info *fi)
 {
 	const struct control_node *node = control_node(ino);
 	struct control_file *f = (struct control_file *)(uintptr_t)fi->fh;
@@ -952,6 +924,33 @@ void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		fuse_reply_err(req, -error);
 	} else
 		fuse_reply_write(req, size);
+}
+
+/* A write to a control file: gather it into memory for control_write. */
+void control_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in,
+		       off_t off, struct fuse_file_info *fi)
+{
+	size_t size = fuse_buf_size(in);
+	size_t copy = size < CONTROL_WRITE_MAX ? size : CONTROL_WRITE_MAX;
+	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(copy);
+	ssize_t res;
+	char *buf;
+
+	buf = malloc(copy + 1);
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	dst.buf[0].mem = buf;
+	res = fuse_buf_copy(&dst, in, 0);
+	if (res < 0)
+		fuse_reply_err(req, -res);
+	else {
+		buf[res] = '\0';	/* convenience for parsers */
+		control_write(req, ino, buf,
+			      (size_t)res == copy ? size : (size_t)res, off, fi);
+	}
+	free(buf);
 }
 
 /*

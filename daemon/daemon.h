@@ -305,7 +305,6 @@ int fs_inode_reopen_by_name(struct inode *inode);
 /* parent/name was renamed to newparent/newname: follow it. */
 void fs_inode_renamed(struct inode *newparent, int newparent_fd,
 		      const char *newname);
-bool fs_inode_is_control_name(fuse_ino_t parent, const char *name);
 /* The mode to create a child of the directory open as dfd (O_PATH) with,
  * from the mode the kernel sent. */
 mode_t fs_inode_create_mode(fuse_req_t req, int dfd, mode_t mode);
@@ -400,10 +399,9 @@ void control_getattr(fuse_req_t req, fuse_ino_t ino);
 void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		  struct fuse_file_info *fi);
-/* A write of size bytes, of which buf holds at least the first
- * min(size, 64 KiB) (a longer one is refused, logged from its start). */
-void control_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
-		   size_t size, off_t off, struct fuse_file_info *fi);
+/* A write; one over 64 KiB is refused, logged from its start. */
+void control_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in,
+		       off_t off, struct fuse_file_info *fi);
 void control_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 		   struct fuse_file_info *fi);
 void control_release(fuse_req_t req, fuse_ino_t ino,

@@ -32,10 +32,6 @@ void fs_attr_getattr(fuse_req_t req, fuse_ino_t ino,
 	struct stat st;
 	int err;
 
-	if (control_is_ino(ino)) {
-		control_getattr(req, ino);
-		return;
-	}
 	err = fs_attr_stat(fs_inode(req, ino), &st);
 	if (err)
 		fuse_reply_err(req, err);
@@ -114,10 +110,6 @@ void fs_attr_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	struct stat st;
 	int pfd, err;
 
-	if (control_is_ino(ino)) {
-		control_setattr(req, ino, attr, to_set, fi);
-		return;
-	}
 	if (fs_of(req)->readonly) {
 		fuse_reply_err(req, EROFS);
 		return;
@@ -146,10 +138,6 @@ void fs_attr_readlink(fuse_req_t req, fuse_ino_t ino)
 	ssize_t res;
 	int fd;
 
-	if (control_is_ino(ino)) {
-		fuse_reply_err(req, CONTROL_EPERM);
-		return;
-	}
 	inode = fs_inode(req, ino);
 	fd = fs_fd_get(inode);
 	if (fd < 0) {
@@ -176,8 +164,7 @@ void fs_attr_statfs(fuse_req_t req, fuse_ino_t ino)
 	struct inode *inode;
 	int fd, err = 0;
 
-	/* df(1) on anything under .control reports the backing fs. */
-	inode = control_is_ino(ino) ? &fs_of(req)->root : fs_inode(req, ino);
+	inode = fs_inode(req, ino);
 	fd = fs_fd_get(inode);
 	if (fd < 0) {
 		fuse_reply_err(req, -fd);

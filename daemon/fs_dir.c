@@ -75,10 +75,6 @@ static void fs_dir_make(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct cred cred;
 	int fd, res, err;
 
-	if (control_is_ino(parent) || fs_inode_is_control_name(parent, name)) {
-		fuse_reply_err(req, CONTROL_EPERM);
-		return;
-	}
 	if (fs_of(req)->readonly) {
 		fuse_reply_err(req, EROFS);
 		return;
@@ -142,11 +138,6 @@ void fs_dir_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent,
 	struct inode *inode, *dir;
 	int fd, dfd, err = 0;
 
-	if (control_is_ino(ino) || control_is_ino(parent) ||
-	    fs_inode_is_control_name(parent, name)) {
-		fuse_reply_err(req, CONTROL_EPERM);
-		return;
-	}
 	if (fs_of(req)->readonly) {
 		fuse_reply_err(req, EROFS);
 		return;
@@ -185,10 +176,6 @@ static void fs_dir_remove(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct inode *dir;
 	int fd, err;
 
-	if (control_is_ino(parent) || fs_inode_is_control_name(parent, name)) {
-		fuse_reply_err(req, CONTROL_EPERM);
-		return;
-	}
 	if (fs_of(req)->readonly) {
 		fuse_reply_err(req, EROFS);
 		return;
@@ -221,12 +208,6 @@ void fs_dir_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct inode *from, *to;
 	int fd, newfd, res, err = 0;
 
-	if (control_is_ino(parent) || control_is_ino(newparent) ||
-	    fs_inode_is_control_name(parent, name) ||
-	    fs_inode_is_control_name(newparent, newname)) {
-		fuse_reply_err(req, CONTROL_EPERM);
-		return;
-	}
 	if (fs_of(req)->readonly) {
 		fuse_reply_err(req, EROFS);
 		return;
@@ -270,10 +251,6 @@ void fs_dir_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fs_dir *d;
 	int fd;
 
-	if (control_is_ino(ino)) {
-		control_opendir(req, ino, fi);
-		return;
-	}
 	d = calloc(1, sizeof(*d));
 	if (!d) {
 		fuse_reply_err(req, ENOMEM);
@@ -423,19 +400,13 @@ static void fs_dir_read(fuse_req_t req, fuse_ino_t ino, size_t size,
 void fs_dir_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
-	if (control_is_ino(ino))
-		control_readdir(req, ino, size, off, fi, false);
-	else
-		fs_dir_read(req, ino, size, off, fi, false);
+	fs_dir_read(req, ino, size, off, fi, false);
 }
 
 void fs_dir_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
 			off_t off, struct fuse_file_info *fi)
 {
-	if (control_is_ino(ino))
-		control_readdir(req, ino, size, off, fi, true);
-	else
-		fs_dir_read(req, ino, size, off, fi, true);
+	fs_dir_read(req, ino, size, off, fi, true);
 }
 
 void fs_dir_releasedir(fuse_req_t req, fuse_ino_t ino,
@@ -443,11 +414,6 @@ void fs_dir_releasedir(fuse_req_t req, fuse_ino_t ino,
 {
 	struct fs_dir *d = (struct fs_dir *)(uintptr_t)fi->fh;
 
-	if (control_is_ino(ino)) {
-		/* control.c frees whatever its opendir set up. */
-		control_release(req, ino, fi);
-		return;
-	}
 	fs_dir_free(d);
 	fuse_reply_err(req, 0);
 }
@@ -464,10 +430,6 @@ void fs_dir_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 	struct fs_dir *d = (struct fs_dir *)(uintptr_t)fi->fh;
 	int fd, res;
 
-	if (control_is_ino(ino)) {
-		fuse_reply_err(req, 0);	/* nothing to sync */
-		return;
-	}
 	fd = dirfd(d->dp);
 	res = datasync ? fdatasync(fd) : fsync(fd);
 	fuse_reply_err(req, res == -1 ? errno : 0);

@@ -18,12 +18,6 @@
 
 #include "daemon.h"
 
-/*
- * Writes to the control files are short commands: of a longer one, only
- * its start is copied, for control.c to refuse and log.
- */
-#define FS_FILE_CONTROL_MAX (64 * 1024)
-
 /* Flags for the backing open: what the application asked, adjusted. */
 static int fs_file_flags(fuse_req_t req, int flags)
 {
@@ -81,10 +75,6 @@ void fs_file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct inode *inode;
 	int fd, flags;
 
-	if (control_is_ino(ino)) {
-		control_open(req, ino, fi);
-		return;
-	}
 	if (fs_of(req)->readonly &&
 	    ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))) {
 		fuse_reply_err(req, EROFS);
@@ -119,10 +109,6 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct inode *dir, *inode;
 	int fd, dfd, err;
 
-	if (control_is_ino(parent) || fs_inode_is_control_name(parent, name)) {
-		fuse_reply_err(req, CONTROL_EPERM);
-		return;
-	}
 	if (fs_of(req)->readonly) {
 		fuse_reply_err(req, EROFS);
 		return;
@@ -173,61 +159,20 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 void fs_file_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		  struct fuse_file_info *fi)
 {
-	if (control_is_ino(ino))
-		control_read(req, ino, size, off, fi);
-	else
-		request_read(req, fs_inode(req, ino), fi->fh, size, off,
-			     fi->flags);
-}
-
-/* A write to a control file: gather it into memory for control.c. */
-static void fs_file_control_write(fuse_req_t req, fuse_ino_t ino,
-				  struct fuse_bufvec *in, off_t off,
-				  struct fuse_file_info *fi)
-{
-	size_t size = fuse_buf_size(in);
-	size_t copy = size < FS_FILE_CONTROL_MAX ? size : FS_FILE_CONTROL_MAX;
-	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(copy);
-	ssize_t res;
-	char *buf;
-
-	buf = malloc(copy + 1);
-	if (!buf) {
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
-	dst.buf[0].mem = buf;
-	res = fuse_buf_copy(&dst, in, 0);
-	if (res < 0)
-		fuse_reply_err(req, -res);
-	else {
-		buf[res] = '\0';	/* convenience for parsers */
-		control_write(req, ino, buf,
-			      (size_t)res == copy ? size : (size_t)res, off, fi);
-	}
-	free(buf);
+	request_read(req, fs_inode(req, ino), fi->fh, size, off, fi->flags);
 }
 
 void fs_file_write_buf(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_bufvec *in, off_t off,
 		       struct fuse_file_info *fi)
 {
-	if (control_is_ino(ino))
-		fs_file_control_write(req, ino, in, off, fi);
-	else
-		request_write(req, fs_inode(req, ino), fi->fh, in, off,
-			      fi->flags);
+	request_write(req, fs_inode(req, ino), fi->fh, in, off, fi->flags);
 }
 
 void fs_file_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	int fd;
 
-	/* close(2) of a control file must not fail: nothing to flush. */
-	if (control_is_ino(ino)) {
-		fuse_reply_err(req, 0);
-		return;
-	}
 	/* A writeback error is the kernel's to report, once to each
 	 * descriptor (fs_inode_write_failed). */
 	fs_inode_wait_writes_drop(fs_of(req), fs_inode(req, ino));
@@ -251,10 +196,6 @@ void fs_file_release(fuse_req_t req, fuse_ino_t ino,
 {
 	struct inode *inode;
 
-	if (control_is_ino(ino)) {
-		control_release(req, ino, fi);
-		return;
-	}
 	inode = fs_inode(req, ino);
 	/* No queued write may outlive the descriptor it writes through. */
 	fs_inode_wait_writes(inode);
@@ -269,10 +210,6 @@ void fs_file_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 	struct inode *inode;
 	int res;
 
-	if (control_is_ino(ino)) {
-		fuse_reply_err(req, 0);
-		return;
-	}
 	inode = fs_inode(req, ino);
 	fs_inode_wait_writes_drop(fs_of(req), inode);
 	res = datasync ? fdatasync(fs_file_fd(fi->fh))
@@ -292,10 +229,6 @@ void fs_file_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 	struct inode *inode;
 	int res;
 
-	if (control_is_ino(ino)) {
-		fuse_reply_err(req, CONTROL_EPERM);
-		return;
-	}
 	inode = fs_inode(req, ino);
 	/* Queued writes to the range land before it is punched. */
 	fs_inode_wait_writes(inode);
@@ -320,10 +253,6 @@ void fs_file_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 	struct stat st;
 	off_t res;
 
-	if (control_is_ino(ino)) {
-		control_lseek(req, ino, off, whence, fi);
-		return;
-	}
 	/*
 	 * The kernel asks only for SEEK_DATA and SEEK_HOLE, and does not
 	 * write its dirty pages back first.  Under writeback_cache its size
@@ -364,11 +293,6 @@ void fs_file_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 	off_t start = off_out;
 	ssize_t res;
 
-	/* Copying a control file is no error: cp(1) reads it instead. */
-	if (control_is_ino(ino_in) || control_is_ino(ino_out)) {
-		fuse_reply_err(req, EOPNOTSUPP);
-		return;
-	}
 	in = fs_inode(req, ino_in);
 	out = fs_inode(req, ino_out);
 	fs_inode_wait_writes(in);

@@ -55,8 +55,18 @@ static fuse_ino_t fs_inode_id(const struct fs *fs, const struct inode *inode)
 	return inode == &fs->root ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)inode;
 }
 
+/*
+ * A control inode is a small number, not a pointer: fs_ops.c routes them
+ * to control.c, and one that got here is a routing bug, stopped before it
+ * is dereferenced.
+ */
 struct inode *fs_inode(fuse_req_t req, fuse_ino_t ino)
 {
+	if (control_is_ino(ino)) {
+		log_err("fs: control inode %" PRIu64 " reached the inode "
+			"table", (uint64_t)ino);
+		abort();
+	}
 	if (ino == FUSE_ROOT_ID)
 		return &fs_of(req)->root;
 	return (struct inode *)(uintptr_t)ino;
@@ -421,12 +431,6 @@ int fs_inode_reopen(struct inode *inode, int flags)
 	return fd == -1 ? -err : fd;
 }
 
-/* Is this ".control" in the root, the name the control directory owns? */
-bool fs_inode_is_control_name(fuse_ino_t parent, const char *name)
-{
-	return parent == FUSE_ROOT_ID && strcmp(name, CONTROL_NAME) == 0;
-}
-
 /*
  * With POSIX ACLs the kernel sends the mode unmasked, and the caller's
  * umask beside it (FUSE_CAP_DONT_MASK, fs_ops.c): as on a local
@@ -634,11 +638,6 @@ void fs_inode_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct fuse_entry_param e;
 	int err;
 
-	if (control_is_ino(parent) || fs_inode_is_control_name(parent, name)) {
-		if (!control_lookup(req, parent, name))
-			fuse_reply_err(req, ENOENT);
-		return;
-	}
 	err = fs_inode_entry(req, fs_inode(req, parent), name, &e);
 	if (err) {
 		fuse_reply_err(req, -err);
@@ -651,7 +650,7 @@ void fs_inode_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 static void fs_inode_forget_one(fuse_req_t req, fuse_ino_t ino, uint64_t n)
 {
-	if (ino == FUSE_ROOT_ID || control_is_ino(ino))
+	if (ino == FUSE_ROOT_ID)
 		return;
 	fs_inode_unref(fs_inode(req, ino), n);
 }

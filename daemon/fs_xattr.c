@@ -47,9 +47,8 @@ static void fs_xattr_reply(fuse_req_t req, ssize_t res, const char *buf,
 /*
  * Put the /proc/self/fd path of ino's backing inode in path, its
  * descriptor pinned in *pinned until fs_xattr_done, and return 0; or, for
- * an inode with no attributes, the error a change of them gets:
- * CONTROL_EPERM for a control file, EPERM for a symlink; or the error
- * reaching it.
+ * an inode with no attributes (a symlink), the error a change of them
+ * gets, EPERM; or the error reaching it.
  */
 static int fs_xattr_path(fuse_req_t req, fuse_ino_t ino, char *path,
 			 struct inode **pinned)
@@ -58,8 +57,6 @@ static int fs_xattr_path(fuse_req_t req, fuse_ino_t ino, char *path,
 	int fd;
 
 	*pinned = NULL;
-	if (control_is_ino(ino))
-		return CONTROL_EPERM;
 	inode = fs_inode(req, ino);
 	if (S_ISLNK(inode->type))
 		return EPERM;

@@ -1,35 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Request events for readers of .control/trace, the mount's trace_pipe.
+ * Request events for readers of .control/trace, the mount's trace_pipe;
+ * what a reader sees is in fuse-iosched(8), .control/trace.
  *
- * The queue reports each request's life (Q queued, M and F back and front
- * merged into another, D dispatched, C completed) to its trace hook,
- * trace_rq(), under its lock.  With no reader open that is a call and one
- * relaxed load of trace_nr_readers.  With readers, trace_emit stores the
- * raw event once, in one ring shared by the readers, under trace_lock:
- * what the queue lock holder pays does not grow with the readers.  Each
- * reader keeps its place in the ring and copies events out when it reads,
- * outside the queue lock and a batch at a time under trace_lock, so that
- * an emitter never waits for more than a batch.  A reader that falls more
- * than a ring behind loses the oldest events and is told how many, so a
- * slow reader never slows the I/O path.  Text is made only when a reader
- * reads, outside every lock but its own.
- *
- * The trace shows every user's offsets and process names: only root and
- * the mount's owner may open it (control.c), and at most
- * TRACE_READERS_MAX readers are open at once (EBUSY past it).
- *
- * A read with nothing to return is not answered at once: its fuse_req is
- * parked in the reader (req) and the session thread returns to libfuse.
- * While a read is parked the producer signals trace_cv at each event,
- * and the server thread answers the parked reads that have events.  That
- * thread starts with the first reader: a mount nobody traces runs none.
- * A signal to the reading process reaches us as a FUSE interrupt: the
- * parked read is answered EINTR.  When the daemon stops, or when the mount is detached
- * (a lazy unmount tells the daemon nothing while a file stays open: the
- * server notices the mount gone from /proc/self/mountinfo), parked reads
- * get end of file, and so does every later read, so that `cat` exits,
- * closes the file and lets the unmount finish.
+ * Invariants:
+ * - The queue reports each request's Q, M, F, D and C to trace_rq()
+ *   under its lock.  With no reader that is one relaxed load of
+ *   trace_nr_readers; with readers, trace_emit stores the raw event once
+ *   in the ring they share, under trace_lock: the queue lock holder's
+ *   cost does not grow with the readers, and waits for at most one
+ *   reader's batch copy.  Text is made outside every lock but the
+ *   reader's own.
+ * - A read with nothing to return is parked (its fuse_req kept in the
+ *   reader) and answered later by the server thread, which runs only
+ *   while a reader is open; an interrupt answers it EINTR, the daemon's
+ *   stop or the mount's detaching answers it and every later read with
+ *   end of file, so that `cat` exits and a lazy unmount can finish.
  */
 #include <errno.h>
 #include <fcntl.h>

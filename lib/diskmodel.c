@@ -1,104 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The disk models (-o disk_model=hdd or ssd): the service time of a
- * single-spindle disk or of a flash device, charged to every io at the
- * dispatch boundary.
+ * single-spindle disk or of a flash device behind a write cache, charged
+ * to every io at the dispatch boundary.  What they model, and why their
+ * defaults, is in fuse-iosched(8), DISK MODEL.
  *
- * Solid-state and virtual disks hide seek costs, so on them sorting by
- * sector and anticipation buy nothing measurable.  With the model, a
- * dispatch worker completes an io only once its modelled service time
- * has passed, so every scheduler sees the same slow device below it, and
- * sees the cost as service time (the completion comes later), which is
- * what sorting and anticipation are designed for.
- *
- * The worker performs the syscall at dispatch and then sleeps until the
- * slot's end: the io completes when the model is done with it or when
- * the syscall is, whichever is later.  The syscall moves the data whose
- * transfer the model charges, as a device's DMA happens within its
- * service time; sleeping first and copying after would charge the
- * transfer twice, and make a large write's service time the model's plus
- * the host's copy (1 MiB into the page cache takes a millisecond or more
- * on a loaded machine), which kyber would count as device latency.
- *
- * An io costs
- *
- *	seek(distance) + rotation + transfer
- *
- * where distance is in sectors from the end of the previous io served to
- * the start of this one.  A contiguous io (distance 0) pays the transfer
- * only: the head is already there, and the data is the next under it.
- * Any other pays a seek and, on average, half a revolution of rotational
- * latency.  Transfer is bytes at mb_per_s (10^6 bytes per second, as disk
- * makers count).  Costs are averages, not random draws, so that runs are
- * reproducible and tests can rely on them.
- *
- * The seek curve.  The arm accelerates over the first half of a seek and
- * decelerates over the second, so under a constant force the time grows
- * with the square root of the distance; Ruemmler and Wilkes ("An
- * introduction to disk drive modeling", IEEE Computer, 1994) fit
- * a + b * sqrt(d) to short seeks and a line to long ones, whose coast
- * phase we leave out.  Here
- *
- *	seek(d) = track + (full - track) * sqrt(min(d, STROKE) / STROKE)
- *
- * with track the track-to-track time (0.5 ms, or seek_ms if smaller) and
- * STROKE a virtual device of 1 TiB.  The distance between two uniformly
- * random positions has a mean square root of 8/15 of the stroke's, so
- * full = track + (seek_ms - track) * 15/8 makes seek_ms the average seek
- * of random I/O, which is what data sheets quote: 8 ms gives a full
- * stroke of about 14.6 ms, close to real 7200 rpm drives.  Distances past
- * the stroke cost a full stroke: sectormap.c's fallback sectors (files
- * without FIEMAP) lie 2^62 and more away from real ones and 8 GiB apart
- * from each other, and must not turn into absurd delays.
- *
- * One head: the model serves one io at a time, in the order the elevator
- * hands them out.  A worker takes the head (dm->lock), waits until the
- * io being served before has ended, asks the queue for the next io, books
- * the head for it and lets go; then it performs the I/O and sleeps
- * until its slot ends.  The elevator therefore chooses each io at the moment
- * the head frees, as for a disk without command queueing, with every
- * request that arrived meanwhile to choose from.
- *
- * The ssd model is what kyber is for: a device that serves several
- * requests at once, where reads are cheap and writes are absorbed by a
- * write cache until it fills.  It has ssd_channels channels, each serving
- * one io at a time; an io goes to the channel that frees first, so the
- * device behaves as one queue served in parallel, as an NVMe or NCQ device
- * that takes every command the host sends (here: one per dispatch worker,
- * so the device's depth is the threads setting).
- *
- *	read:	ssd_read_us + transfer
- *	write:	(wait for room in the cache) + transfer
- *
- * with transfer at ssd_mb_per_s per channel.  Writes land in a write
- * cache of ssd_buffer_mib that the flash drains at ssd_drain_mb_per_s
- * whatever else happens (a fluid queue: the level falls linearly with
- * time).  While it has room a write is acknowledged after its transfer,
- * far sooner than it could be programmed, as real drives acknowledge
- * writes from their cache; the channel it held is the flash work that
- * makes a read queued behind it wait: read latency rises with the writes
- * piled up in the device, which is what a scheduler that limits writes in
- * flight (kyber) avoids.  Once the cache is full, a write holds its
- * channel until enough has drained, and a sustained writer's writes take
- * what it keeps in flight divided by the drain rate.
- *
- * The defaults are a current NVMe drive with TLC flash: 8 channels (the
- * usual controller's), 80 us to read a page, 500 MB/s per channel (4 GB/s
- * in all, PCIe 3.0 x4 to 4.0 speeds), a 32 GiB cache (drives of about
- * 1 TB run tens of GiB of their flash as a fast SLC cache; a DRAM buffer
- * of a few MiB would fill within milliseconds of a flood and stand for
- * no real drive's write acknowledgement) and 1 GB/s to TLC once it is
- * full (the sustained rate such drives fall to).  A 1 MiB writer at
- * depth 16 then writes in about 4 ms, well within kyber's 10 ms target,
- * for about 10 s before the cache is full; after that its writes take
- * 17 ms, miss the target, and kyber, by the kernel's rule, gives them
- * depth rather than take it (fuse-iosched(8), kyber).  With the earlier
- * defaults (4 channels, 32 MiB, 300 MB/s) the cache filled 20 ms into a
- * flood and such writes took 56 ms under every scheduler.
- *
- * Cost and wait are apart: diskmodel_book charges an io on a clock it is
- * given and returns when it would end, without sleeping, so a replay tool
- * can run the model on virtual time; only diskmodel_wait sleeps.
+ * Invariants:
+ * - Cost and wait are apart: diskmodel_book charges an io on the clock it
+ *   is given and returns when the io would end, without sleeping (the
+ *   replay runs it on virtual time); only diskmodel_wait sleeps.
+ * - The state behind dm->lock is taken in turn by the dispatch workers
+ *   (diskmodel_next): the hdd asks the queue for its next io only once
+ *   the head is free, so the elevator chooses at that moment.
+ * - A worker performs the syscall at dispatch and sleeps until the end
+ *   the model booked: the copy is part of the service time, never
+ *   charged on top of it.
+ * - Costs are averages, never random draws: runs are reproducible.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -107,7 +24,16 @@
 
 #include "fuse-iosched.h"
 
-/* The virtual device, for the seek curve: 1 TiB in sectors. */
+/*
+ * The seek curve: under a constant force the arm's time grows with the
+ * square root of the distance (Ruemmler and Wilkes, "An introduction to
+ * disk drive modeling", 1994, without the long seeks' coast phase):
+ *
+ *	seek(d) = track + (full - track) * sqrt(min(d, STROKE) / STROKE)
+ *
+ * over a virtual device of 1 TiB.  Farther distances cost a full stroke:
+ * sectormap.c's fallback sectors lie 2^62 away from real ones.
+ */
 #define DISKMODEL_STROKE (1ULL << (40 - 9))
 #define DISKMODEL_TRACK_NS 500000ULL	/* track-to-track seek: 0.5 ms */
 #define DISKMODEL_MS 1000000ULL
@@ -160,6 +86,9 @@ struct diskmodel *diskmodel_new(unsigned seek_ms, unsigned rpm,
 	if (dm == NULL)
 		return NULL;
 	dm->track_ns = avg_ns < DISKMODEL_TRACK_NS ? avg_ns : DISKMODEL_TRACK_NS;
+	/* The distance between two uniformly random positions has a mean
+	 * square root of 8/15 of the stroke's: random I/O averages seek_ms,
+	 * as data sheets quote it. */
 	dm->full_ns = dm->track_ns + (avg_ns - dm->track_ns) * 15 / 8;
 	dm->rotation_ns = 60 * 1000 * DISKMODEL_MS / rpm / 2;
 	dm->mb_per_s = mb_per_s;

@@ -1,67 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The kyber I/O scheduler, after the Linux one (Omar Sandoval, 2017).
+ * The kyber I/O scheduler, after the Linux one (Omar Sandoval, 2017): no
+ * sorting, a FIFO and a depth (the kernel's tokens) per domain, depths
+ * rescaled from latency histograms by the kernel's rules.  What it does
+ * and where it differs from the kernel is in fuse-iosched(8), kyber.
  *
- * Kyber is meant for fast devices, where ordering requests gains little and
- * the one thing worth controlling is how many of them the device is given
- * at once: a deep queue of writes makes every read wait behind it.  So
- * kyber does no sorting at all.  Requests are split into the kernel's four
- * domains, by operation:
- *
- *   read     all reads, synchronous or readahead;
- *   write    all writes, synchronous or writeback;
- *   discard  discards, which the host does not send today;
- *   other    anything else (flushes in the kernel), which it does not
- *            send either.
- *
- * Each domain has a FIFO and a depth: the number of its requests that may
- * be in flight at once (the kernel's tokens).  Dispatch serves the domains
- * round-robin, up to a batch of requests from one before moving on, and
- * skips a domain that is out of tokens; a completion gives the token back.
- *
- * Before any of that, asynchronous writes (writeback) may fill at most
- * three quarters of the write slots (nr_requests), through the host's
- * limit_depth: the kernel's async_depth, which keeps room for synchronous
- * requests when writeback floods the queue.
- *
- * The depths adapt, by the kernel's rules.  Completion latencies of reads
- * and writes are counted per domain in two small histograms whose buckets
- * are quarters of the domain's target (read_lat_nsec, write_lat_nsec):
- * device latency (dispatch to completion) and total latency (from
- * add_request, which is when the request got its slot, to completion: the
- * kernel starts the clock after the tag is allocated, so a wait for a slot
- * is not latency).  A completion arms a timer for 100 ms later.  When it
- * fires, each domain's histograms are judged on their own: only once they
- * hold 500 samples, or a second after the timer first found samples in
- * them; until then they keep filling, and the domain counts as unknown.
- * If the p90 device latency of some judged domain misses its target, the
- * device is congested, and every domain is rescaled by the ratio of its
- * p99 total latency to its target: domains doing well are throttled, one
- * missing its target gets more depth.  A domain whose p99 is unknown at a
- * congested run is scaled with the p99 judged at an earlier run without
- * congestion, once.  Without congestion only a domain missing its own
- * target is scaled (it grows): a throttled domain grows back only then,
- * and "other", which has no target, keeps its depth.
- *
- * One consequence of the kernel's rules, kept: the two histograms of a
- * domain share its timeout.  When it passes with fewer than 500 samples,
- * the device latency is judged first, which clears the timeout; the total
- * latency then starts it again and is not judged.  So a domain with fewer
- * than 500 completions a second has its device latency judged every
- * second or two, and its total latency only once 500 have gathered (a
- * remembered p99 stands in at congestion).  Another: a writer that keeps more in flight than the
- * device writes in write_lat_nsec misses its target however kyber limits
- * it (its requests wait in the queue), so it gains depth rather than lose
- * it, and kyber does not protect reads from it (see fuse-iosched(8)).
- *
- * Kyber never holds work back except by depth, and a domain at its depth
- * has requests in flight whose completion makes the host dispatch again.
- * The timer runs lazily, at the first dispatch or completion after it
- * expires, before that event's own work and as if at its expiry: nothing
- * changed meanwhile, and depths are only consulted by dispatch, so this
- * is the kernel's timer exactly.  Kyber therefore needs no wake-ups.
- * Every hook is O(1): fixed-size histograms and no allocation; merges are
- * the host's.
+ * Invariants:
+ * - Kyber holds work back only by depth, and a domain at its depth has
+ *   requests in flight whose completion makes the host dispatch again:
+ *   it needs no wake-ups.
+ * - The timer runs lazily, at the first dispatch or completion after it
+ *   expires, before that event's own work and as if at its expiry (depths
+ *   are read only by dispatch, so this is the kernel's timer exactly).
+ * - Every hook is O(1): fixed-size histograms, no allocation; merges are
+ *   the host's.
  */
 #include <errno.h>
 #include <stdbool.h>

@@ -45,16 +45,10 @@ void *__wrap_fuse_req_userdata(fuse_req_t req)
 	return &fs;
 }
 
-/* fs_inode_lookup's; the control directory is not part of this test. */
+/* fs_inode's; the control directory is not part of this test. */
 bool control_is_ino(fuse_ino_t ino)
 {
 	(void)ino;
-	return false;
-}
-
-bool control_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
-{
-	(void)req, (void)parent, (void)name;
 	return false;
 }
 
