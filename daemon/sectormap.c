@@ -70,7 +70,8 @@ struct sectormap {
 	uint64_t fetched_ns;	/* when the window was fetched */
 	struct sectormap_extent *ext;	/* usable extents, sorted */
 	unsigned nr;
-	struct sectormap_extent tail;	/* the last extent seen, if length */
+	struct sectormap_extent before;	/* the last one before the window
+					 * when it has none before off */
 	uint64_t fresh;		/* device byte of offset 0 if unplaced, +1 */
 };
 
@@ -170,11 +171,9 @@ static void sectormap_cursor_advance(uint64_t byte)
 		;
 }
 
-/* Usable extents fetched: remember the file's last, and place the cursor. */
+/* Usable extents fetched, the file's last e: place the cursor. */
 static void sectormap_saw(struct sectormap *m, const struct sectormap_extent *e)
 {
-	if (e->logical >= m->tail.logical || m->tail.length == 0)
-		m->tail = *e;
 	/* The placement of data we estimated is the allocator's latest. */
 	if (m->fresh != 0 ||
 	    atomic_load_explicit(&sectormap_cursor, memory_order_relaxed) == 0)
@@ -214,12 +213,13 @@ static bool sectormap_usable(const struct fiemap_extent *fe)
 }
 
 /*
- * Nothing mapped from off on, an append say: learn the file's last extent
- * before off, the goal of its next allocation (of the first window's worth
- * of extents: a file with more gets a nearer one, no worse a goal).
+ * A window with nothing placed before off (a hole, an append): learn the
+ * file's last extent before it, the goal of an allocation there (of the
+ * first window's worth of extents: a file with more gets a nearer one, no
+ * worse a goal).
  */
-static void sectormap_fetch_tail(struct sectormap *m, int fd, uint64_t off,
-				 struct sectormap_req *req)
+static void sectormap_fetch_before(struct sectormap *m, int fd, uint64_t off,
+				   struct sectormap_req *req)
 {
 	int i, n = sectormap_ioctl(fd, 0, req);
 
@@ -227,9 +227,9 @@ static void sectormap_fetch_tail(struct sectormap *m, int fd, uint64_t off,
 		const struct fiemap_extent *fe = &req->fe[i];
 
 		if (sectormap_usable(fe) && fe->fe_logical < off) {
-			m->tail.logical = fe->fe_logical;
-			m->tail.physical = fe->fe_physical;
-			m->tail.length = fe->fe_length;
+			m->before.logical = fe->fe_logical;
+			m->before.physical = fe->fe_physical;
+			m->before.length = fe->fe_length;
 			return;
 		}
 	}
@@ -237,6 +237,9 @@ static void sectormap_fetch_tail(struct sectormap *m, int fd, uint64_t off,
 
 static void sectormap_fetch(struct sectormap *m, int fd, uint64_t off)
 {
+	/* From the byte before: an extent ending at off is the goal of a
+	 * hole or an append there. */
+	uint64_t from = off > 0 ? off - 1 : 0;
 	struct sectormap_req req;
 	struct sectormap_extent *ext;
 	const struct fiemap_extent *last;
@@ -244,11 +247,12 @@ static void sectormap_fetch(struct sectormap *m, int fd, uint64_t off)
 
 	m->valid = true;
 	m->fetched_ns = sectormap_now_ns();
-	m->win_start = off;
+	m->win_start = from;
 	m->win_end = UINT64_MAX;
 	m->nr = 0;
+	m->before.length = 0;
 
-	n = sectormap_ioctl(fd, off, &req);
+	n = sectormap_ioctl(fd, from, &req);
 	if (n == -1) {
 		if (errno == EOPNOTSUPP || errno == ENOTTY) {
 			m->no_fiemap = true;
@@ -258,13 +262,13 @@ static void sectormap_fetch(struct sectormap *m, int fd, uint64_t off)
 		return;
 	}
 	if (n == 0) {
-		if (off > 0 && m->tail.length == 0)
-			sectormap_fetch_tail(m, fd, off, &req);
+		if (from > 0)
+			sectormap_fetch_before(m, fd, from, &req);
 		return;
 	}
 
-	/* The first extent may begin before off: it is described too. */
-	if (req.fe[0].fe_logical < off)
+	/* The first extent may begin before: it is described too. */
+	if (req.fe[0].fe_logical < from)
 		m->win_start = req.fe[0].fe_logical;
 	/* A full window without the last extent: what follows is unknown. */
 	last = &req.fe[n - 1];
@@ -290,6 +294,8 @@ static void sectormap_fetch(struct sectormap *m, int fd, uint64_t off)
 	m->nr = (unsigned)nr;
 	if (nr > 0)
 		sectormap_saw(m, &ext[nr - 1]);
+	if (from > 0 && (nr == 0 || ext[0].logical > from))
+		sectormap_fetch_before(m, fd, from, &req);
 }
 
 /* The device sector of off, or false.  Called with m->lock held. */
@@ -364,8 +370,8 @@ static uint64_t sectormap_estimate(struct sectormap *m, uint64_t off,
 		lo++;
 	if (lo > 0)
 		e = &m->ext[lo - 1];
-	else if (m->tail.length != 0 && m->tail.logical <= off)
-		e = &m->tail;
+	else if (m->before.length != 0 && m->before.logical <= off)
+		e = &m->before;
 	if (e != NULL) {
 		byte = e->physical + (off - e->logical);
 	} else if (lo < m->nr && m->ext[lo].physical >= m->ext[lo].logical - off) {
@@ -430,7 +436,8 @@ void sectormap_invalidate(struct sectormap *m, uint64_t off, uint64_t len)
 	pthread_mutex_lock(&m->lock);
 	if (m->valid && off < m->win_end && end > m->win_start)
 		m->valid = false;
-	if (off < m->tail.logical + m->tail.length && end > m->tail.logical)
-		m->tail.length = 0;
+	if (off < m->before.logical + m->before.length &&
+	    end > m->before.logical)
+		m->before.length = 0;
 	pthread_mutex_unlock(&m->lock);
 }

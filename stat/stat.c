@@ -381,7 +381,7 @@ int main(int argc, char **argv)
 	struct stat_mount *mounts;
 	unsigned long count = 0, n;
 	double interval = 1;
-	int c, i, nr;
+	int c, i, nr, status = 1;
 
 	while ((c = getopt(argc, argv, "gi:c:h")) != -1) {
 		switch (c) {
@@ -421,7 +421,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < nr; i++) {
 		mounts[i].path = argv[optind + i];
 		if (!stat_sample(mounts[i].path, &mounts[i].last))
-			return 1;
+			goto out;
 		if (strlen(mounts[i].path) > (size_t)stat_width)
 			stat_width = (int)strlen(mounts[i].path);
 	}
@@ -430,7 +430,7 @@ int main(int argc, char **argv)
 		/* Every mount first: a report is whole, or not printed. */
 		for (i = 0; i < nr; i++)
 			if (!stat_sample(mounts[i].path, &mounts[i].now))
-				return 1;
+				goto out;
 		stat_header();
 		for (i = 0; i < nr; i++) {
 			stat_report(mounts[i].path, &mounts[i].last,
@@ -444,6 +444,8 @@ int main(int argc, char **argv)
 		printf("\n");
 		fflush(stdout);
 	}
+	status = 0;
+out:
 	free(mounts);
-	return 0;
+	return status;
 }

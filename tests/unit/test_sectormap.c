@@ -154,6 +154,9 @@ static void test_fiemap(void)
 	CHECK(hole == fiemap_sector(fd, 2 * MiB - 512) + (2 * MiB + 512) / 512);
 	CHECK(sectormap_lookup(m, fd, 4 * MiB + 4096, 4096) == hole + 8);
 	CHECK(sectormap_lookup(m, fd, 4 * MiB + 511, 1) == hole);
+	/* Fetched again once "unmapped" is stale: from the hole, the same. */
+	usleep(150 * 1000);
+	CHECK(sectormap_lookup(m, fd, 4 * MiB + 8192, 4096) == hole + 16);
 
 	/* Filling the hole shows after an invalidate of that range. */
 	write_at(fd, 4 * MiB, MiB, true);
