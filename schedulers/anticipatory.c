@@ -125,7 +125,6 @@
  */
 #define AS_NR_PROCS		128
 #define AS_HASH_BITS		6
-#define AS_HASH_SIZE		(1u << AS_HASH_BITS)
 
 /*
  * Decaying averages are fixed point: a weight of 256 is one sample, each
@@ -171,8 +170,7 @@ struct as_avg {
 
 /* What the scheduler knows of one process (of its synchronous requests). */
 struct as_proc {
-	pid_t pid;			/* 0: the entry is free */
-	struct as_proc *hash_next;	/* its bucket's chain */
+	struct elv_pid_node node;	/* in as_data.hash; pid 0: free */
 	struct elv_list lru;		/* on as_data.lru, oldest first */
 	uint64_t last_seen_ns;		/* last arrival or completion */
 
@@ -291,7 +289,7 @@ struct as_data {
 
 	/* Per-process statistics, allocated in init_queue. */
 	struct as_proc *procs;		/* AS_NR_PROCS entries */
-	struct as_proc **hash;		/* AS_HASH_SIZE chains */
+	struct elv_pid_node **hash;	/* by pid: AS_HASH_BITS */
 	struct elv_list lru;		/* every entry, least recent first */
 	/* Think time of processes on their first sample: a guess for new ones. */
 	struct as_avg new_ttime;	/* ns */
@@ -350,33 +348,11 @@ static void as_avg_add(struct as_avg *avg, uint64_t x)
 /* ------------------------------------------------------------------ */
 /* Per-process statistics.                                             */
 
-static unsigned as_hash_key(pid_t pid)
-{
-	return ((uint32_t)pid * 2654435761u) >> (32 - AS_HASH_BITS);
-}
-
 static struct as_proc *as_proc_find(struct as_data *ad, pid_t pid)
 {
-	struct as_proc *p;
+	struct elv_pid_node *n = elv_pid_find(ad->hash, AS_HASH_BITS, pid);
 
-	for (p = ad->hash[as_hash_key(pid)]; p != NULL; p = p->hash_next)
-		if (p->pid == pid)
-			return p;
-	return NULL;
-}
-
-static void as_proc_unhash(struct as_data *ad, struct as_proc *p)
-{
-	struct as_proc **pp;
-
-	for (pp = &ad->hash[as_hash_key(p->pid)]; *pp != NULL;
-	     pp = &(*pp)->hash_next) {
-		if (*pp == p) {
-			*pp = p->hash_next;
-			break;
-		}
-	}
-	p->hash_next = NULL;
+	return n != NULL ? elv_container_of(n, struct as_proc, node) : NULL;
 }
 
 /* Forget the history of p: a new process, or one back after a pause. */
@@ -413,7 +389,6 @@ static struct as_proc *as_proc_get(struct as_data *ad, pid_t pid,
 {
 	struct as_proc *p = as_proc_find(ad, pid);
 	struct elv_list *pos;
-	unsigned k;
 
 	if (p != NULL) {
 		/* After an exit the pid is another process's. */
@@ -426,22 +401,20 @@ static struct as_proc *as_proc_get(struct as_data *ad, pid_t pid,
 	}
 	elv_list_for_each(pos, &ad->lru) {
 		p = elv_list_entry(pos, struct as_proc, lru);
-		if (p->pid == 0 || (p->nr_queued == 0 &&
+		if (p->node.pid == 0 || (p->nr_queued == 0 &&
 				    p->nr_in_flight == 0 &&
 				    p != ad->antic_proc))
 			break;
 	}
 	if (pos == &ad->lru)
 		return NULL;
-	if (p->pid != 0)
-		as_proc_unhash(ad, p);
+	if (p->node.pid != 0)
+		elv_pid_del(ad->hash, AS_HASH_BITS, &p->node);
 	as_proc_reset(p);
-	p->pid = pid;
+	p->node.pid = pid;
 	p->exited = false;
 	p->nr_queued = p->nr_in_flight = 0;
-	k = as_hash_key(pid);
-	p->hash_next = ad->hash[k];
-	ad->hash[k] = p;
+	elv_pid_add(ad->hash, AS_HASH_BITS, &p->node);
 	as_proc_touch(ad, p, now_ns);
 	return p;
 }
@@ -646,7 +619,7 @@ static bool as_can_break(const struct as_data *ad,
 
 	if (p == NULL)
 		return true;
-	if (rq->pid != 0 && rq->pid == p->pid)
+	if (rq->pid != 0 && rq->pid == p->node.pid)
 		return true;
 	if (as_class(rq) != AS_SYNC)
 		return false;
@@ -978,7 +951,7 @@ static int as_init_queue(struct elevator_queue *eq)
 	ad->current_write_count = ad->write_batch_count;
 
 	ad->procs = calloc(AS_NR_PROCS, sizeof *ad->procs);
-	ad->hash = calloc(AS_HASH_SIZE, sizeof *ad->hash);
+	ad->hash = calloc(1u << AS_HASH_BITS, sizeof *ad->hash);
 	if (ad->procs == NULL || ad->hash == NULL) {
 		free(ad->procs);
 		free(ad->hash);
@@ -1080,8 +1053,8 @@ static void as_add_request(struct elevator_queue *eq, struct elv_request *rq,
 	/* The host calls dispatch next: it will serve what broke the wait. */
 	if (as_antic_waiting(ad) && as_can_break(ad, rq, now_ns))
 		as_antic_stop(ad, ad->antic_proc == NULL ? AS_END_OTHER :
-				  rq->pid == ad->antic_proc->pid ? AS_END_HIT :
-				  AS_END_CLOSE);
+				  rq->pid == ad->antic_proc->node.pid ?
+				  AS_END_HIT : AS_END_CLOSE);
 }
 
 static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
@@ -1165,8 +1138,8 @@ static void as_exit_process(struct elevator_queue *eq, pid_t pid,
 		ad->antic_proc = NULL;
 	}
 	if (p->nr_queued == 0 && p->nr_in_flight == 0) {
-		as_proc_unhash(ad, p);
-		p->pid = 0;
+		elv_pid_del(ad->hash, AS_HASH_BITS, &p->node);
+		p->node.pid = 0;
 		/* The first one the LRU offers for reuse. */
 		elv_list_del(&p->lru);
 		elv_list_add(&p->lru, &ad->lru);
@@ -1183,7 +1156,7 @@ static enum elv_may_queue as_may_queue(struct elevator_queue *eq,
 	struct as_data *ad = as_data(eq);
 
 	if (as_antic_waiting(ad) && ad->antic_proc != NULL &&
-	    ad->antic_proc->pid == rq->pid)
+	    ad->antic_proc->node.pid == rq->pid)
 		return ELV_MQUEUE_MUST;
 	return ELV_MQUEUE_MAY;
 }
