@@ -42,6 +42,7 @@
 
 #include <fuse_lowlevel.h>
 #include <stdatomic.h>
+#include <sys/queue.h>
 
 #include "fuse-iosched.h"
 
@@ -166,7 +167,9 @@ struct inode {
 	 * inodes (fs_fd.c); use it only between fs_fd_get and fs_fd_put. */
 	int fd;			/* fd lock: -1 while closed */
 	unsigned fd_users;	/* fd lock: uses in progress pin fd */
-	struct inode *lru_prev, *lru_next;	/* fd lock: NULL if unlisted */
+	/* fd lock: on fs_fd.c's LRU while its fd may be closed; tqe_prev
+	 * NULL while not */
+	TAILQ_ENTRY(inode) lru;
 	struct file_handle *handle;	/* immutable; NULL: reach by name */
 	struct inode *parent;	/* table mutex; NULL for the root */
 	char *name;		/* table mutex: its name in parent */

@@ -80,7 +80,7 @@ static int fs_inode_setup(struct inode *inode, int fd, const struct stat *st)
 		return ENOMEM;
 	inode->fd = fd;
 	inode->fd_users = 0;
-	inode->lru_prev = inode->lru_next = NULL;
+	inode->lru.tqe_prev = NULL;
 	inode->dev = st->st_dev;
 	inode->ino = st->st_ino;
 	inode->type = st->st_mode & S_IFMT;
