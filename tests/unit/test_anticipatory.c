@@ -57,6 +57,31 @@ static void wr(struct queue *q, int id, pid_t pid, uint64_t sector)
 	sub(q, id, ELV_WRITE, pid, sector);
 }
 
+/* A's read at sector 1000 served, B's far one queued: waiting for A, 1 ms. */
+static struct queue *as_waiting(void)
+{
+	struct queue *q = as_queue();
+
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_B, 900000);
+	CHECK(queue_try_next(q) == NULL);
+	h_now = 1 * H_MS;
+	return q;
+}
+
+/* A's read at sector 1000 dispatched, *io, in flight; B's far one queued. */
+static struct queue *as_in_flight(struct io **io)
+{
+	struct queue *q = as_queue();
+
+	rd(q, 1, PID_A, 1000);
+	rd(q, 2, PID_B, 900000);
+	*io = queue_try_next(q);
+	CHECK(*io != NULL && h_part_id(*io, 0) == 1);
+	return q;
+}
+
 /* A write from a file opened O_SYNC, O_DSYNC or O_DIRECT. */
 static struct io *sync_io(int id, uint64_t file, uint64_t offset,
 			  pid_t pid, uint64_t sector)
@@ -129,13 +154,9 @@ static void test_waits_for_next_read(void)
  */
 static void test_waits_for_read_in_flight(void)
 {
-	struct queue *q = as_queue();
 	struct io *io;
+	struct queue *q = as_in_flight(&io);
 
-	rd(q, 1, PID_A, 1000);
-	rd(q, 2, PID_B, 900000);
-	io = queue_try_next(q);
-	CHECK(io != NULL && h_part_id(io, 0) == 1);
 	CHECK(queue_try_next(q) == NULL);
 	h_now = 3 * H_MS;
 	CHECK(queue_try_next(q) == NULL);
@@ -273,13 +294,8 @@ static void test_exit_learns(void)
  */
 static void test_close_read_breaks(void)
 {
-	struct queue *q = as_queue();
+	struct queue *q = as_waiting();
 
-	rd(q, 1, PID_A, 1000);
-	CHECK_STR(h_order(q, 0), "1");
-	rd(q, 2, PID_B, 900000);
-	CHECK(queue_try_next(q) == NULL);
-	h_now = 1 * H_MS;
 	rd(q, 3, PID_C, 500000);
 	CHECK(queue_try_next(q) == NULL);
 	rd(q, 4, 503, 1100);
@@ -343,13 +359,9 @@ static void test_timeout_exits_told(void)
 /* An expired read ends the wait before antic_expire does. */
 static void test_fifo_expiry_breaks(void)
 {
-	struct queue *q = as_queue();
 	struct io *io;
+	struct queue *q = as_in_flight(&io);
 
-	rd(q, 1, PID_A, 1000);
-	rd(q, 2, PID_B, 900000);
-	io = queue_try_next(q);
-	CHECK(io != NULL && h_part_id(io, 0) == 1);
 	h_now = (READ_EXPIRE_MS - 1) * H_MS;
 	if (io != NULL)
 		h_complete(q, io);
@@ -370,13 +382,8 @@ static void test_fifo_expiry_breaks(void)
  */
 static void test_own_far_read_breaks(void)
 {
-	struct queue *q = as_queue();
+	struct queue *q = as_waiting();
 
-	rd(q, 1, PID_A, 1000);
-	CHECK_STR(h_order(q, 0), "1");
-	rd(q, 2, PID_B, 900000);
-	CHECK(queue_try_next(q) == NULL);
-	h_now = 1 * H_MS;
 	rd(q, 3, PID_A, 500000);
 	CHECK_STR(h_order(q, 1), "3");
 	fire(q, 100 * H_MS);
@@ -509,13 +516,8 @@ static void test_holds_writes(void)
  */
 static void test_own_request_breaks(void)
 {
-	struct queue *q = as_queue();
+	struct queue *q = as_waiting();
 
-	rd(q, 1, PID_A, 1000);
-	CHECK_STR(h_order(q, 0), "1");
-	rd(q, 2, PID_B, 900000);
-	CHECK(queue_try_next(q) == NULL);
-	h_now = 1 * H_MS;
 	wr(q, 3, PID_A, 50000000);
 	/* No more waiting for A: B's read goes (and B is waited for). */
 	CHECK_STR(h_order(q, 0), "2");
@@ -1020,13 +1022,8 @@ static void test_one_write_in_flight_near_sync(void)
  */
 static void test_counters(void)
 {
-	struct queue *q = as_queue();
+	struct queue *q = as_waiting();
 
-	rd(q, 1, PID_A, 1000);
-	CHECK_STR(h_order(q, 0), "1");
-	rd(q, 2, PID_B, 900000);
-	CHECK(queue_try_next(q) == NULL);
-	h_now = 1 * H_MS;
 	rd(q, 3, PID_A, 1008);
 	CHECK_STR(h_order(q, 1), "3");
 	CHECK(queue_try_next(q) == NULL);
