@@ -228,6 +228,7 @@ static inline struct fs *fs_of(fuse_req_t req)
 }
 
 struct inode *fs_inode(fuse_req_t req, fuse_ino_t ino);
+struct inode *fs_inode_writable(fuse_req_t req, fuse_ino_t ino, int *fd);
 int fs_inode_table_init(struct fs *fs);
 void fs_inode_table_destroy(struct fs *fs);
 /* A write to inode was queued (returns the epoch to pass back) / done. */
