@@ -376,6 +376,24 @@ dio_backing() {
 	cleanup_push 'mountpoint -q "$MNT" && { fusermount3 -u "$MNT" || umount -l "$MNT"; sleep 0.2; }; umount "$BACKING" 2>/dev/null || umount -l "$BACKING"'
 }
 
+# Make BACKING a faultfs mount (tests/faultfs.c) of $T/src that fails
+# operations as the rules in file $1 say.  Call before mount_fs.
+faultfs_backing() {
+	local faultfs=$top_builddir/tests/faultfs
+	[ -x "$faultfs" ] || fail "$faultfs not built"
+	mkdir -p "$T/src"
+	"$faultfs" -f -o "rules=$1" "$T/src" "$BACKING" 2>"$T/faultfs.log" &
+	FAULT_PID=$!
+	# After lib.sh's unmount of MNT would be too late: the daemon first.
+	cleanup_push "fusermount3 -u '$MNT' 2>/dev/null; sleep 0.2; fusermount3 -u '$BACKING' 2>/dev/null || umount -l '$BACKING'; kill $FAULT_PID 2>/dev/null"
+	wait_for "faultfs to mount" faultfs_up
+}
+faultfs_up() {
+	kill -0 "$FAULT_PID" 2>/dev/null ||
+		fail "faultfs died: $(cat "$T/faultfs.log")"
+	mountpoint -q "$BACKING"
+}
+
 # SIGHUP the daemon of mount_fs and wait (10 s at most) until it logged
 # the end of that reload: "configuration reloaded" or "reload failed",
 # or, with PATTERN, a new line matching PATTERN (for a reload that logs
