@@ -394,6 +394,15 @@ faultfs_up() {
 	mountpoint -q "$BACKING"
 }
 
+# mount_conf TEXT [OPTION,...]: mount_fs with the configuration file
+# C=$T/reload.conf holding TEXT (with printf's backslash escapes), for
+# tests that change it and reload.
+mount_conf() {
+	C=$T/reload.conf
+	printf '%b' "$1" >"$C"
+	mount_fs -o "config=$C${2:+,$2}"
+}
+
 # SIGHUP the daemon of mount_fs and wait (10 s at most) until it logged
 # the end of that reload: "configuration reloaded" or "reload failed",
 # or, with PATTERN, a new line matching PATTERN (for a reload that logs
@@ -476,7 +485,8 @@ idle_class_stop() {
 # controller, the v1 blkio hierarchy or v2 with io, made under a group of
 # the test's own (CG, a path in CG_ROOT) and removed at exit, their
 # processes killed first.  CG_DEV is BACKING's disk, MAJ:MIN, where the
-# kernel keeps limits.  Call cg_setup after dio_backing, if any.
+# kernel keeps limits.  Call cg_setup after dio_backing, if any; cg_setup
+# NAME... also makes the groups $CG/NAME.
 cg_setup() {
 	require_root
 	if [ -e /sys/fs/cgroup/blkio/blkio.throttle.read_bps_device ]; then
@@ -495,6 +505,9 @@ cg_setup() {
 	[ -e "/sys/dev/block/$CG_DEV" ] || skip_env "BACKING is on no block device"
 	CG=/fuse-iosched-$TEST_NAME-$$
 	cg_mkdir "$CG"
+	for _g; do
+		cg_mkdir "$CG/$_g"
+	done
 }
 
 # cg_mkdir PATH: a group, removed at exit (children first: pushed later).
