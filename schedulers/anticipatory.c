@@ -1,53 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The anticipatory I/O scheduler, after Iyer and Druschel ("Anticipatory
- * scheduling", SOSP 2001) and the Linux 2.6 AS scheduler.
+ * scheduling", SOSP 2001) and Linux 2.6's as-iosched.c: deadline's sorted
+ * lists, FIFOs and batches in two classes (synchronous, asynchronous),
+ * plus idling after a synchronous read for its process's next one.  What
+ * it does, and where and why it differs from the kernel's, is in
+ * fuse-iosched(8), anticipatory.
  *
- * The request machinery is deadline's, with requests in two classes as
- * the kernel's: synchronous (reads, and writes a process waits for:
- * O_SYNC, O_DSYNC, O_DIRECT) and asynchronous (other writes).  Each class
- * has a sector-sorted list served as a one-way elevator and an
- * arrival-ordered FIFO whose head is checked against an expiry time; the
- * classes are served in batches (a "read batch" is the synchronous
- * class's), each bounded in time (read_batch_expire,
- * write_batch_expire), a write batch also in requests, a number that
- * shrinks when write batches overrun their time (as Linux 2.6's
- * update_write_batch).  A batch starts once the other direction has
- * drained from the device, a read batch's clock at its first completion.
- * The elevator allows short backward seeks, costed twice a forward seek
- * of the same length, since a process reading a file
- * backwards, or two processes interleaving in one region, would otherwise
- * wait for the sweep to come round again.
- *
- * The addition is anticipation.  A process doing synchronous reads issues
- * its next read only after the previous one completed, and usually a
- * short "think time" later.  At that moment the queue holds only other
- * processes' requests, so a work-conserving scheduler seeks away to serve
- * them, and must seek back when the first process's next read arrives:
- * the disk looked idle but was not ("deceptive idleness").  So after a
- * read completes, this scheduler may keep the disk idle for up to
- * antic_expire, waiting for the same process's next nearby read.
- *
- * Per-process statistics (think time, seek distance, keyed by the pid of
- * the request) decide whether waiting is likely to pay: a process that
- * thinks longer than antic_expire is not waited for.  Waiting ends early
- * when any request of the process arrives, when another process's read
- * close to the head arrives (as cheap to serve as the one we wait for,
- * in a window that widens as the wait goes on), when a read
- * expires, when the batch is over with writes waiting, or when the host
- * drains the queue (force).
- *
- * Anticipation is a small state machine:
- *   ANTIC_OFF       a request was just dispatched; nothing decided.
- *   ANTIC_WAIT_REQ  waiting for the reads in flight to complete: the think
- *                   time only starts when the process has its data.
- *   ANTIC_WAIT_NEXT reads are done; idle until the process's next read
- *                   or the wake-up at antic_expire after the completion.
- *   ANTIC_FINISHED  waiting is over (broken or timed out); serve the next
- *                   request, and do not wait again before it is served.
- * While waiting, dispatch returns NULL and asks the host for a wake-up at
- * the earliest time waiting could end on its own; arrivals and
- * completions make the host call dispatch earlier.
+ * Invariants:
+ * - A queued request is on its class's sort tree and FIFO; next_rq[dir] is
+ *   NULL only when nothing of dir is queued.
+ * - Anticipation is a state machine (enum as_antic_status): OFF after a
+ *   dispatch; WAIT_REQ while the awaited reads are in flight (think time
+ *   starts when the process has its data); WAIT_NEXT until its next read
+ *   or antic_expire after the completion; FINISHED once waiting is over,
+ *   until the next request is served.
+ * - While waiting, dispatch returns NULL and asks the host for a wake-up
+ *   at the earliest time waiting could end on its own; arrivals and
+ *   completions make the host call dispatch earlier.
+ * - No hook allocates: per-process entries are made in init_queue and
+ *   recycled least recently seen first.
  */
 #include <errno.h>
 #include <stdbool.h>
