@@ -253,6 +253,7 @@ static int control_stats_show(struct fs *fs,
 	int n, m;
 
 	queue_get_stats(fs->queue, &st);
+	memory_stats(&st.mem);
 	n = stats_format(&st, buf, size);
 	if (n < 0)
 		return n;

@@ -63,6 +63,14 @@ void timer_stop(struct timer *t);
  * done(arg) on the loop thread; one run at a time.  0 or -errno. */
 int timer_on_signal(struct timer *t, int signo, timer_fn work, timer_fn done,
 		    void *arg);
+/*
+ * A second timer, for the daemon's own deferred work (request.c's trim):
+ * timer_set_deferred, before the session starts, says what to run (0 or
+ * -errno); timer_defer runs it once on the loop thread, ms from now,
+ * replacing an earlier arming.
+ */
+int timer_set_deferred(struct timer *t, timer_fn fn, void *arg);
+void timer_defer(struct timer *t, unsigned ms);
 /* The loop's libevent base, for what serves on it (metrics.c). */
 struct event_base *timer_base(struct timer *t);
 /* Run fn(arg) in timer_stop, after the loop ended, before the base goes;
@@ -427,6 +435,33 @@ void request_read(fuse_req_t req, struct inode *inode, uint64_t fh,
 void request_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 		   struct fuse_bufvec *in, off_t off, int open_flags);
 
+/* memory.c: the data buffers' bound, and memory given back once idle */
+/* Bytes of queued write copies above which a writer waits. */
+#define MEMORY_COPY_MAX (32u << 20)
+/* One arena; trims on fs's timer (before the session starts); 0 or
+ * -errno. */
+int memory_start(struct fs *fs);
+/* Wait until len more bytes of copies fit (or none are held), count
+ * them; memory_copy_release once they are freed. */
+void memory_copy_reserve(size_t len);
+void memory_copy_release(size_t len);
+/*
+ * A throttled group's parked writes do not count against the bound, or
+ * a group limited to a trickle would make every other group's writers
+ * wait (the throttle promises it slows nobody else); their number is
+ * bounded by the kernel's outstanding FUSE requests.  The bytes of io's
+ * copies, to take out when it is parked (memory_copy_park) and put back,
+ * without waiting, when it is released (memory_copy_unpark).
+ */
+size_t memory_copies_of(const struct io *io);
+void memory_copy_park(size_t len);
+void memory_copy_unpark(size_t len);
+/* n parts got buffers of ours / had them freed (the trim's idleness). */
+void memory_buffers_used(unsigned n);
+void memory_buffers_freed(unsigned n);
+/* The counters, for .control/stats. */
+void memory_stats(struct stats_memory *m);
+
 /*
  * dio.c: performing a direct io.  Results go to each part, as
  * perform_io's do.
@@ -478,6 +513,9 @@ void ioprio_pass_end(void);
 /* perform.c: an io's syscall */
 /* Perform io and set each part's result; no FUSE. */
 void perform_io(struct io *io);
+/* buf is the calling thread's own read buffer, which perform_io used
+ * for a small read: not to be freed (request_end, on that thread). */
+bool perform_is_local(const void *buf);
 
 /* dispatch.c: the worker pool that performs I/O */
 /* dm: NULL, or a disk model the pool takes over (and frees); groups:

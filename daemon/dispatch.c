@@ -63,8 +63,15 @@ static void dispatch_one(struct dispatch *d, struct io *io, uint64_t end_ns)
  */
 void dispatch_submit(struct dispatch *d, struct io *io)
 {
-	if (d->tl != NULL && throttle_submit(d->tl, io))
-		return;	/* parked: the releaser submits it */
+	/* Counted before: once parked, io is the releaser's. */
+	size_t copies = d->tl != NULL ? memory_copies_of(io) : 0;
+
+	if (d->tl != NULL && throttle_submit(d->tl, io)) {
+		/* parked: the releaser submits it */
+		if (copies != 0)
+			memory_copy_park(copies);
+		return;
+	}
 	if (d->dm != NULL) {
 		queue_submit(d->q, io);
 		return;
@@ -114,8 +121,13 @@ static void *dispatch_releaser(void *arg)
 	struct dispatch *d = arg;
 	struct io *io;
 
-	while ((io = throttle_next(d->tl)) != NULL)
+	while ((io = throttle_next(d->tl)) != NULL) {
+		size_t copies = memory_copies_of(io);
+
+		if (copies != 0)
+			memory_copy_unpark(copies);
 		queue_submit(d->q, io);
+	}
 	return NULL;
 }
 

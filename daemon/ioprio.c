@@ -46,14 +46,54 @@
 #define IOPRIO_CACHE_SIZE 64		/* slots; a power of two */
 #define IOPRIO_CACHE_TTL_NS 100000000ULL	/* 100 ms */
 
+/*
+ * A slot is read without a lock, as a seqlock: every request looks its
+ * pid up, and a mutex there was one of the locks per request that
+ * libfuse's own passthrough does not take.  Writers (a miss, at most one
+ * per pid per TTL) hold ioprio_lock and make seq odd while they store.
+ */
 struct ioprio_slot {
-	pid_t pid;		/* 0: empty */
-	int ioprio;
-	uint64_t stamp_ns;	/* when it was asked */
+	atomic_uint seq;	/* odd while a writer stores */
+	_Atomic pid_t pid;	/* 0: empty */
+	atomic_int ioprio;
+	_Atomic uint64_t stamp_ns;	/* when it was asked */
 };
 
 static pthread_mutex_t ioprio_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct ioprio_slot ioprio_cache[IOPRIO_CACHE_SIZE]; /* ioprio_lock */
+static struct ioprio_slot ioprio_cache[IOPRIO_CACHE_SIZE];
+
+/* The cached priority of pid, asked less than a TTL before now. */
+static bool ioprio_cached(struct ioprio_slot *slot, pid_t pid, uint64_t now,
+			  int *prio)
+{
+	unsigned seq = atomic_load_explicit(&slot->seq, memory_order_acquire);
+	bool hit;
+
+	hit = atomic_load_explicit(&slot->pid, memory_order_relaxed) == pid &&
+	      now - atomic_load_explicit(&slot->stamp_ns,
+					 memory_order_relaxed) <
+		      IOPRIO_CACHE_TTL_NS;
+	*prio = atomic_load_explicit(&slot->ioprio, memory_order_relaxed);
+	atomic_thread_fence(memory_order_acquire);
+	return hit && !(seq & 1) &&
+	       atomic_load_explicit(&slot->seq, memory_order_relaxed) == seq;
+}
+
+static void ioprio_store(struct ioprio_slot *slot, pid_t pid, int prio,
+			 uint64_t now)
+{
+	unsigned seq;
+
+	pthread_mutex_lock(&ioprio_lock);
+	seq = atomic_load_explicit(&slot->seq, memory_order_relaxed);
+	atomic_store_explicit(&slot->seq, seq + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&slot->pid, pid, memory_order_relaxed);
+	atomic_store_explicit(&slot->ioprio, prio, memory_order_relaxed);
+	atomic_store_explicit(&slot->stamp_ns, now, memory_order_relaxed);
+	atomic_store_explicit(&slot->seq, seq + 2, memory_order_release);
+	pthread_mutex_unlock(&ioprio_lock);
+}
 
 /*
  * The coarse clock costs no system call and ticks every few milliseconds,
@@ -113,22 +153,11 @@ int ioprio_of_pid(pid_t pid)
 
 	now = ioprio_now_ns();
 	slot = &ioprio_cache[(unsigned)pid & (IOPRIO_CACHE_SIZE - 1)];
-	pthread_mutex_lock(&ioprio_lock);
-	if (slot->pid == pid && now - slot->stamp_ns < IOPRIO_CACHE_TTL_NS) {
-		prio = slot->ioprio;
-		pthread_mutex_unlock(&ioprio_lock);
+	if (ioprio_cached(slot, pid, now, &prio))
 		return prio;
-	}
-	pthread_mutex_unlock(&ioprio_lock);
-
 	/* No lock across the system calls: a duplicate query is harmless. */
 	prio = ioprio_query(pid);
-
-	pthread_mutex_lock(&ioprio_lock);
-	slot->pid = pid;
-	slot->ioprio = prio;
-	slot->stamp_ns = now;
-	pthread_mutex_unlock(&ioprio_lock);
+	ioprio_store(slot, pid, prio, now);
 	return prio;
 }
 

@@ -490,7 +490,7 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 	int ret;
 
 	fs->timer = timer_start(main_timer_fired, fs);
-	if (fs->timer == NULL) {
+	if (fs->timer == NULL || memory_start(fs) != 0) {
 		if (metrics_fd >= 0)
 			close(metrics_fd);
 		return -1;

@@ -72,6 +72,69 @@ static void perform_vectored(struct io *io)
 	io_spread(io, done, err);
 }
 
+/*
+ * Reads of up to PERFORM_LOCAL_MAX bytes are performed into a buffer the
+ * performing thread keeps for its life: request_end answers from it on
+ * the same thread right after, so a small read (4 KiB random reads) costs
+ * no malloc and free, which were a tenth of the daemon's instructions
+ * per request.  Larger reads get buffers of their own.
+ */
+#define PERFORM_LOCAL_MAX (64 * 1024)
+#define PERFORM_LOCAL_ALIGN 4096	/* covers direct I/O's alignment */
+
+static __thread char *perform_local;
+static pthread_key_t perform_local_key;	/* frees it when the thread ends */
+static pthread_once_t perform_local_once = PTHREAD_ONCE_INIT;
+
+static void perform_local_init(void)
+{
+	pthread_key_create(&perform_local_key, free);
+}
+
+/* The thread's buffer, or NULL (out of memory: the caller mallocs). */
+static char *perform_local_buf(void)
+{
+	if (perform_local == NULL) {
+		pthread_once(&perform_local_once, perform_local_init);
+		perform_local = aligned_alloc(PERFORM_LOCAL_ALIGN,
+					      PERFORM_LOCAL_MAX);
+		if (perform_local != NULL)
+			pthread_setspecific(perform_local_key, perform_local);
+	}
+	return perform_local;
+}
+
+bool perform_is_local(const void *buf)
+{
+	return perform_local != NULL && (const char *)buf >= perform_local &&
+	       (const char *)buf < perform_local + PERFORM_LOCAL_MAX;
+}
+
+/*
+ * A read's buffers are allocated now, not when it was queued: a backlog
+ * of queued reads holds no data memory, only those being performed do.
+ */
+static int perform_read_bufs(struct io *io)
+{
+	char *local;
+
+	if (io->rq.bytes <= PERFORM_LOCAL_MAX &&
+	    io->dio_align <= PERFORM_LOCAL_ALIGN &&
+	    (local = perform_local_buf()) != NULL) {
+		/* Parts in file order, back to back, as one buffer. */
+		for (struct io_part *p = io->parts; p != NULL; p = p->next) {
+			p->buf = local;
+			local += p->len;
+		}
+		return 0;
+	}
+	for (struct io_part *p = io->parts; p != NULL; p = p->next)
+		if (p->buf == NULL &&
+		    (p->buf = io_alloc_buf(io, p->len)) == NULL)
+			return ENOMEM;
+	return 0;
+}
+
 void perform_io(struct io *io)
 {
 	struct inode *inode = io->inode;
@@ -79,6 +142,10 @@ void perform_io(struct io *io)
 
 	/* The backing disk's scheduler sees the request's class, as loop's. */
 	ioprio_pass(io->rq.ioprio);
+	if (io->rq.dir == ELV_READ && perform_read_bufs(io) != 0) {
+		io_spread(io, 0, ENOMEM);
+		return;
+	}
 	if (io->dio_unaligned) {
 		dio_perform(io);
 		return;

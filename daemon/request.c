@@ -11,9 +11,13 @@
  * thread itself, may perform and free it at any moment.  request_end runs
  * exactly once per performed io, on the thread that performed it.
  *
- * A part's buffer is its own, except that a large synchronous write onto
+ * A part's buffer is its own, except that a synchronous write onto
  * an idle queue lends libfuse's buffer: the session thread then waits
  * until request_end has answered that part before it returns to libfuse.
+ *
+ * Memory (memory.c): a read's buffer exists only while it is performed
+ * (perform.c); a write's copy waits for room under the limit on queued
+ * copies.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,9 +25,6 @@
 #include <string.h>
 
 #include "daemon.h"
-
-/* Writes from this size up may lend their data (request_write). */
-#define REQUEST_LEND_MIN (64 * 1024)
 
 /*
  * Synchronous means someone waits for it.  Someone always waits for a
@@ -74,6 +75,8 @@ static void request_end(struct io *io)
 {
 	struct inode *inode = io->inode;
 	uint64_t end = io->rq.offset;
+	size_t copies = 0;
+	unsigned owned = 0;
 	struct io_part *p;
 
 	/*
@@ -95,11 +98,23 @@ static void request_end(struct io *io)
 			fuse_reply_buf(p->req, p->buf, (size_t)p->result);
 		else
 			fuse_reply_write(p->req, (size_t)p->result);
+		/* The performing thread's buffer is this thread's (perform.c). */
+		if (io->rq.dir == ELV_READ && perform_is_local(p->buf))
+			p->buf = NULL;
 		/* From here on the lent buffer is its owner's again. */
-		if (p->lender != NULL)
+		if (p->lender != NULL) {
 			sem_post(p->lender);
+			continue;
+		}
+		owned++;
+		if (io->rq.dir == ELV_WRITE)
+			copies += p->len;
 	}
 	io_free(io);
+	if (copies != 0)
+		memory_copy_release(copies);
+	if (owned != 0)
+		memory_buffers_freed(owned);
 }
 
 static struct io *request_prepare(fuse_req_t req, struct inode *inode,
@@ -139,8 +154,10 @@ void request_read(fuse_req_t req, struct inode *inode, uint64_t fh,
 	}
 	io = request_prepare(req, inode, fh, ELV_READ, size, off,
 			     open_flags);
-	if (io != NULL)
-		dispatch_submit(fs_of(req)->dispatch, io);
+	if (io == NULL)
+		return;
+	memory_buffers_used(1);
+	dispatch_submit(fs_of(req)->dispatch, io);
 }
 
 /* Give a write part a buffer of its own holding in's data. */
@@ -150,16 +167,21 @@ static int request_copy_in(struct io *io, struct io_part *p,
 	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(p->len);
 	ssize_t n;
 
+	memory_copy_reserve(p->len);
 	dst.buf[0].mem = io_alloc_buf(io, p->len);
-	if (dst.buf[0].mem == NULL)
+	if (dst.buf[0].mem == NULL) {
+		memory_copy_release(p->len);
 		return ENOMEM;
+	}
 	n = fuse_buf_copy(&dst, in, 0);
 	if (n < 0 || (size_t)n != p->len) {
 		io_free_buf(io, dst.buf[0].mem);
+		memory_copy_release(p->len);
 		return n < 0 ? (int)-n : EIO;
 	}
 	p->buf = dst.buf[0].mem;
 	p->lender = NULL;	/* the lender may have its buffer back */
+	memory_buffers_used(1);
 	return 0;
 }
 
@@ -190,14 +212,17 @@ void request_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 		   (fs_of(req)->cfg->writeback_cache &&
 		    !(open_flags & O_DIRECT));
 	/*
-	 * in is libfuse's only until we return.  The writer of a large
+	 * in is libfuse's only until we return.  The writer of a
 	 * synchronous write waits for our reply anyway; when the queue is
 	 * idle, so that this thread will not wait behind a backlog, it
 	 * lends the data in place of a copy and waits with the writer.
-	 * Small writes are cheap to copy.  A direct io needs an aligned
-	 * buffer, which libfuse's (data after the request header) is not.
+	 * Small writes too: their copy, malloc and free were a twentieth
+	 * of a SQLite transaction's instructions, and the elevator usually
+	 * dispatches them at once, so the wait costs nothing.  A direct io
+	 * needs an aligned buffer, which libfuse's (data after the request
+	 * header) is not.
 	 */
-	lend = size >= REQUEST_LEND_MIN && io->dio_align == 0 && in->count == 1 && in->idx == 0 &&
+	lend = io->dio_align == 0 && in->count == 1 && in->idx == 0 &&
 	       in->off == 0 && !(in->buf[0].flags & FUSE_BUF_IS_FD) &&
 	       io->rq.sync && sem_init(&lender, 0, 0) == 0;
 	if (lend) {

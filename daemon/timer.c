@@ -49,6 +49,9 @@ struct timer {
 	timer_fn fn;
 	void *arg;
 	struct timer_signal *signals;	/* set up before use, then fixed */
+	struct event *deferred_ev;	/* timer_set_deferred; set once */
+	timer_fn deferred_fn;
+	void *deferred_arg;
 	struct timer_stop_fn *stops;	/* set up before use, then fixed */
 };
 
@@ -114,6 +117,31 @@ void timer_arm(struct timer *t, uint64_t at_ns)
 	};
 
 	evtimer_add(t->ev, &tv);
+}
+
+static void timer_deferred_fire(evutil_socket_t fd, short what, void *arg)
+{
+	struct timer *t = arg;
+
+	t->deferred_fn(t->deferred_arg);
+}
+
+int timer_set_deferred(struct timer *t, timer_fn fn, void *arg)
+{
+	t->deferred_fn = fn;
+	t->deferred_arg = arg;
+	t->deferred_ev = evtimer_new(t->base, timer_deferred_fire, t);
+	return t->deferred_ev == NULL ? -ENOMEM : 0;
+}
+
+void timer_defer(struct timer *t, unsigned ms)
+{
+	struct timeval tv = {
+		.tv_sec = (time_t)(ms / 1000),
+		.tv_usec = (suseconds_t)(ms % 1000 * 1000),
+	};
+
+	evtimer_add(t->deferred_ev, &tv);
 }
 
 static void *timer_signal_work(void *arg)
@@ -247,6 +275,8 @@ void timer_stop(struct timer *t)
 		event_free(s->done_ev);
 		free(s);
 	}
+	if (t->deferred_ev != NULL)
+		event_free(t->deferred_ev);
 	event_free(t->ev);
 	event_base_free(t->base);
 	free(t);

@@ -232,6 +232,22 @@ struct stats_counters {
 	uint64_t value[IOSCHED_COUNTERS_MAX];
 };
 
+/*
+ * The daemon's request buffers (request.c fills these; zero elsewhere):
+ * bytes of write data copied for queued writes now, their peak, the
+ * limit above which a writer waits, the writes that waited, the times
+ * freed memory was given back to the system at idle, and the copies of
+ * writes a throttled group's budget holds back (outside the limit).
+ */
+struct stats_memory {
+	uint64_t copy_bytes;
+	uint64_t copy_peak;
+	uint64_t copy_limit;
+	uint64_t copy_waits;
+	uint64_t trims;
+	uint64_t copy_parked;	/* of writes the throttle holds: not bound */
+};
+
 struct stats {
 	struct stats_dir dir[2];	/* ELV_READ, ELV_WRITE */
 	uint64_t switches;
@@ -241,6 +257,7 @@ struct stats {
 	uint64_t busy_ns;
 	uint64_t depth_ns;
 	struct stats_counters sched;	/* filled by queue_get_stats */
+	struct stats_memory mem;	/* not the queue's: the daemon's */
 };
 extern const char *const stats_class_names[STATS_CLASSES];
 /* The class of an I/O priority (IOSCHED_IOPRIO). */
@@ -308,7 +325,8 @@ struct io {
  * whose memory the caller holds (the replay's pools, the unit tests). */
 void io_init(struct io *io, struct io_part *p, enum elv_dir dir,
 	     uint64_t file, uint64_t off, size_t len);
-/* Allocate an io of one part, with its buffer for a read. */
+/* Allocate an io of one part, without a buffer (a read's is allocated
+ * when it is performed, so that queued reads hold no data memory). */
 struct io *io_new(enum elv_dir dir, uint64_t file, int fd,
 		  unsigned dio_align, uint64_t off, size_t len);
 /* A buffer of len bytes for io (aligned for a direct one), or NULL;

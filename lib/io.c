@@ -86,8 +86,6 @@ struct io *io_new(enum elv_dir dir, uint64_t file, int fd,
 	io->fd = fd;
 	io->dio_align = dio_align;
 	io->dio_unaligned = dio_align != 0 && ((off | len) & (dio_align - 1));
-	if (dir == ELV_READ && (p->buf = io_alloc_buf(io, len)) == NULL)
-		goto fail;
 	return io;
 
 fail:

@@ -158,7 +158,7 @@ printf '%s\n' "$stats_doc" | sed -n 's/^              \([a-z_]*\)\(, \([a-z_]*\)
 	s/^              \([a-z_]*\)\(, \([a-z_]*\)\)\{0,1\}  .*/\1\n\3/p' | grep . >"$T/b1"
 same "the lines of .control/stats" "$T/a1" ".control/stats" "$T/b1" "fuse-iosched.8 stats"
 # Fields: the names in name value pairs of each line kind, in the page.
-for kind in read queue wait; do
+for kind in read queue memory wait; do
 	awk -v k="$kind" '$1 == k { for (i = 2; i < NF; i++)
 		if ($i ~ /^[a-z_0-9]*[a-z][a-z_0-9]*$/ && $i != "read" && $i != "write" &&
 		    $i != "be" && $i != "rt" && $i != "idle") print $i; exit }' "$T/stats" |
