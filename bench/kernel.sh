@@ -124,15 +124,7 @@ echo
 
 # setup CONFIG: pick the loop device's scheduler and the mount to use.
 setup() {
-	case $1 in
-	kernel:*)
-		echo "${1#kernel:}" >"$QUEUE/scheduler"
-		M=$B ;;
-	fuse:*)
-		echo none >"$QUEUE/scheduler"
-		switch_to fuse "${1#fuse:}"
-		M=$W/fuse ;;
-	esac
+	loop_config "$1"
 	evict "$B/r1.dat" "$B/r2.dat" "$B/w.dat"
 }
 
