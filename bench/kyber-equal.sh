@@ -48,18 +48,7 @@ PAIRS='kyber|kyber
 mq-deadline|deadline
 none|noop'
 
-LOOP=
-equal_cleanup() {
-	bench_cleanup
-	[ -z "$LOOP" ] || losetup -d "$LOOP" 2>/dev/null || true
-}
-trap equal_cleanup EXIT
-
-truncate -s $IMAGE_SIZE "$W/ext4.img"
-mkfs.ext4 -q -F "$W/ext4.img"
-LOOP=$(losetup -f --show --direct-io=on "$W/ext4.img") || die "no loop device"
-QUEUE=/sys/block/$(basename "$LOOP")/queue
-mount "$LOOP" "$B"
+loop_setup $IMAGE_SIZE
 MOUNTS="$B"
 for f in r w1 w2; do
 	layout "$B/$f.dat" $FSIZE

@@ -125,6 +125,26 @@ switch_to() {
 		die "$2 is not active on $1 (MODULE_DIR?)"
 }
 
+# loop_setup SIZE: an ext4 image of SIZE on a loop device with direct I/O
+# (LOOP; QUEUE, its queue's directory), mounted on B; all gone at exit.
+loop_setup() {
+	LOOP=
+	trap loop_cleanup EXIT
+	truncate -s "$1" "$W/ext4.img"
+	mkfs.ext4 -q -F "$W/ext4.img"
+	LOOP=$(losetup -f --show --direct-io=on "$W/ext4.img") ||
+		die "no loop device"
+	QUEUE=/sys/block/$(basename "$LOOP")/queue
+	mount "$LOOP" "$B"
+}
+
+loop_cleanup() {
+	bench_cleanup
+	# Only our device; the lazy unmount above may still hold it, in
+	# which case -d marks it to go when it is free.
+	[ -z "$LOOP" ] || losetup -d "$LOOP" 2>/dev/null || true
+}
+
 # loop_config CONFIG, for the benchmarks on a loop device (QUEUE its
 # queue's directory) with the ext4 mount B and our mount W/fuse over it:
 # kernel:SCHED makes SCHED the device's scheduler and M B; fuse:SCHED
