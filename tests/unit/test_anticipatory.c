@@ -27,6 +27,7 @@
 #define PID_B	501
 #define PID_C	502
 #define PID_D	503
+#define PID_A_CHAIN	534	/* in PID_A's chain of the pid table */
 
 static const struct elevator_type *as;
 
@@ -285,6 +286,23 @@ static void test_exit_learns(void)
 	CHECK_EQ(h_counter(q, "antic_timeouts"), 6);
 	CHECK_EQ(h_counter(q, "antic_exits"), 1);
 	CHECK_DONE(14);
+	queue_free(q);
+}
+
+/*
+ * A far read of a process whose pid shares PID_A's chain in the table
+ * (elv_pid_find) is not taken for A's own: the wait goes on.
+ */
+static void test_pid_chain(void)
+{
+	struct queue *q = as_waiting();
+
+	rd(q, 3, PID_A_CHAIN, 500000);
+	CHECK(queue_try_next(q) == NULL);
+	CHECK_EQ(h_counter(q, "antic_hits"), 0);
+	fire(q, (1 + ANTIC_MS) * H_MS);
+	CHECK_STR(h_order(q, 0), "3 2");
+	CHECK_DONE(3);
 	queue_free(q);
 }
 
@@ -1199,6 +1217,7 @@ int main(void)
 	test_exit_cooperator();
 	test_exit_learns();
 	test_close_read_breaks();
+	test_pid_chain();
 	test_timeout();
 	test_timeout_exits_told();
 	test_fifo_expiry_breaks();
