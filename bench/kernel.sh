@@ -56,23 +56,9 @@ FSIZE=1g IMAGE_SIZE=4G
 KERNEL_SCHEDS="bfq mq-deadline kyber"
 FUSE_SCHEDS="bfq deadline kyber"
 
-LOOP=
-kernel_cleanup() {
-	bench_cleanup
-	# Only our device; the lazy unmount above may still hold it, in
-	# which case -d marks it to go when it is free.
-	[ -z "$LOOP" ] || losetup -d "$LOOP" 2>/dev/null || true
-}
-trap kernel_cleanup EXIT
-
-truncate -s $IMAGE_SIZE "$W/ext4.img"
-mkfs.ext4 -q -F "$W/ext4.img"
-LOOP=$(losetup -f --show --direct-io=on "$W/ext4.img") || die "no loop device"
-DEV=$(basename "$LOOP")
-QUEUE=/sys/block/$DEV/queue
 # $B becomes the ext4 mount: unmounted after the fuse mount (MOUNTS is
 # unmounted newest first).
-mount "$LOOP" "$B"
+loop_setup $IMAGE_SIZE
 MOUNTS="$B"
 for f in r1 r2 w; do
 	layout "$B/$f.dat" $FSIZE
@@ -103,7 +89,7 @@ done
 
 {
 	describe_machine
-	echo "loop:      $LOOP, direct I/O $(cat "/sys/block/$DEV/loop/dio" 2>/dev/null || echo '?'), ext4 image of $IMAGE_SIZE in $W"
+	echo "loop:      $LOOP, direct I/O $(cat "$QUEUE/../loop/dio" 2>/dev/null || echo '?'), ext4 image of $IMAGE_SIZE in $W"
 	echo "kernel schedulers on the loop device: $have"
 	for s in $MISSING; do
 		echo "kernel has no $s (loop scheduler choices: $have):" \
@@ -124,15 +110,7 @@ echo
 
 # setup CONFIG: pick the loop device's scheduler and the mount to use.
 setup() {
-	case $1 in
-	kernel:*)
-		echo "${1#kernel:}" >"$QUEUE/scheduler"
-		M=$B ;;
-	fuse:*)
-		echo none >"$QUEUE/scheduler"
-		switch_to fuse "${1#fuse:}"
-		M=$W/fuse ;;
-	esac
+	loop_config "$1"
 	evict "$B/r1.dat" "$B/r2.dat" "$B/w.dat"
 }
 

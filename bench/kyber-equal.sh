@@ -48,18 +48,7 @@ PAIRS='kyber|kyber
 mq-deadline|deadline
 none|noop'
 
-LOOP=
-equal_cleanup() {
-	bench_cleanup
-	[ -z "$LOOP" ] || losetup -d "$LOOP" 2>/dev/null || true
-}
-trap equal_cleanup EXIT
-
-truncate -s $IMAGE_SIZE "$W/ext4.img"
-mkfs.ext4 -q -F "$W/ext4.img"
-LOOP=$(losetup -f --show --direct-io=on "$W/ext4.img") || die "no loop device"
-QUEUE=/sys/block/$(basename "$LOOP")/queue
-mount "$LOOP" "$B"
+loop_setup $IMAGE_SIZE
 MOUNTS="$B"
 for f in r w1 w2; do
 	layout "$B/$f.dat" $FSIZE
@@ -86,19 +75,6 @@ EOF
 } | tee "$RESULTS/machine.txt"
 echo
 
-# setup CONFIG: the loop device's scheduler and the directory to use.
-setup() {
-	case $1 in
-	kernel:*)
-		echo "${1#kernel:}" >"$QUEUE/scheduler"
-		M=$B ;;
-	fuse:*)
-		echo none >"$QUEUE/scheduler"
-		switch_to fuse "${1#fuse:}"
-		M=$W/fuse ;;
-	esac
-}
-
 # run TAG: the reader and the two writers in one fio, JSON to TAG.json
 # (jobs in order: reader, w1, w2).
 run() {
@@ -114,16 +90,12 @@ run() {
 	[ -s "$RESULTS/$1.err" ] || rm -f "$RESULTS/$1.err"
 }
 
-total=$(( $(echo "$CONFIGS" | wc -w) * ROUNDS ))
-n=0
-for r in $(seq "$ROUNDS"); do
-	for c in $CONFIGS; do
-		n=$((n + 1))
-		printf '[%d/%d] %s, round %d\n' $n $total "$c" "$r"
-		setup "$c"
-		run "${c/:/-}-r$r"
-	done
-done
+# one CONFIG ROUND: a run of CONFIG (loop_config).
+one() {
+	loop_config "$1"
+	run "${1/:/-}-r$2"
+}
+each_run one
 echo none >"$QUEUE/scheduler"
 
 summarize "$ROUNDS" "$CONFIGS" "$WRITE_RATE" <<'PY' | tee "$RESULTS/summary.txt"

@@ -125,6 +125,57 @@ switch_to() {
 		die "$2 is not active on $1 (MODULE_DIR?)"
 }
 
+# loop_setup SIZE: an ext4 image of SIZE on a loop device with direct I/O
+# (LOOP; QUEUE, its queue's directory), mounted on B; all gone at exit.
+loop_setup() {
+	LOOP=
+	trap loop_cleanup EXIT
+	truncate -s "$1" "$W/ext4.img"
+	mkfs.ext4 -q -F "$W/ext4.img"
+	LOOP=$(losetup -f --show --direct-io=on "$W/ext4.img") ||
+		die "no loop device"
+	QUEUE=/sys/block/$(basename "$LOOP")/queue
+	mount "$LOOP" "$B"
+}
+
+loop_cleanup() {
+	bench_cleanup
+	# Only our device; the lazy unmount above may still hold it, in
+	# which case -d marks it to go when it is free.
+	[ -z "$LOOP" ] || losetup -d "$LOOP" 2>/dev/null || true
+}
+
+# loop_config CONFIG, for the benchmarks on a loop device (QUEUE its
+# queue's directory) with the ext4 mount B and our mount W/fuse over it:
+# kernel:SCHED makes SCHED the device's scheduler and M B; fuse:SCHED
+# makes it none and SCHED ours, and M our mount.
+loop_config() {
+	case $1 in
+	kernel:*)
+		echo "${1#kernel:}" >"$QUEUE/scheduler"
+		M=$B ;;
+	fuse:*)
+		echo none >"$QUEUE/scheduler"
+		switch_to fuse "${1#fuse:}"
+		M=$W/fuse ;;
+	esac
+}
+
+# each_run FUNC: FUNC CONFIG ROUND for each of CONFIGS in each of ROUNDS
+# rounds, a line of progress before each.
+each_run() {
+	local total n=0 r c
+
+	total=$(( $(echo "$CONFIGS" | wc -w) * ROUNDS ))
+	for r in $(seq "$ROUNDS"); do
+		for c in $CONFIGS; do
+			n=$((n + 1))
+			printf '[%d/%d] %s, round %d\n' $n $total "$c" "$r"
+			"$1" "$c" "$r"
+		done
+	done
+}
+
 drop_caches() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches 2>/dev/null ||

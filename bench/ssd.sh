@@ -114,30 +114,27 @@ setup() {
 	esac
 }
 
-total=$(( $(echo "$CONFIGS" | wc -w) * ROUNDS ))
-n=0
-for r in $(seq "$ROUNDS"); do
-	for c in $CONFIGS; do
-		n=$((n + 1))
-		printf '[%d/%d] %s, round %d\n' $n $total "$c" "$r"
-		setup "$c"
-		writer=
-		[ "$c" = idle ] || writer="--name=writer --filename=$W/ssd/w.dat
-			--rw=write --bs=1m --ioengine=libaio --iodepth=16 --size=1g"
-		# shellcheck disable=SC2086
-		(cd "$RESULTS" && fio --output-format=json \
-			--output="$RESULTS/$c-r$r.json" \
-			--time_based --runtime="$RUNTIME" --direct=1 \
-			--name=reader --filename="$W/ssd/r.dat" --rw=randread \
-			--bs=4k --ioengine=psync --size=1g --numjobs=$READERS \
-			--write_lat_log="$c-r$r" --log_avg_msec=0 \
-			$writer >/dev/null 2>"$RESULTS/$c-r$r.err") || true
-		[ -s "$RESULTS/$c-r$r.err" ] || rm -f "$RESULTS/$c-r$r.err"
-		rm -f "$RESULTS/$c-r$r"_{lat,slat}.*.log
-		# A fresh instance per run: its counters are this run's.
-		save_counters ssd "$c-r$r"
-	done
-done
+# run CONFIG ROUND: the readers, and the writer but for idle.
+run() {
+	local c=$1 r=$2 writer=
+
+	setup "$c"
+	[ "$c" = idle ] || writer="--name=writer --filename=$W/ssd/w.dat
+		--rw=write --bs=1m --ioengine=libaio --iodepth=16 --size=1g"
+	# shellcheck disable=SC2086
+	(cd "$RESULTS" && fio --output-format=json \
+		--output="$RESULTS/$c-r$r.json" \
+		--time_based --runtime="$RUNTIME" --direct=1 \
+		--name=reader --filename="$W/ssd/r.dat" --rw=randread \
+		--bs=4k --ioengine=psync --size=1g --numjobs=$READERS \
+		--write_lat_log="$c-r$r" --log_avg_msec=0 \
+		$writer >/dev/null 2>"$RESULTS/$c-r$r.err") || true
+	[ -s "$RESULTS/$c-r$r.err" ] || rm -f "$RESULTS/$c-r$r.err"
+	rm -f "$RESULTS/$c-r$r"_{lat,slat}.*.log
+	# A fresh instance per run: its counters are this run's.
+	save_counters ssd "$c-r$r"
+}
+each_run run
 
 summarize "$ROUNDS" "$CONFIGS" "$STEADY_MS" "$REPLAY_S" <<'PY' | tee "$RESULTS/summary.txt"
 rounds, configs, steady_ms = int(sys.argv[1]), sys.argv[2].split(), int(sys.argv[3])

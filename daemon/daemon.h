@@ -42,6 +42,7 @@
 
 #include <fuse_lowlevel.h>
 #include <stdatomic.h>
+#include <sys/queue.h>
 
 #include "fuse-iosched.h"
 
@@ -174,7 +175,9 @@ struct inode {
 	 * inodes (fs_fd.c); use it only between fs_fd_get and fs_fd_put. */
 	int fd;			/* fd lock: -1 while closed */
 	unsigned fd_users;	/* fd lock: uses in progress pin fd */
-	struct inode *lru_prev, *lru_next;	/* fd lock: NULL if unlisted */
+	/* fd lock: on fs_fd.c's LRU while its fd may be closed; tqe_prev
+	 * NULL while not */
+	TAILQ_ENTRY(inode) lru;
 	struct file_handle *handle;	/* immutable; NULL: reach by name */
 	struct inode *parent;	/* table mutex; NULL for the root */
 	char *name;		/* table mutex: its name in parent */
@@ -233,6 +236,7 @@ static inline struct fs *fs_of(fuse_req_t req)
 }
 
 struct inode *fs_inode(fuse_req_t req, fuse_ino_t ino);
+struct inode *fs_inode_writable(fuse_req_t req, fuse_ino_t ino, int *fd);
 int fs_inode_table_init(struct fs *fs);
 void fs_inode_table_destroy(struct fs *fs);
 /* A write to inode was queued (returns the epoch to pass back) / done. */

@@ -110,16 +110,9 @@ void fs_attr_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	struct stat st;
 	int pfd, err;
 
-	if (fs_of(req)->readonly) {
-		fuse_reply_err(req, EROFS);
+	inode = fs_inode_writable(req, ino, &pfd);
+	if (inode == NULL)
 		return;
-	}
-	inode = fs_inode(req, ino);
-	pfd = fs_fd_get(inode);
-	if (pfd < 0) {
-		fuse_reply_err(req, -pfd);
-		return;
-	}
 	err = fs_attr_change(inode, pfd, fi ? fs_file_fd(fi->fh) : -1, attr,
 			     to_set);
 	fs_fd_put(inode);

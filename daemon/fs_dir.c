@@ -75,16 +75,9 @@ static void fs_dir_make(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct cred cred;
 	int fd, res, err;
 
-	if (fs_of(req)->readonly) {
-		fuse_reply_err(req, EROFS);
+	dir = fs_inode_writable(req, parent, &fd);
+	if (dir == NULL)
 		return;
-	}
-	dir = fs_inode(req, parent);
-	fd = fs_fd_get(dir);
-	if (fd < 0) {
-		fuse_reply_err(req, -fd);
-		return;
-	}
 	if (kind != FS_DIR_SYMLINK)
 		mode = fs_inode_create_mode(req, fd, mode);
 	err = cred_enter(req, &cred);
@@ -138,22 +131,15 @@ void fs_dir_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent,
 	struct inode *inode, *dir;
 	int fd, dfd, err = 0;
 
-	if (fs_of(req)->readonly) {
-		fuse_reply_err(req, EROFS);
-		return;
-	}
 	/*
 	 * linkat(fd, "", AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; following
 	 * the /proc magic link reaches the same inode (a symlink itself, not
 	 * its target) without it.
 	 */
-	inode = fs_inode(req, ino);
-	dir = fs_inode(req, parent);
-	fd = fs_fd_get(inode);
-	if (fd < 0) {
-		fuse_reply_err(req, -fd);
+	inode = fs_inode_writable(req, ino, &fd);
+	if (inode == NULL)
 		return;
-	}
+	dir = fs_inode(req, parent);
 	dfd = fs_fd_get(dir);
 	if (dfd < 0)
 		err = -dfd;
@@ -176,16 +162,9 @@ static void fs_dir_remove(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct inode *dir;
 	int fd, err;
 
-	if (fs_of(req)->readonly) {
-		fuse_reply_err(req, EROFS);
+	dir = fs_inode_writable(req, parent, &fd);
+	if (dir == NULL)
 		return;
-	}
-	dir = fs_inode(req, parent);
-	fd = fs_fd_get(dir);
-	if (fd < 0) {
-		fuse_reply_err(req, -fd);
-		return;
-	}
 	err = unlinkat(fd, name, flags) == -1 ? errno : 0;
 	fs_fd_put(dir);
 	fuse_reply_err(req, err);
@@ -208,17 +187,10 @@ void fs_dir_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct inode *from, *to;
 	int fd, newfd, res, err = 0;
 
-	if (fs_of(req)->readonly) {
-		fuse_reply_err(req, EROFS);
+	from = fs_inode_writable(req, parent, &fd);
+	if (from == NULL)
 		return;
-	}
-	from = fs_inode(req, parent);
 	to = fs_inode(req, newparent);
-	fd = fs_fd_get(from);
-	if (fd < 0) {
-		fuse_reply_err(req, -fd);
-		return;
-	}
 	newfd = fs_fd_get(to);
 	if (newfd < 0) {
 		fs_fd_put(from);

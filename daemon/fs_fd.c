@@ -32,7 +32,8 @@
 
 /* Protects every inode's fd, fd_users and LRU links, and the list. */
 static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct inode fd_lru;	/* list head: next is the most recent */
+/* Inodes whose descriptor may be closed, the most recent first. */
+static TAILQ_HEAD(inode_list, inode) fd_lru = TAILQ_HEAD_INITIALIZER(fd_lru);
 static unsigned fd_open;	/* fd lock: inode descriptors held */
 static unsigned fd_max;		/* set once by fs_fd_init */
 static int fd_mount_fd = -1;	/* BACKING's descriptor: handles open here */
@@ -89,7 +90,6 @@ void fs_fd_init(struct fs *fs)
 	rlim_t reserve = FS_FD_RESERVE + procwatch_limit(limit);
 	int fd;
 
-	fd_lru.lru_next = fd_lru.lru_prev = &fd_lru;
 	fd_max = limit > reserve + 2 * FS_FD_MIN ?
 		 (unsigned)((limit - reserve) / 2) : FS_FD_MIN;
 	if (fd_max > FS_FD_MAX)
@@ -140,28 +140,24 @@ void fs_fd_exit(void)
 	fd_handles = false;
 }
 
-static void fs_fd_unlist(struct inode *inode)
+static bool fs_fd_listed(const struct inode *inode)
 {
-	inode->lru_prev->lru_next = inode->lru_next;
-	inode->lru_next->lru_prev = inode->lru_prev;
-	inode->lru_prev = inode->lru_next = NULL;
+	return inode->lru.tqe_prev != NULL;
 }
 
-static void fs_fd_list_front(struct inode *inode)
+static void fs_fd_unlist(struct inode *inode)
 {
-	inode->lru_next = fd_lru.lru_next;
-	inode->lru_prev = &fd_lru;
-	fd_lru.lru_next->lru_prev = inode;
-	fd_lru.lru_next = inode;
+	TAILQ_REMOVE(&fd_lru, inode, lru);
+	inode->lru.tqe_prev = NULL;
 }
 
 /* Close the least recently used unpinned descriptors over the bound. */
 static void do_fs_fd_evict(void)
 {
-	struct inode *inode = fd_lru.lru_prev, *prev;
+	struct inode *inode = TAILQ_LAST(&fd_lru, inode_list), *prev;
 
-	while (fd_open > fd_max && inode != &fd_lru) {
-		prev = inode->lru_prev;
+	while (fd_open > fd_max && inode != NULL) {
+		prev = TAILQ_PREV(inode, inode_list, lru);
 		if (inode->fd_users == 0) {
 			fs_fd_unlist(inode);
 			close(inode->fd);
@@ -176,7 +172,7 @@ void fs_fd_adopt(struct inode *inode, int fd)
 {
 	pthread_mutex_lock(&fd_lock);
 	inode->fd = fd;
-	fs_fd_list_front(inode);
+	TAILQ_INSERT_HEAD(&fd_lru, inode, lru);
 	fd_open++;
 	do_fs_fd_evict();
 	pthread_mutex_unlock(&fd_lock);
@@ -211,9 +207,9 @@ int fs_fd_get(struct inode *inode)
 	pthread_mutex_lock(&fd_lock);
 	if (inode->fd >= 0) {
 		inode->fd_users++;
-		if (inode->lru_next != NULL) {
+		if (fs_fd_listed(inode)) {
 			fs_fd_unlist(inode);
-			fs_fd_list_front(inode);
+			TAILQ_INSERT_HEAD(&fd_lru, inode, lru);
 		}
 		fd = inode->fd;
 		pthread_mutex_unlock(&fd_lock);
@@ -240,7 +236,7 @@ int fs_fd_install(struct inode *inode, int fd)
 		fd_open++;
 	}
 	inode->fd_users++;
-	fs_fd_list_front(inode);
+	TAILQ_INSERT_HEAD(&fd_lru, inode, lru);
 	do_fs_fd_evict();
 	pthread_mutex_unlock(&fd_lock);
 	return fd;
@@ -268,7 +264,7 @@ void fs_fd_put(struct inode *inode)
 void fs_fd_forget(struct inode *inode)
 {
 	pthread_mutex_lock(&fd_lock);
-	if (inode->lru_next != NULL) {
+	if (fs_fd_listed(inode)) {
 		fs_fd_unlist(inode);
 		fd_open--;
 	}

@@ -109,16 +109,9 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct inode *dir, *inode;
 	int fd, dfd, err;
 
-	if (fs_of(req)->readonly) {
-		fuse_reply_err(req, EROFS);
+	dir = fs_inode_writable(req, parent, &dfd);
+	if (dir == NULL)
 		return;
-	}
-	dir = fs_inode(req, parent);
-	dfd = fs_fd_get(dir);
-	if (dfd < 0) {
-		fuse_reply_err(req, -dfd);
-		return;
-	}
 	mode = fs_inode_create_mode(req, dfd, mode);
 	err = cred_enter(req, &cred);
 	if (err) {

@@ -72,6 +72,28 @@ struct inode *fs_inode(fuse_req_t req, fuse_ino_t ino)
 	return (struct inode *)(uintptr_t)ino;
 }
 
+/*
+ * For an operation that changes the backing file system: ino's inode, its
+ * descriptor in *fd (to put with fs_fd_put), or NULL once the error is
+ * replied (EROFS on a read-only mount).
+ */
+struct inode *fs_inode_writable(fuse_req_t req, fuse_ino_t ino, int *fd)
+{
+	struct inode *inode;
+
+	if (fs_of(req)->readonly) {
+		fuse_reply_err(req, EROFS);
+		return NULL;
+	}
+	inode = fs_inode(req, ino);
+	*fd = fs_fd_get(inode);
+	if (*fd < 0) {
+		fuse_reply_err(req, -*fd);
+		return NULL;
+	}
+	return inode;
+}
+
 /* 0, or ENOMEM with nothing to tear down. */
 static int fs_inode_setup(struct inode *inode, int fd, const struct stat *st)
 {
@@ -80,7 +102,7 @@ static int fs_inode_setup(struct inode *inode, int fd, const struct stat *st)
 		return ENOMEM;
 	inode->fd = fd;
 	inode->fd_users = 0;
-	inode->lru_prev = inode->lru_next = NULL;
+	inode->lru.tqe_prev = NULL;
 	inode->dev = st->st_dev;
 	inode->ino = st->st_ino;
 	inode->type = st->st_mode & S_IFMT;

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -49,11 +50,10 @@ enum procwatch_state {
 };
 
 struct procwatch_entry {
-	pid_t pid;			/* lock */
+	struct elv_pid_node node;	/* lock: in pw_hash; pid 0: free */
 	enum procwatch_state state;	/* lock */
-	struct procwatch_entry *hnext;	/* lock: hash chain */
 	/* lock: on the free, pending or watched list (oldest first) */
-	struct procwatch_entry *prev, *next;
+	TAILQ_ENTRY(procwatch_entry) list;
 	int fd;				/* loop thread's: the pidfd, or -1 */
 	struct event *ev;		/* loop thread's */
 };
@@ -62,9 +62,10 @@ struct procwatch_entry {
 static pthread_mutex_t pw_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct procwatch_entry *pw_entries;
 static unsigned pw_max;		/* set before the first request; 0: off */
-static struct procwatch_entry **pw_hash;
+static struct elv_pid_node **pw_hash;
 static unsigned pw_hash_bits;
-static struct procwatch_entry pw_free, pw_pending, pw_watched;
+TAILQ_HEAD(procwatch_list, procwatch_entry);
+static struct procwatch_list pw_free, pw_pending, pw_watched;
 static bool pw_evict;		/* lock: the table filled up */
 static struct event *pw_kick;	/* runs procwatch_kick on the loop */
 static struct queue *pw_queue;
@@ -74,59 +75,16 @@ static uint64_t pw_exits, pw_evicted, pw_refused;
 /* Bumped whenever an entry leaves the table: per-thread caches drop. */
 static atomic_uint pw_gen;
 
-static void procwatch_list_init(struct procwatch_entry *head)
+/* Take e off list and out of the table, onto the free list; pw_lock. */
+static void procwatch_release(struct procwatch_list *list,
+			      struct procwatch_entry *e)
 {
-	head->prev = head->next = head;
-}
-
-static bool procwatch_list_empty(const struct procwatch_entry *head)
-{
-	return head->next == head;
-}
-
-static void procwatch_list_del(struct procwatch_entry *e)
-{
-	e->prev->next = e->next;
-	e->next->prev = e->prev;
-}
-
-static void procwatch_list_add_tail(struct procwatch_entry *head,
-				    struct procwatch_entry *e)
-{
-	e->prev = head->prev;
-	e->next = head;
-	head->prev->next = e;
-	head->prev = e;
-}
-
-static struct procwatch_entry **procwatch_bucket(pid_t pid)
-{
-	return &pw_hash[((uint32_t)pid * 2654435761u) >> (32 - pw_hash_bits)];
-}
-
-static struct procwatch_entry *procwatch_find(pid_t pid)
-{
-	struct procwatch_entry *e;
-
-	for (e = *procwatch_bucket(pid); e != NULL; e = e->hnext)
-		if (e->pid == pid)
-			return e;
-	return NULL;
-}
-
-/* Take e out of the table and onto the free list; under pw_lock. */
-static void procwatch_release(struct procwatch_entry *e)
-{
-	struct procwatch_entry **pp = procwatch_bucket(e->pid);
-
-	while (*pp != e)
-		pp = &(*pp)->hnext;
-	*pp = e->hnext;
-	procwatch_list_del(e);
+	elv_pid_del(pw_hash, pw_hash_bits, &e->node);
+	TAILQ_REMOVE(list, e, list);
 	pw_nr_watched--;
-	e->pid = 0;
+	e->node.pid = 0;
 	e->state = PROCWATCH_FREE;
-	procwatch_list_add_tail(&pw_free, e);
+	TAILQ_INSERT_TAIL(&pw_free, e, list);
 	atomic_fetch_add_explicit(&pw_gen, 1, memory_order_release);
 }
 
@@ -155,20 +113,23 @@ static void procwatch_close(struct procwatch_entry *e)
 static void procwatch_fired(evutil_socket_t fd, short what, void *arg)
 {
 	struct procwatch_entry *e = arg;
-	pid_t pid = e->pid;	/* the loop's entry: nobody else frees it */
+	/* The loop's entry: nobody else frees it. */
+	pid_t pid = e->node.pid;
 
 	procwatch_close(e);
 	pthread_mutex_lock(&pw_lock);
-	procwatch_release(e);
+	procwatch_release(&pw_watched, e);
 	pw_exits++;
 	pthread_mutex_unlock(&pw_lock);
 	procwatch_exited(pid);
 }
 
-/* Open and poll a pidfd of pending entry e (loop thread). */
-static void procwatch_open(struct event_base *base, struct procwatch_entry *e)
+/* Open and poll a pidfd of entry e, on pending (loop thread). */
+static void procwatch_open(struct event_base *base,
+			   struct procwatch_list *pending,
+			   struct procwatch_entry *e)
 {
-	pid_t pid = e->pid;
+	pid_t pid = e->node.pid;
 	int fd, err;
 
 	fd = (int)syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
@@ -187,13 +148,13 @@ static void procwatch_open(struct event_base *base, struct procwatch_entry *e)
 	}
 	pthread_mutex_lock(&pw_lock);
 	if (err == ESRCH) {
-		procwatch_release(e);
+		procwatch_release(pending, e);
 		pw_exits++;
 	} else {
 		e->fd = fd;
-		procwatch_list_del(e);
+		TAILQ_REMOVE(pending, e, list);
 		e->state = PROCWATCH_WATCHED;
-		procwatch_list_add_tail(&pw_watched, e);
+		TAILQ_INSERT_TAIL(&pw_watched, e, list);
 	}
 	pthread_mutex_unlock(&pw_lock);
 	if (err == ESRCH)
@@ -207,41 +168,34 @@ static void procwatch_open(struct event_base *base, struct procwatch_entry *e)
 static void procwatch_kick(evutil_socket_t fd, short what, void *arg)
 {
 	struct event_base *base = arg;
-	struct procwatch_entry evict, pending, *e;
+	struct procwatch_list evict = TAILQ_HEAD_INITIALIZER(evict);
+	struct procwatch_list pending = TAILQ_HEAD_INITIALIZER(pending);
+	struct procwatch_entry *e;
 	unsigned n;
 
-	procwatch_list_init(&evict);
-	procwatch_list_init(&pending);
 	pthread_mutex_lock(&pw_lock);
 	/* The oldest eighth leaves the table; the loop alone frees events. */
 	for (n = pw_evict ? pw_max / 8 + 1 : 0;
-	     n > 0 && !procwatch_list_empty(&pw_watched); n--) {
-		e = pw_watched.next;
-		procwatch_list_del(e);
+	     n > 0 && (e = TAILQ_FIRST(&pw_watched)) != NULL; n--) {
+		TAILQ_REMOVE(&pw_watched, e, list);
 		e->state = PROCWATCH_PENDING;	/* out of reach meanwhile */
-		procwatch_list_add_tail(&evict, e);
+		TAILQ_INSERT_TAIL(&evict, e, list);
 	}
 	pw_evict = false;
-	while (!procwatch_list_empty(&pw_pending)) {
-		e = pw_pending.next;
-		procwatch_list_del(e);
-		procwatch_list_add_tail(&pending, e);
-	}
+	TAILQ_CONCAT(&pending, &pw_pending, list);
 	pthread_mutex_unlock(&pw_lock);
 
-	for (e = evict.next; e != &evict; e = e->next)
+	TAILQ_FOREACH(e, &evict, list)
 		procwatch_close(e);
 	pthread_mutex_lock(&pw_lock);
-	while (!procwatch_list_empty(&evict)) {
-		procwatch_release(evict.next);
+	while ((e = TAILQ_FIRST(&evict)) != NULL) {
+		procwatch_release(&evict, e);
 		pw_evicted++;
 	}
 	pthread_mutex_unlock(&pw_lock);
-	while (!procwatch_list_empty(&pending)) {
-		e = pending.next;
-		/* procwatch_open moves it to a list of the table's. */
-		procwatch_open(base, e);
-	}
+	/* procwatch_open moves each to a list of the table's. */
+	while ((e = TAILQ_FIRST(&pending)) != NULL)
+		procwatch_open(base, &pending, e);
 }
 
 /*
@@ -260,21 +214,20 @@ void procwatch_note(pid_t pid)
 	if (pid <= 0 || pw_max == 0 || (pid == last && gen == last_gen))
 		return;
 	pthread_mutex_lock(&pw_lock);
-	if (procwatch_find(pid) == NULL) {
-		if (procwatch_list_empty(&pw_free)) {
+	if (elv_pid_find(pw_hash, pw_hash_bits, pid) == NULL) {
+		e = TAILQ_FIRST(&pw_free);
+		if (e == NULL) {
 			pw_refused++;
 			known = false;
 			kick = !pw_evict;
 			pw_evict = true;
 		} else {
-			e = pw_free.next;
-			procwatch_list_del(e);
-			e->pid = pid;
+			TAILQ_REMOVE(&pw_free, e, list);
+			e->node.pid = pid;
 			e->state = PROCWATCH_PENDING;
-			e->hnext = *procwatch_bucket(pid);
-			*procwatch_bucket(pid) = e;
-			kick = procwatch_list_empty(&pw_pending);
-			procwatch_list_add_tail(&pw_pending, e);
+			elv_pid_add(pw_hash, pw_hash_bits, &e->node);
+			kick = TAILQ_EMPTY(&pw_pending);
+			TAILQ_INSERT_TAIL(&pw_pending, e, list);
 			pw_nr_watched++;
 		}
 	}
@@ -335,12 +288,12 @@ int procwatch_start(struct timer *t, struct queue *q)
 		free(pw_entries);
 		return -ENOMEM;
 	}
-	procwatch_list_init(&pw_free);
-	procwatch_list_init(&pw_pending);
-	procwatch_list_init(&pw_watched);
+	TAILQ_INIT(&pw_free);
+	TAILQ_INIT(&pw_pending);
+	TAILQ_INIT(&pw_watched);
 	for (i = 0; i < max; i++) {
 		pw_entries[i].fd = -1;
-		procwatch_list_add_tail(&pw_free, &pw_entries[i]);
+		TAILQ_INSERT_TAIL(&pw_free, &pw_entries[i], list);
 	}
 	pw_queue = q;
 	pw_max = max;

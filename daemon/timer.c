@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <time.h>
 
 #include <event2/event.h>
@@ -25,7 +26,7 @@
  * timer_stop once the loop has ended).
  */
 struct timer_signal {
-	struct timer_signal *next;
+	SLIST_ENTRY(timer_signal) link;	/* timer.signals */
 	struct event *ev;
 	struct event *done_ev;	/* the worker activates it when done */
 	timer_fn work, done;
@@ -37,7 +38,7 @@ struct timer_signal {
 
 /* A call made by timer_stop (timer_on_stop). */
 struct timer_stop_fn {
-	struct timer_stop_fn *next;
+	SLIST_ENTRY(timer_stop_fn) link;	/* timer.stops */
 	timer_fn fn;
 	void *arg;
 };
@@ -48,11 +49,12 @@ struct timer {
 	pthread_t thread;
 	timer_fn fn;
 	void *arg;
-	struct timer_signal *signals;	/* set up before use, then fixed */
+	/* Set up before use, then fixed. */
+	SLIST_HEAD(, timer_signal) signals;
 	struct event *deferred_ev;	/* timer_set_deferred; set once */
 	timer_fn deferred_fn;
 	void *deferred_arg;
-	struct timer_stop_fn *stops;	/* set up before use, then fixed */
+	SLIST_HEAD(, timer_stop_fn) stops;	/* likewise; the last first */
 };
 
 static void timer_fire(evutil_socket_t fd, short what, void *arg)
@@ -224,8 +226,7 @@ int timer_on_signal(struct timer *t, int signo, timer_fn work, timer_fn done,
 		free(s);
 		return -EINVAL;
 	}
-	s->next = t->signals;
-	t->signals = s;
+	SLIST_INSERT_HEAD(&t->signals, s, link);
 	return 0;
 }
 
@@ -247,28 +248,27 @@ int timer_on_stop(struct timer *t, timer_fn fn, void *arg)
 		return -ENOMEM;
 	s->fn = fn;
 	s->arg = arg;
-	s->next = t->stops;
-	t->stops = s;
+	SLIST_INSERT_HEAD(&t->stops, s, link);
 	return 0;
 }
 
 void timer_stop(struct timer *t)
 {
-	struct timer_signal *s, *next;
-	struct timer_stop_fn *f, *fnext;
+	struct timer_signal *s;
+	struct timer_stop_fn *f;
 
 	if (t == NULL)
 		return;
 	event_base_loopbreak(t->base);
 	pthread_join(t->thread, NULL);
-	for (f = t->stops; f != NULL; f = fnext) {
-		fnext = f->next;
+	while ((f = SLIST_FIRST(&t->stops)) != NULL) {
+		SLIST_REMOVE_HEAD(&t->stops, link);
 		f->fn(f->arg);
 		free(f);
 	}
 	/* Freeing the event gives the signal its old handler back. */
-	for (s = t->signals; s != NULL; s = next) {
-		next = s->next;
+	while ((s = SLIST_FIRST(&t->signals)) != NULL) {
+		SLIST_REMOVE_HEAD(&t->signals, link);
 		if (s->running)
 			pthread_join(s->thread, NULL);
 		event_free(s->ev);

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -58,7 +59,7 @@ struct trace_event {
 };
 
 struct trace_reader {
-	struct trace_reader *next;	/* trace_readers; trace_lock */
+	LIST_ENTRY(trace_reader) link;	/* trace_readers; trace_lock */
 	/* Protected by trace_lock. */
 	uint64_t tail;		/* the seq of the last event taken */
 	fuse_req_t req;		/* a parked read, or NULL (do_trace_park) */
@@ -74,7 +75,8 @@ struct trace_reader {
 static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t trace_cv = PTHREAD_COND_INITIALIZER;	/* server */
 static pthread_cond_t trace_idle_cv = PTHREAD_COND_INITIALIZER; /* release */
-static struct trace_reader *trace_readers;	/* trace_lock */
+static LIST_HEAD(, trace_reader) trace_readers =	/* trace_lock */
+	LIST_HEAD_INITIALIZER(trace_readers);
 static unsigned trace_parked;	/* readers with a parked read; trace_lock */
 /* Event seq is in trace_ring[seq % TRACE_RING] until TRACE_RING later. */
 static struct trace_event trace_ring[TRACE_RING];	/* trace_lock */
@@ -427,8 +429,7 @@ int trace_open(struct trace_reader **rp)
 		return err;
 	}
 	r->tail = trace_seq;	/* events from now on */
-	r->next = trace_readers;
-	trace_readers = r;
+	LIST_INSERT_HEAD(&trace_readers, r, link);
 	atomic_fetch_add_explicit(&trace_nr_readers, 1, memory_order_relaxed);
 	pthread_mutex_unlock(&trace_lock);
 	*rp = r;
@@ -537,19 +538,13 @@ void trace_read(struct trace_reader *r, fuse_req_t req, size_t size)
 
 void trace_release(struct trace_reader *r)
 {
-	struct trace_reader **pp;
 	fuse_req_t req;
 
 	pthread_mutex_lock(&trace_lock);
 	/* The server may still be on its way out of r after replying. */
 	while (r->serving)
 		pthread_cond_wait(&trace_idle_cv, &trace_lock);
-	for (pp = &trace_readers; *pp != NULL; pp = &(*pp)->next) {
-		if (*pp == r) {
-			*pp = r->next;
-			break;
-		}
-	}
+	LIST_REMOVE(r, link);
 	atomic_fetch_sub_explicit(&trace_nr_readers, 1, memory_order_relaxed);
 	/* None is parked: the kernel holds the file while a read waits. */
 	req = do_trace_unpark(r);
@@ -573,7 +568,7 @@ static void do_trace_end(void)
 	trace_ended = true;
 	/* The list may change while unlocked: look again each time. */
 	for (;;) {
-		for (r = trace_readers; r != NULL; r = r->next)
+		LIST_FOREACH(r, &trace_readers, link)
 			if (r->req != NULL)
 				break;
 		if (r == NULL)
@@ -607,7 +602,7 @@ static struct trace_reader *do_trace_ready(void)
 {
 	struct trace_reader *r;
 
-	for (r = trace_readers; r != NULL; r = r->next)
+	LIST_FOREACH(r, &trace_readers, link)
 		if (r->req != NULL && !r->serving && r->tail != trace_seq)
 			return r;
 	return NULL;

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,7 +44,7 @@
 	 sizeof(((struct elevator_type *)0)->exit_process))
 
 struct module {
-	struct module *next;
+	LIST_ENTRY(module) link;	/* module_list */
 	void *handle;
 	int fd;			/* the file, open while loaded: module_close */
 	char *path;		/* also the registry's origin string */
@@ -102,7 +103,7 @@ static bool do_module_refused(int fd)
 	return false;
 }
 static char *module_dir;		/* NULL: MODULE_DIR */
-static struct module *module_list;
+static LIST_HEAD(, module) module_list = LIST_HEAD_INITIALIZER(module_list);
 
 typedef const struct elevator_type *(*module_entry_fn)(void);
 
@@ -499,8 +500,7 @@ static int module_do_load(int dirfd, const char *name)
 	}
 	m->handle = handle;
 	m->fd = fd;
-	m->next = module_list;
-	module_list = m;
+	LIST_INSERT_HEAD(&module_list, m, link);
 	log_debug("module %s: scheduler %s loaded", path, name);
 	return 0;
 
@@ -628,8 +628,8 @@ void module_unload_all(void)
 
 	pthread_mutex_lock(&module_lock);
 	elv_unregister_all();
-	while ((m = module_list) != NULL) {
-		module_list = m->next;
+	while ((m = LIST_FIRST(&module_list)) != NULL) {
+		LIST_REMOVE(m, link);
 		module_close(m->handle, m->fd);
 		free(m->path);
 		free(m);

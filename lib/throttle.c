@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <time.h>
 
 #include "fuse-iosched.h"
@@ -42,7 +43,7 @@
 
 struct throttle_group {
 	struct throttle_group *hash_next;
-	struct throttle_group *next, *prev;	/* every group */
+	LIST_ENTRY(throttle_group) link;	/* throttle.groups */
 	uint64_t cgroup;
 	struct throttle_limits lim;
 	/* Budgets in bytes and ios, refilled up to last_ns. */
@@ -56,7 +57,7 @@ struct throttle {
 	pthread_mutex_t lock;
 	pthread_cond_t cv;		/* the releaser: something changed */
 	struct throttle_group *hash[THROTTLE_HASH_SIZE];
-	struct throttle_group *groups;	/* every group, newest first */
+	LIST_HEAD(, throttle_group) groups;	/* every group, newest first */
 	unsigned nr_groups;
 	unsigned nr_parked;
 	uint64_t refresh_ns;	/* parked groups' limits are asked then */
@@ -174,12 +175,7 @@ static void do_throttle_unlink(struct throttle *t, struct throttle_group *tg)
 	while (*pp != tg)
 		pp = &(*pp)->hash_next;
 	*pp = tg->hash_next;
-	if (tg->prev != NULL)
-		tg->prev->next = tg->next;
-	else
-		t->groups = tg->next;
-	if (tg->next != NULL)
-		tg->next->prev = tg->prev;
+	LIST_REMOVE(tg, link);
 	t->nr_groups--;
 	free(tg);
 }
@@ -190,8 +186,8 @@ static void do_throttle_sweep(struct throttle *t, uint64_t now)
 {
 	struct throttle_group *tg, *next;
 
-	for (tg = t->groups; tg != NULL; tg = next) {
-		next = tg->next;
+	for (tg = LIST_FIRST(&t->groups); tg != NULL; tg = next) {
+		next = LIST_NEXT(tg, link);
 		if (throttle_idle(tg, now))
 			do_throttle_unlink(t, tg);
 	}
@@ -215,10 +211,7 @@ static struct throttle_group *do_throttle_add(struct throttle *t,
 	throttle_set(tg, lim, now);
 	tg->hash_next = t->hash[h];
 	t->hash[h] = tg;
-	tg->next = t->groups;
-	if (t->groups != NULL)
-		t->groups->prev = tg;
-	t->groups = tg;
+	LIST_INSERT_HEAD(&t->groups, tg, link);
 	t->nr_groups++;
 	return tg;
 }
@@ -301,7 +294,8 @@ static void do_throttle_refresh(struct throttle *t)
 	struct throttle_group *tg;
 	unsigned n = 0;
 
-	for (tg = t->groups; tg != NULL && n < ARRAY_SIZE(ids); tg = tg->next)
+	for (tg = LIST_FIRST(&t->groups); tg != NULL && n < ARRAY_SIZE(ids);
+	     tg = LIST_NEXT(tg, link))
 		if (tg->head[0] != NULL || tg->head[1] != NULL)
 			ids[n++] = tg->cgroup;
 	pthread_mutex_unlock(&t->lock);
@@ -333,7 +327,7 @@ struct io *throttle_next(struct throttle *t)
 			now = clock_now_ns();
 		}
 		due = UINT64_MAX;
-		for (tg = t->groups; tg != NULL; tg = tg->next) {
+		LIST_FOREACH(tg, &t->groups, link) {
 			for (int dir = 0; dir < 2; dir++) {
 				if (tg->head[dir] == NULL)
 					continue;
@@ -396,8 +390,8 @@ void throttle_free(struct throttle *t)
 {
 	if (t == NULL)
 		return;
-	while (t->groups != NULL)
-		do_throttle_unlink(t, t->groups);
+	while (!LIST_EMPTY(&t->groups))
+		do_throttle_unlink(t, LIST_FIRST(&t->groups));
 	pthread_cond_destroy(&t->cv);
 	pthread_mutex_destroy(&t->lock);
 	free(t);

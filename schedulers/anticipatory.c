@@ -1,53 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The anticipatory I/O scheduler, after Iyer and Druschel ("Anticipatory
- * scheduling", SOSP 2001) and the Linux 2.6 AS scheduler.
+ * scheduling", SOSP 2001) and Linux 2.6's as-iosched.c: deadline's sorted
+ * lists, FIFOs and batches in two classes (synchronous, asynchronous),
+ * plus idling after a synchronous read for its process's next one.  What
+ * it does, and where and why it differs from the kernel's, is in
+ * fuse-iosched(8), anticipatory.
  *
- * The request machinery is deadline's, with requests in two classes as
- * the kernel's: synchronous (reads, and writes a process waits for:
- * O_SYNC, O_DSYNC, O_DIRECT) and asynchronous (other writes).  Each class
- * has a sector-sorted list served as a one-way elevator and an
- * arrival-ordered FIFO whose head is checked against an expiry time; the
- * classes are served in batches (a "read batch" is the synchronous
- * class's), each bounded in time (read_batch_expire,
- * write_batch_expire), a write batch also in requests, a number that
- * shrinks when write batches overrun their time (as Linux 2.6's
- * update_write_batch).  A batch starts once the other direction has
- * drained from the device, a read batch's clock at its first completion.
- * The elevator allows short backward seeks, costed twice a forward seek
- * of the same length, since a process reading a file
- * backwards, or two processes interleaving in one region, would otherwise
- * wait for the sweep to come round again.
- *
- * The addition is anticipation.  A process doing synchronous reads issues
- * its next read only after the previous one completed, and usually a
- * short "think time" later.  At that moment the queue holds only other
- * processes' requests, so a work-conserving scheduler seeks away to serve
- * them, and must seek back when the first process's next read arrives:
- * the disk looked idle but was not ("deceptive idleness").  So after a
- * read completes, this scheduler may keep the disk idle for up to
- * antic_expire, waiting for the same process's next nearby read.
- *
- * Per-process statistics (think time, seek distance, keyed by the pid of
- * the request) decide whether waiting is likely to pay: a process that
- * thinks longer than antic_expire is not waited for.  Waiting ends early
- * when any request of the process arrives, when another process's read
- * close to the head arrives (as cheap to serve as the one we wait for,
- * in a window that widens as the wait goes on), when a read
- * expires, when the batch is over with writes waiting, or when the host
- * drains the queue (force).
- *
- * Anticipation is a small state machine:
- *   ANTIC_OFF       a request was just dispatched; nothing decided.
- *   ANTIC_WAIT_REQ  waiting for the reads in flight to complete: the think
- *                   time only starts when the process has its data.
- *   ANTIC_WAIT_NEXT reads are done; idle until the process's next read
- *                   or the wake-up at antic_expire after the completion.
- *   ANTIC_FINISHED  waiting is over (broken or timed out); serve the next
- *                   request, and do not wait again before it is served.
- * While waiting, dispatch returns NULL and asks the host for a wake-up at
- * the earliest time waiting could end on its own; arrivals and
- * completions make the host call dispatch earlier.
+ * Invariants:
+ * - A queued request is on its class's sort tree and FIFO; next_rq[dir] is
+ *   NULL only when nothing of dir is queued.
+ * - Anticipation is a state machine (enum as_antic_status): OFF after a
+ *   dispatch; WAIT_REQ while the awaited reads are in flight (think time
+ *   starts when the process has its data); WAIT_NEXT until its next read
+ *   or antic_expire after the completion; FINISHED once waiting is over,
+ *   until the next request is served.
+ * - While waiting, dispatch returns NULL and asks the host for a wake-up
+ *   at the earliest time waiting could end on its own; arrivals and
+ *   completions make the host call dispatch earlier.
+ * - No hook allocates: per-process entries are made in init_queue and
+ *   recycled least recently seen first.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -125,7 +97,6 @@
  */
 #define AS_NR_PROCS		128
 #define AS_HASH_BITS		6
-#define AS_HASH_SIZE		(1u << AS_HASH_BITS)
 
 /*
  * Decaying averages are fixed point: a weight of 256 is one sample, each
@@ -171,8 +142,7 @@ struct as_avg {
 
 /* What the scheduler knows of one process (of its synchronous requests). */
 struct as_proc {
-	pid_t pid;			/* 0: the entry is free */
-	struct as_proc *hash_next;	/* its bucket's chain */
+	struct elv_pid_node node;	/* in as_data.hash; pid 0: free */
 	struct elv_list lru;		/* on as_data.lru, oldest first */
 	uint64_t last_seen_ns;		/* last arrival or completion */
 
@@ -291,7 +261,7 @@ struct as_data {
 
 	/* Per-process statistics, allocated in init_queue. */
 	struct as_proc *procs;		/* AS_NR_PROCS entries */
-	struct as_proc **hash;		/* AS_HASH_SIZE chains */
+	struct elv_pid_node **hash;	/* by pid: AS_HASH_BITS */
 	struct elv_list lru;		/* every entry, least recent first */
 	/* Think time of processes on their first sample: a guess for new ones. */
 	struct as_avg new_ttime;	/* ns */
@@ -350,33 +320,11 @@ static void as_avg_add(struct as_avg *avg, uint64_t x)
 /* ------------------------------------------------------------------ */
 /* Per-process statistics.                                             */
 
-static unsigned as_hash_key(pid_t pid)
-{
-	return ((uint32_t)pid * 2654435761u) >> (32 - AS_HASH_BITS);
-}
-
 static struct as_proc *as_proc_find(struct as_data *ad, pid_t pid)
 {
-	struct as_proc *p;
+	struct elv_pid_node *n = elv_pid_find(ad->hash, AS_HASH_BITS, pid);
 
-	for (p = ad->hash[as_hash_key(pid)]; p != NULL; p = p->hash_next)
-		if (p->pid == pid)
-			return p;
-	return NULL;
-}
-
-static void as_proc_unhash(struct as_data *ad, struct as_proc *p)
-{
-	struct as_proc **pp;
-
-	for (pp = &ad->hash[as_hash_key(p->pid)]; *pp != NULL;
-	     pp = &(*pp)->hash_next) {
-		if (*pp == p) {
-			*pp = p->hash_next;
-			break;
-		}
-	}
-	p->hash_next = NULL;
+	return n != NULL ? elv_container_of(n, struct as_proc, node) : NULL;
 }
 
 /* Forget the history of p: a new process, or one back after a pause. */
@@ -413,7 +361,6 @@ static struct as_proc *as_proc_get(struct as_data *ad, pid_t pid,
 {
 	struct as_proc *p = as_proc_find(ad, pid);
 	struct elv_list *pos;
-	unsigned k;
 
 	if (p != NULL) {
 		/* After an exit the pid is another process's. */
@@ -426,22 +373,20 @@ static struct as_proc *as_proc_get(struct as_data *ad, pid_t pid,
 	}
 	elv_list_for_each(pos, &ad->lru) {
 		p = elv_list_entry(pos, struct as_proc, lru);
-		if (p->pid == 0 || (p->nr_queued == 0 &&
+		if (p->node.pid == 0 || (p->nr_queued == 0 &&
 				    p->nr_in_flight == 0 &&
 				    p != ad->antic_proc))
 			break;
 	}
 	if (pos == &ad->lru)
 		return NULL;
-	if (p->pid != 0)
-		as_proc_unhash(ad, p);
+	if (p->node.pid != 0)
+		elv_pid_del(ad->hash, AS_HASH_BITS, &p->node);
 	as_proc_reset(p);
-	p->pid = pid;
+	p->node.pid = pid;
 	p->exited = false;
 	p->nr_queued = p->nr_in_flight = 0;
-	k = as_hash_key(pid);
-	p->hash_next = ad->hash[k];
-	ad->hash[k] = p;
+	elv_pid_add(ad->hash, AS_HASH_BITS, &p->node);
 	as_proc_touch(ad, p, now_ns);
 	return p;
 }
@@ -646,7 +591,7 @@ static bool as_can_break(const struct as_data *ad,
 
 	if (p == NULL)
 		return true;
-	if (rq->pid != 0 && rq->pid == p->pid)
+	if (rq->pid != 0 && rq->pid == p->node.pid)
 		return true;
 	if (as_class(rq) != AS_SYNC)
 		return false;
@@ -978,7 +923,7 @@ static int as_init_queue(struct elevator_queue *eq)
 	ad->current_write_count = ad->write_batch_count;
 
 	ad->procs = calloc(AS_NR_PROCS, sizeof *ad->procs);
-	ad->hash = calloc(AS_HASH_SIZE, sizeof *ad->hash);
+	ad->hash = calloc(1u << AS_HASH_BITS, sizeof *ad->hash);
 	if (ad->procs == NULL || ad->hash == NULL) {
 		free(ad->procs);
 		free(ad->hash);
@@ -1080,8 +1025,8 @@ static void as_add_request(struct elevator_queue *eq, struct elv_request *rq,
 	/* The host calls dispatch next: it will serve what broke the wait. */
 	if (as_antic_waiting(ad) && as_can_break(ad, rq, now_ns))
 		as_antic_stop(ad, ad->antic_proc == NULL ? AS_END_OTHER :
-				  rq->pid == ad->antic_proc->pid ? AS_END_HIT :
-				  AS_END_CLOSE);
+				  rq->pid == ad->antic_proc->node.pid ?
+				  AS_END_HIT : AS_END_CLOSE);
 }
 
 static void as_completed(struct elevator_queue *eq, struct elv_request *rq,
@@ -1165,8 +1110,8 @@ static void as_exit_process(struct elevator_queue *eq, pid_t pid,
 		ad->antic_proc = NULL;
 	}
 	if (p->nr_queued == 0 && p->nr_in_flight == 0) {
-		as_proc_unhash(ad, p);
-		p->pid = 0;
+		elv_pid_del(ad->hash, AS_HASH_BITS, &p->node);
+		p->node.pid = 0;
 		/* The first one the LRU offers for reuse. */
 		elv_list_del(&p->lru);
 		elv_list_add(&p->lru, &ad->lru);
@@ -1183,7 +1128,7 @@ static enum elv_may_queue as_may_queue(struct elevator_queue *eq,
 	struct as_data *ad = as_data(eq);
 
 	if (as_antic_waiting(ad) && ad->antic_proc != NULL &&
-	    ad->antic_proc->pid == rq->pid)
+	    ad->antic_proc->node.pid == rq->pid)
 		return ELV_MQUEUE_MUST;
 	return ELV_MQUEUE_MAY;
 }

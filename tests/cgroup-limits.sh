@@ -11,10 +11,7 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 dio_backing 160
-cg_setup
-cg_mkdir "$CG/a"
-cg_mkdir "$CG/b"
-cg_mkdir "$CG/c"
+cg_setup a b c
 cg_limit "$CG" rbps $((10 * MIB))
 dd if=/dev/urandom of="$BACKING/f" bs=1M count=40 status=none
 

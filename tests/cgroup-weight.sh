@@ -8,9 +8,7 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 require_module "$TEST_MODULE_DIR" cgweight
-cg_setup
-cg_mkdir "$CG/a"
-cg_mkdir "$CG/b"
+cg_setup a b
 for g in a b; do
 	for f in io.bfq.weight io.weight blkio.bfq.weight blkio.weight; do
 		[ ! -e "$CG_ROOT$CG/$g/$f" ] ||

@@ -7,10 +7,8 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 
-C=$T/reload.conf
-printf 'log = info\n' >"$C"
 for f in a b c; do head -c 65536 /dev/urandom >"$BACKING/$f"; done
-mount_fs -o "config=$C,scheduler=noop"
+mount_conf 'log = info\n' scheduler=noop
 # read FILE: through the elevator (a file not read before: no page cache).
 read_through() { cat "$MNT/$1" >/dev/null || fail "cannot read $1"; }
 

@@ -6,9 +6,8 @@
 require_root
 require_module "$MODULE_DIR" deadline
 
-C=$T/reload.conf
-printf 'scheduler = noop\nnr_requests = 64\nlog = info\n' >"$C"
-mount_fs -o "config=$C,scheduler=deadline,nr_requests=48"
+mount_conf 'scheduler = noop\nnr_requests = 64\nlog = info\n' \
+	scheduler=deadline,nr_requests=48
 grep -q '\[deadline\]' "$MNT/.control/scheduler" || fail "-o scheduler not active"
 assert_eq 48 "$(cat "$MNT/.control/nr_requests")" "-o nr_requests at mount"
 

@@ -5,9 +5,7 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 
-C=$T/reload.conf
-: >"$C"
-mount_fs -o "config=$C,scheduler=noop,threads=2"
+mount_conf '' scheduler=noop,threads=2
 cat >"$C" <<CONF
 threads = 3
 max_background = 20

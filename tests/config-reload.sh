@@ -6,9 +6,7 @@
 require_root
 require_module "$MODULE_DIR" deadline
 
-C=$T/reload.conf
-printf 'scheduler = deadline\nnr_requests = 64\n' >"$C"
-mount_fs -o "config=$C"
+mount_conf 'scheduler = deadline\nnr_requests = 64\n'
 echo data >"$MNT/f"
 
 

@@ -376,6 +376,33 @@ dio_backing() {
 	cleanup_push 'mountpoint -q "$MNT" && { fusermount3 -u "$MNT" || umount -l "$MNT"; sleep 0.2; }; umount "$BACKING" 2>/dev/null || umount -l "$BACKING"'
 }
 
+# Make BACKING a faultfs mount (tests/faultfs.c) of $T/src that fails
+# operations as the rules in file $1 say.  Call before mount_fs.
+faultfs_backing() {
+	local faultfs=$top_builddir/tests/faultfs
+	[ -x "$faultfs" ] || fail "$faultfs not built"
+	mkdir -p "$T/src"
+	"$faultfs" -f -o "rules=$1" "$T/src" "$BACKING" 2>"$T/faultfs.log" &
+	FAULT_PID=$!
+	# After lib.sh's unmount of MNT would be too late: the daemon first.
+	cleanup_push "fusermount3 -u '$MNT' 2>/dev/null; sleep 0.2; fusermount3 -u '$BACKING' 2>/dev/null || umount -l '$BACKING'; kill $FAULT_PID 2>/dev/null"
+	wait_for "faultfs to mount" faultfs_up
+}
+faultfs_up() {
+	kill -0 "$FAULT_PID" 2>/dev/null ||
+		fail "faultfs died: $(cat "$T/faultfs.log")"
+	mountpoint -q "$BACKING"
+}
+
+# mount_conf TEXT [OPTION,...]: mount_fs with the configuration file
+# C=$T/reload.conf holding TEXT (with printf's backslash escapes), for
+# tests that change it and reload.
+mount_conf() {
+	C=$T/reload.conf
+	printf '%b' "$1" >"$C"
+	mount_fs -o "config=$C${2:+,$2}"
+}
+
 # SIGHUP the daemon of mount_fs and wait (10 s at most) until it logged
 # the end of that reload: "configuration reloaded" or "reload failed",
 # or, with PATTERN, a new line matching PATTERN (for a reload that logs
@@ -458,7 +485,8 @@ idle_class_stop() {
 # controller, the v1 blkio hierarchy or v2 with io, made under a group of
 # the test's own (CG, a path in CG_ROOT) and removed at exit, their
 # processes killed first.  CG_DEV is BACKING's disk, MAJ:MIN, where the
-# kernel keeps limits.  Call cg_setup after dio_backing, if any.
+# kernel keeps limits.  Call cg_setup after dio_backing, if any; cg_setup
+# NAME... also makes the groups $CG/NAME.
 cg_setup() {
 	require_root
 	if [ -e /sys/fs/cgroup/blkio/blkio.throttle.read_bps_device ]; then
@@ -477,6 +505,9 @@ cg_setup() {
 	[ -e "/sys/dev/block/$CG_DEV" ] || skip_env "BACKING is on no block device"
 	CG=/fuse-iosched-$TEST_NAME-$$
 	cg_mkdir "$CG"
+	for _g; do
+		cg_mkdir "$CG/$_g"
+	done
 }
 
 # cg_mkdir PATH: a group, removed at exit (children first: pushed later).

@@ -7,18 +7,12 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 require python3
-FAULTFS=$top_builddir/tests/faultfs
-[ -x "$FAULTFS" ] || fail "$FAULTFS not built"
 
-mkdir "$T/src"
 cat >"$T/rules" <<'RULES'
 write eio eio-*
 truncate eio eio-*
 RULES
-"$FAULTFS" -f -o "rules=$T/rules" "$T/src" "$BACKING" 2>"$T/faultfs.log" &
-FAULT_PID=$!
-cleanup_push "fusermount3 -u '$MNT' 2>/dev/null; sleep 0.2; fusermount3 -u '$BACKING' 2>/dev/null || umount -l '$BACKING'; kill $FAULT_PID 2>/dev/null"
-wait_for "faultfs" mountpoint -q "$BACKING"
+faultfs_backing "$T/rules"
 mount_fs -o writeback_cache=yes
 
 errors() { awk '/^write/ { for (i = 1; i < NF; i++) if ($i == "errors") print $(i + 1) }' "$MNT/.control/stats"; }

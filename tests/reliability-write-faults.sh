@@ -9,25 +9,14 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 require python3
-FAULTFS=$top_builddir/tests/faultfs
-[ -x "$FAULTFS" ] || fail "$FAULTFS not built"
 
-mkdir "$T/src"
 cat >"$T/rules" <<'RULES'
 write enospc enospc-* after=524288
 write eio eio-* after=524288
 write short short-* after=524288
 read eio readerr-* after=4096
 RULES
-"$FAULTFS" -f -o "rules=$T/rules" "$T/src" "$BACKING" 2>"$T/faultfs.log" &
-FAULT_PID=$!
-# After lib.sh's unmount of MNT would be too late: the daemon goes first.
-cleanup_push "fusermount3 -u '$MNT' 2>/dev/null; sleep 0.2; fusermount3 -u '$BACKING' 2>/dev/null || umount -l '$BACKING'; kill $FAULT_PID 2>/dev/null"
-faultfs_up() {
-	kill -0 $FAULT_PID 2>/dev/null || fail "faultfs died: $(cat "$T/faultfs.log")"
-	mountpoint -q "$BACKING"
-}
-wait_for "faultfs to mount" faultfs_up
+faultfs_backing "$T/rules"
 head -c 65536 /dev/urandom >"$T/src/readerr-1"
 
 errors() { awk '/^write/ { for (i = 1; i < NF; i++) if ($i == "errors") print $(i + 1) }' "$MNT/.control/stats"; }

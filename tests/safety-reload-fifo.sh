@@ -18,9 +18,7 @@ assert_eq 1 "$st" "--print-config exit status with a FIFO"
 assert_eq "fuse-iosched: $T/fifo.conf: not a regular file" "$(cat "$T/err")" \
 	"--print-config with a FIFO"
 
-C=$T/reload.conf
-printf 'nr_requests = 128\n' >"$C"
-mount_fs -o "config=$C,scheduler=cfq"
+mount_conf 'nr_requests = 128\n' scheduler=cfq
 grep -q '\[cfq\]' "$MNT/.control/scheduler" || fail "cfq is not active"
 
 # io WHAT: two O_DIRECT readers at once.  cfq idles for the process of

@@ -140,6 +140,57 @@ static inline void elv_list_del(struct elv_list *n)
 	for ((pos) = (head)->next; (pos) != (head); (pos) = (pos)->next)
 
 /* ------------------------------------------------------------------ */
+/* Per-process tables: chains of nodes keyed by pid.                   */
+
+/*
+ * The caller embeds a node in its own per-process data and owns an array
+ * of 1 << bits chain heads (bits 1 to 31), zeroed.  Nodes are pushed at
+ * the head of their chain.  Inline: each module keeps its own copy.
+ */
+struct elv_pid_node {
+	pid_t pid;
+	struct elv_pid_node *next;
+};
+
+static inline struct elv_pid_node **elv_pid_bucket(struct elv_pid_node **tab,
+						   unsigned bits, pid_t pid)
+{
+	return &tab[((uint32_t)pid * 2654435761u) >> (32 - bits)];
+}
+
+static inline struct elv_pid_node *elv_pid_find(struct elv_pid_node **tab,
+						unsigned bits, pid_t pid)
+{
+	struct elv_pid_node *n = *elv_pid_bucket(tab, bits, pid);
+
+	while (n != NULL && n->pid != pid)
+		n = n->next;
+	return n;
+}
+
+/* Enter n, whose pid is set and not in the table yet. */
+static inline void elv_pid_add(struct elv_pid_node **tab, unsigned bits,
+			       struct elv_pid_node *n)
+{
+	struct elv_pid_node **pp = elv_pid_bucket(tab, bits, n->pid);
+
+	n->next = *pp;
+	*pp = n;
+}
+
+/* Take n, which is in the table, out of it. */
+static inline void elv_pid_del(struct elv_pid_node **tab, unsigned bits,
+			       struct elv_pid_node *n)
+{
+	struct elv_pid_node **pp = elv_pid_bucket(tab, bits, n->pid);
+
+	while (*pp != n)
+		pp = &(*pp)->next;
+	*pp = n->next;
+	n->next = NULL;
+}
+
+/* ------------------------------------------------------------------ */
 /* I/O priorities, as ionice(1) and ioprio_set(2) define them.         */
 
 enum {

@@ -27,6 +27,7 @@
 #define PID_B	501
 #define PID_C	502
 #define PID_D	503
+#define PID_A_CHAIN	534	/* in PID_A's chain of the pid table */
 
 static const struct elevator_type *as;
 
@@ -55,6 +56,31 @@ static void rd(struct queue *q, int id, pid_t pid, uint64_t sector)
 static void wr(struct queue *q, int id, pid_t pid, uint64_t sector)
 {
 	sub(q, id, ELV_WRITE, pid, sector);
+}
+
+/* A's read at sector 1000 served, B's far one queued: waiting for A, 1 ms. */
+static struct queue *as_waiting(void)
+{
+	struct queue *q = as_queue();
+
+	rd(q, 1, PID_A, 1000);
+	CHECK_STR(h_order(q, 0), "1");
+	rd(q, 2, PID_B, 900000);
+	CHECK(queue_try_next(q) == NULL);
+	h_now = 1 * H_MS;
+	return q;
+}
+
+/* A's read at sector 1000 dispatched, *io, in flight; B's far one queued. */
+static struct queue *as_in_flight(struct io **io)
+{
+	struct queue *q = as_queue();
+
+	rd(q, 1, PID_A, 1000);
+	rd(q, 2, PID_B, 900000);
+	*io = queue_try_next(q);
+	CHECK(*io != NULL && h_part_id(*io, 0) == 1);
+	return q;
 }
 
 /* A write from a file opened O_SYNC, O_DSYNC or O_DIRECT. */
@@ -129,13 +155,9 @@ static void test_waits_for_next_read(void)
  */
 static void test_waits_for_read_in_flight(void)
 {
-	struct queue *q = as_queue();
 	struct io *io;
+	struct queue *q = as_in_flight(&io);
 
-	rd(q, 1, PID_A, 1000);
-	rd(q, 2, PID_B, 900000);
-	io = queue_try_next(q);
-	CHECK(io != NULL && h_part_id(io, 0) == 1);
 	CHECK(queue_try_next(q) == NULL);
 	h_now = 3 * H_MS;
 	CHECK(queue_try_next(q) == NULL);
@@ -268,18 +290,30 @@ static void test_exit_learns(void)
 }
 
 /*
+ * A far read of a process whose pid shares PID_A's chain in the table
+ * (elv_pid_find) is not taken for A's own: the wait goes on.
+ */
+static void test_pid_chain(void)
+{
+	struct queue *q = as_waiting();
+
+	rd(q, 3, PID_A_CHAIN, 500000);
+	CHECK(queue_try_next(q) == NULL);
+	CHECK_EQ(h_counter(q, "antic_hits"), 0);
+	fire(q, (1 + ANTIC_MS) * H_MS);
+	CHECK_STR(h_order(q, 0), "3 2");
+	CHECK_DONE(3);
+	queue_free(q);
+}
+
+/*
  * A far read of another process does not end the wait; a close one does,
  * and is served at once.
  */
 static void test_close_read_breaks(void)
 {
-	struct queue *q = as_queue();
+	struct queue *q = as_waiting();
 
-	rd(q, 1, PID_A, 1000);
-	CHECK_STR(h_order(q, 0), "1");
-	rd(q, 2, PID_B, 900000);
-	CHECK(queue_try_next(q) == NULL);
-	h_now = 1 * H_MS;
 	rd(q, 3, PID_C, 500000);
 	CHECK(queue_try_next(q) == NULL);
 	rd(q, 4, 503, 1100);
@@ -343,13 +377,9 @@ static void test_timeout_exits_told(void)
 /* An expired read ends the wait before antic_expire does. */
 static void test_fifo_expiry_breaks(void)
 {
-	struct queue *q = as_queue();
 	struct io *io;
+	struct queue *q = as_in_flight(&io);
 
-	rd(q, 1, PID_A, 1000);
-	rd(q, 2, PID_B, 900000);
-	io = queue_try_next(q);
-	CHECK(io != NULL && h_part_id(io, 0) == 1);
 	h_now = (READ_EXPIRE_MS - 1) * H_MS;
 	if (io != NULL)
 		h_complete(q, io);
@@ -370,13 +400,8 @@ static void test_fifo_expiry_breaks(void)
  */
 static void test_own_far_read_breaks(void)
 {
-	struct queue *q = as_queue();
+	struct queue *q = as_waiting();
 
-	rd(q, 1, PID_A, 1000);
-	CHECK_STR(h_order(q, 0), "1");
-	rd(q, 2, PID_B, 900000);
-	CHECK(queue_try_next(q) == NULL);
-	h_now = 1 * H_MS;
 	rd(q, 3, PID_A, 500000);
 	CHECK_STR(h_order(q, 1), "3");
 	fire(q, 100 * H_MS);
@@ -509,13 +534,8 @@ static void test_holds_writes(void)
  */
 static void test_own_request_breaks(void)
 {
-	struct queue *q = as_queue();
+	struct queue *q = as_waiting();
 
-	rd(q, 1, PID_A, 1000);
-	CHECK_STR(h_order(q, 0), "1");
-	rd(q, 2, PID_B, 900000);
-	CHECK(queue_try_next(q) == NULL);
-	h_now = 1 * H_MS;
 	wr(q, 3, PID_A, 50000000);
 	/* No more waiting for A: B's read goes (and B is waited for). */
 	CHECK_STR(h_order(q, 0), "2");
@@ -1020,13 +1040,8 @@ static void test_one_write_in_flight_near_sync(void)
  */
 static void test_counters(void)
 {
-	struct queue *q = as_queue();
+	struct queue *q = as_waiting();
 
-	rd(q, 1, PID_A, 1000);
-	CHECK_STR(h_order(q, 0), "1");
-	rd(q, 2, PID_B, 900000);
-	CHECK(queue_try_next(q) == NULL);
-	h_now = 1 * H_MS;
 	rd(q, 3, PID_A, 1008);
 	CHECK_STR(h_order(q, 1), "3");
 	CHECK(queue_try_next(q) == NULL);
@@ -1202,6 +1217,7 @@ int main(void)
 	test_exit_cooperator();
 	test_exit_learns();
 	test_close_read_breaks();
+	test_pid_chain();
 	test_timeout();
 	test_timeout_exits_told();
 	test_fifo_expiry_breaks();
