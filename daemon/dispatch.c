@@ -161,7 +161,8 @@ struct dispatch *dispatch_start(struct queue *q, unsigned threads,
 			return NULL;
 		}
 		d->releasing = true;
-		pthread_setname_np(d->releaser, "iosched-throttle");
+		/* At most 15 characters, or the name is refused. */
+		pthread_setname_np(d->releaser, "iosched-throtl");
 	}
 	for (; d->nr_threads < threads; d->nr_threads++) {
 		err = pthread_create(&d->threads[d->nr_threads], NULL,

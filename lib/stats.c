@@ -297,6 +297,10 @@ int stats_format(const struct stats *s, char *buf, size_t size)
 	    !stats_append(buf, size, &off, "queue busy_us %llu depth_us %llu\n",
 			  (unsigned long long)(s->busy_ns / 1000),
 			  (unsigned long long)(s->depth_ns / 1000)) ||
+	    !stats_format_counters(&s->sched, buf, size, &off) ||
+	    !stats_format_bounds(buf, size, &off) ||
+	    !stats_format_hists(s, buf, size, &off) ||
+	    /* Lines added later come after the older ones. */
 	    !stats_append(buf, size, &off, "memory copy_bytes %llu copy_peak "
 			  "%llu copy_limit %llu copy_waits %llu trims %llu "
 			  "copy_parked %llu\n",
@@ -306,9 +310,6 @@ int stats_format(const struct stats *s, char *buf, size_t size)
 			  (unsigned long long)s->mem.copy_waits,
 			  (unsigned long long)s->mem.trims,
 			  (unsigned long long)s->mem.copy_parked) ||
-	    !stats_format_counters(&s->sched, buf, size, &off) ||
-	    !stats_format_bounds(buf, size, &off) ||
-	    !stats_format_hists(s, buf, size, &off) ||
 	    !stats_format_groups(s, buf, size, &off))
 		return -ENOSPC;
 	return (int)off;

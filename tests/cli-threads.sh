@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # -o threads=N starts N dispatch workers (threads named iosched-worker in
-# /proc/PID/task), with a disk model as without, beside one timer thread;
+# /proc/PID/task), with a disk model as without, beside one timer thread
+# and the throttle's releaser (iosched-throtl, none with -o groups=off);
 # the trace thread starts with the first reader of .control/trace, one for
 # all readers; -s serves FUSE in the main thread alone (no libfuse worker
 # threads), without it libfuse adds its own.
@@ -20,14 +21,16 @@ for n in 1 3 7; do
 		echo data >"$MNT/f$n"
 		assert_eq "$n" "$(comm_count iosched-worker)" "workers at threads=$n ($dm)"
 		assert_eq 1 "$(comm_count iosched-timer)" "timer threads"
+		assert_eq 1 "$(comm_count iosched-throtl)" "throttle threads"
 		assert_eq 0 "$(comm_count iosched-trace)" "trace threads, no reader"
-		# Main, timer, workers, and at least one of libfuse's.
-		[ "$(tasks)" -gt $((n + 2 + extra)) ] ||
+		# Main, timer, releaser, workers, and one of libfuse's at least.
+		[ "$(tasks)" -gt $((n + 3 + extra)) ] ||
 			fail "threads=$n: $(tasks) threads, no libfuse worker"
 		unmount_fs
 	done
-	mount_fs -s -o "config=$EMPTY_CONF,threads=$n"
+	mount_fs -s -o "config=$EMPTY_CONF,threads=$n,groups=off"
 	echo data >"$MNT/f$n"
+	assert_eq 0 "$(comm_count iosched-throtl)" "throttle threads, groups=off"
 	assert_eq "$((n + 2 + extra))" "$(tasks)" "threads with -s and threads=$n"
 	assert_eq data "$(cat "$MNT/f$n")" "data with -s"
 	unmount_fs

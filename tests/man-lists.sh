@@ -73,7 +73,7 @@ section "$T/p1r" OPTIONS | grep -oE '^       -[a-z], --[a-z-]+' | grep -oE -- '-
 same "fuse-iosched-replay's options" "$T/a1" "--help" "$T/b1" "fuse-iosched-replay.1"
 # The mount settings -o takes: the list of --help and of the page.
 awk '/-o NAME=VALUE/ { on = 1; sub(/.*mount option:/, "") }
-	on && /^ +--/ { exit } on' "$T/rhelp" | grep -oE '[a-z_]+' >"$T/a1"
+	on && /^ +-/ { exit } on' "$T/rhelp" | grep -oE '[a-z_]+' >"$T/a1"
 awk '/^       -o name=value/ { getline; print; exit }' <(section "$T/p1r" OPTIONS) |
 	sed 's/.*one of the mount options//; s/, as fuse-iosched(8) reads them.*//' |
 	sed 's/([^)]*)//g' | grep -oE '[a-z_]+' | grep -vxE 'and|the|hdd|ssd|model|per|direction' >"$T/b1"
@@ -155,7 +155,8 @@ stats_doc=$(section "$T/p8" 'CONTROL FILES' | awk '/^       stats/ { on = 1; nex
 	on && /^       [a-z]/ { exit } on')
 awk '{ print $1 }' "$T/stats" | sort -u >"$T/a1"
 printf '%s\n' "$stats_doc" | sed -n 's/^              \([a-z_]*\)\(, \([a-z_]*\)\)\{0,1\}$/\1\n\3/p;
-	s/^              \([a-z_]*\)\(, \([a-z_]*\)\)\{0,1\}  .*/\1\n\3/p' | grep . >"$T/b1"
+	s/^              \([a-z_]*\)\(, \([a-z_]*\)\)\{0,1\}  .*/\1\n\3/p;
+	s/^              \([a-z_]*\)\(, \([a-z_]*\)\)\{0,1\} [A-Z].*/\1\n\3/p' | grep . >"$T/b1"
 same "the lines of .control/stats" "$T/a1" ".control/stats" "$T/b1" "fuse-iosched.8 stats"
 # Fields: the names in name value pairs of each line kind, in the page.
 for kind in read queue memory wait; do

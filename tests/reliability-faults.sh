@@ -8,10 +8,13 @@
 require_root
 require python3 prlimit setpriv
 
-# Descriptors other than pipes: libfuse keeps a splice pipe per session
-# thread, as many as there are threads, so pipes come and go with load.
+# Descriptors other than pipes and pidfds: libfuse keeps a splice pipe
+# per session thread, so pipes come and go with load; and a process that
+# did I/O and lives on (this script's shell) is watched for its exit
+# (procwatch.c, bounded).
 nfds() {
-	find "/proc/$DAEMON_PID/fd" -mindepth 1 -printf '%l\n' | grep -vc '^pipe:'
+	find "/proc/$DAEMON_PID/fd" -mindepth 1 -printf '%l\n' |
+		grep -vEc '^pipe:|^anon_inode:\[pidfd\]'
 }
 
 mount_fs

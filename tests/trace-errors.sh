@@ -56,7 +56,7 @@ errs=$(stat_of write errors)
 assert_eq "$errs" "$nfail" "C lines marked [-28] against the write errors"
 awk '$6 == "C" && $12 != "wait" && $12 != "[-28]"' "$T/run.trace" | grep . &&
 	fail "a C line with another mark"
-grep -Eq ' C +R.*\[python3\] wait [0-9.]+ service [0-9.]+$' "$T/run.trace" ||
+grep -Eq ' C +R.*\[python3\] wait [0-9.]+ service [0-9.]+ cgroup [^ ]+$' "$T/run.trace" ||
 	fail "a successful C line is not as before"
 
 replay "$T/run.trace" >"$T/out" || fail "replay of our trace failed"
