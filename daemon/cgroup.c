@@ -191,18 +191,18 @@ static ssize_t cgroup_read_file(const char *file, char *buf, size_t size)
 }
 
 /*
- * pid's group: its hierarchy and path, from /proc/PID/cgroup.  0, or -1
- * when the process is gone or the line is unusable.
+ * pid's group, from buf (size bytes, the file's copy): its hierarchy and
+ * path.  0, or -1 when the process is gone or the line is unusable.
  */
-static int cgroup_read_pid(pid_t pid, enum cgroup_hier *hier, char *path,
-			   size_t size)
+static int cgroup_parse_pid(pid_t pid, char *buf, size_t bufsize,
+			    enum cgroup_hier *hier, char *path, size_t size)
 {
-	char file[40], buf[2 * CONFIG_GROUP_PATH_MAX];
+	char file[40];
 	char *line, *save = NULL, *ctl, *p, *v2 = NULL, *v1 = NULL;
 	size_t len;
 
 	snprintf(file, sizeof file, "/proc/%d/cgroup", (int)pid);
-	if (cgroup_read_file(file, buf, sizeof buf) <= 0)
+	if (cgroup_read_file(file, buf, bufsize) <= 0)
 		return -1;
 	/* "ID:CONTROLLERS:PATH" per hierarchy; v2's has no controllers. */
 	for (line = strtok_r(buf, "\n", &save); line != NULL;
@@ -237,6 +237,24 @@ static int cgroup_read_pid(pid_t pid, enum cgroup_hier *hier, char *path,
 	return 0;
 }
 
+/*
+ * The same, with the file's copy on the heap: this runs on a session
+ * thread, beneath libfuse's frames, where a small RLIMIT_STACK leaves
+ * little room.
+ */
+static int cgroup_read_pid(pid_t pid, enum cgroup_hier *hier, char *path,
+			   size_t size)
+{
+	char *buf = malloc(2 * CONFIG_GROUP_PATH_MAX);
+	int ret = -1;
+
+	if (buf != NULL)
+		ret = cgroup_parse_pid(pid, buf, 2 * CONFIG_GROUP_PATH_MAX,
+				       hier, path, size);
+	free(buf);
+	return ret;
+}
+
 /* Lower *cur to v, where v is a limit (0: none). */
 static void cgroup_lower(uint64_t *cur, uint64_t v)
 {
@@ -265,8 +283,19 @@ static uint64_t cgroup_value(const char *v)
 	return strncmp(v, "max", 3) == 0 ? 0 : strtoull(v, NULL, 10);
 }
 
-/* The kernel's limits of directory dir for the disk, lowered into lim. */
-static void cgroup_read_limits(enum cgroup_hier hier, const char *dir,
+/*
+ * What reading a group's files takes, on the heap: it is done on a
+ * session thread, beneath libfuse's frames, where a small RLIMIT_STACK
+ * leaves little room.
+ */
+struct cgroup_scratch {
+	char path[CONFIG_GROUP_PATH_MAX], dir[PATH_MAX];
+	char file[PATH_MAX + 64], buf[CGROUP_FILE_MAX], copy[CGROUP_FILE_MAX];
+};
+
+/* The kernel's limits of directory sc->dir for the disk, into lim. */
+static void cgroup_read_limits(enum cgroup_hier hier,
+			       struct cgroup_scratch *sc,
 			       struct throttle_limits *lim)
 {
 	static const char *const v1[] = {
@@ -279,23 +308,25 @@ static void cgroup_read_limits(enum cgroup_hier hier, const char *dir,
 					  "wiops=" };
 	uint64_t *field[] = { &lim->bps[ELV_READ], &lim->bps[ELV_WRITE],
 			      &lim->iops[ELV_READ], &lim->iops[ELV_WRITE] };
-	char file[PATH_MAX + 64], buf[CGROUP_FILE_MAX], *line, *kv;
+	char *line, *kv;
 
 	if (cgroup_disk == 0)
 		return;
 	if (hier == CGROUP_V1) {
 		for (size_t i = 0; i < ARRAY_SIZE(v1); i++) {
-			snprintf(file, sizeof file, "%s/%s", dir, v1[i]);
-			if (cgroup_read_file(file, buf, sizeof buf) <= 0 ||
-			    (line = cgroup_disk_line(buf)) == NULL)
+			snprintf(sc->file, sizeof sc->file, "%s/%s", sc->dir,
+				 v1[i]);
+			if (cgroup_read_file(sc->file, sc->buf,
+					     sizeof sc->buf) <= 0 ||
+			    (line = cgroup_disk_line(sc->buf)) == NULL)
 				continue;
 			cgroup_lower(field[i], cgroup_value(line));
 		}
 		return;
 	}
-	snprintf(file, sizeof file, "%s/io.max", dir);
-	if (cgroup_read_file(file, buf, sizeof buf) <= 0 ||
-	    (line = cgroup_disk_line(buf)) == NULL)
+	snprintf(sc->file, sizeof sc->file, "%s/io.max", sc->dir);
+	if (cgroup_read_file(sc->file, sc->buf, sizeof sc->buf) <= 0 ||
+	    (line = cgroup_disk_line(sc->buf)) == NULL)
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(v2); i++) {
 		kv = strstr(line, v2[i]);
@@ -306,27 +337,29 @@ static void cgroup_read_limits(enum cgroup_hier hier, const char *dir,
 }
 
 /*
- * The kernel's weight of directory dir: the disk's own line ("MAJ:MIN
+ * The kernel's weight of directory sc->dir: the disk's own line ("MAJ:MIN
  * N"), else the default ("default N" on v2, "N" on v1); 0 if none.
  */
-static unsigned cgroup_read_weight(enum cgroup_hier hier, const char *dir)
+static unsigned cgroup_read_weight(enum cgroup_hier hier,
+				   struct cgroup_scratch *sc)
 {
 	static const char *const files[2][2] = {
 		[CGROUP_V1] = { "blkio.bfq.weight", "blkio.weight" },
 		[CGROUP_V2] = { "io.bfq.weight", "io.weight" },
 	};
-	char file[PATH_MAX + 64], buf[CGROUP_FILE_MAX], copy[CGROUP_FILE_MAX];
 	unsigned long w;
 	char *v;
 
 	for (size_t i = 0; i < 2; i++) {
-		snprintf(file, sizeof file, "%s/%s", dir, files[hier][i]);
-		if (cgroup_read_file(file, buf, sizeof buf) <= 0)
+		snprintf(sc->file, sizeof sc->file, "%s/%s", sc->dir,
+			 files[hier][i]);
+		if (cgroup_read_file(sc->file, sc->buf, sizeof sc->buf) <= 0)
 			continue;
-		memcpy(copy, buf, sizeof copy);
-		v = cgroup_disk_line(copy);
+		memcpy(sc->copy, sc->buf, sizeof sc->copy);
+		v = cgroup_disk_line(sc->copy);
 		if (v == NULL)
-			v = strncmp(buf, "default ", 8) == 0 ? buf + 8 : buf;
+			v = strncmp(sc->buf, "default ", 8) == 0 ?
+			    sc->buf + 8 : sc->buf;
 		w = strtoul(v, NULL, 10);
 		if (w >= ELV_CGROUP_WEIGHT_MIN && w <= ELV_CGROUP_WEIGHT_MAX)
 			return (unsigned)w;
@@ -341,34 +374,39 @@ static unsigned cgroup_read_weight(enum cgroup_hier hier, const char *dir)
  */
 static void cgroup_refresh(uint64_t id, uint64_t now)
 {
+	struct cgroup_scratch *sc = malloc(sizeof *sc);
 	struct throttle_limits lim;
-	char path[CONFIG_GROUP_PATH_MAX], dir[PATH_MAX];
 	enum cgroup_hier hier;
 	struct cgroup_group *g;
 	unsigned weight = 0;
+	char *path;
 	size_t len;
 
+	if (sc == NULL)
+		return;		/* the old values stay, tried again later */
+	path = sc->path;
 	pthread_mutex_lock(&cgroup_lock);
 	g = do_cgroup_find_id(id);
 	if (g == NULL || (g->read_ns != 0 &&
 			  now - g->read_ns < CGROUP_REREAD_NS)) {
 		pthread_mutex_unlock(&cgroup_lock);
+		free(sc);
 		return;
 	}
 	/* Others keep the values they have while we read. */
 	g->read_ns = now;
 	hier = g->hier;
-	snprintf(path, sizeof path, "%s", g->path);
+	snprintf(path, sizeof sc->path, "%s", g->path);
 	pthread_mutex_unlock(&cgroup_lock);
 
 	memset(&lim, 0, sizeof lim);
 	/* The group, then each ancestor up to the root. */
 	for (len = strlen(path); cgroup_mnt[hier][0] != '\0';) {
-		snprintf(dir, sizeof dir, "%s%.*s", cgroup_mnt[hier], (int)len,
-			 path);
-		cgroup_read_limits(hier, dir, &lim);
+		snprintf(sc->dir, sizeof sc->dir, "%s%.*s", cgroup_mnt[hier],
+			 (int)len, path);
+		cgroup_read_limits(hier, sc, &lim);
 		if (len == strlen(path))
-			weight = cgroup_read_weight(hier, dir);
+			weight = cgroup_read_weight(hier, sc);
 		if (len <= 1)
 			break;
 		/* "/a/b" -> "/a" -> "/" */
@@ -401,6 +439,7 @@ static void cgroup_refresh(uint64_t id, uint64_t now)
 		g->weight = weight != 0 ? weight : ELV_CGROUP_WEIGHT_DEFAULT;
 	}
 	pthread_mutex_unlock(&cgroup_lock);
+	free(sc);
 }
 
 uint64_t cgroup_of_pid(pid_t pid)
