@@ -34,7 +34,8 @@ case $conf in
 esac
 [ -f "$D$conf" ] || fail "the page names $conf; installed: $(cd "$D" && find . -name '*.conf*')"
 [ -f "$D$moddir/deadline.so" ] || fail "the page names $moddir, which has no deadline.so"
-"$FUSE_IOSCHED" --help | grep -qF "(default: $moddir)" ||
+# --help wraps a long default onto a line of its own.
+"$FUSE_IOSCHED" --help | tr -s ' \n' '  ' | grep -qF "(default: $moddir)" ||
 	fail "--help names another module directory than $moddir"
 grep -q "^#module_dir = \"$moddir\"$" "$D$conf" ||
 	fail "the configuration names another module directory: $(grep module_dir "$D$conf")"
