@@ -7,7 +7,7 @@
 # still told apart: its limit applies, and the trace names it.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
-require setpriv
+require setpriv nm
 dio_backing 64
 cg_setup
 N=1100
@@ -37,8 +37,12 @@ done
 kill -0 "$DAEMON_PID" || fail "the daemon died"
 after=$(rss)
 echo "daemon RSS: $before KiB before, $after KiB after $N groups"
-[ $((after - before)) -lt 16384 ] ||
-	fail "the daemon grew by $((after - before)) KiB"
+# A sanitizer's allocator keeps freed memory (ASan's quarantine): the
+# bound holds only without one; the table's bound is checked below.
+if ! nm -D "$FUSE_IOSCHED" | grep -Eq ' (__asan|__tsan|__msan)_'; then
+	[ $((after - before)) -lt 16384 ] ||
+		fail "the daemon grew by $((after - before)) KiB"
+fi
 grep -q "control groups: more than 1023 in use" "$LOG" ||
 	fail "no word of groups forgotten"
 [ "$(grep -c "control groups: more than" "$LOG")" -le 10 ] ||

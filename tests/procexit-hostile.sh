@@ -10,7 +10,7 @@
 # (the longest watched are dropped for new ones), and it keeps serving.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
-require setpriv dd timeout
+require setpriv dd timeout nm
 NR=${TEST_QUICK:+300}
 NR=${NR:-2000}
 
