@@ -43,6 +43,7 @@
 #include <fuse_lowlevel.h>
 #include <stdatomic.h>
 #include <sys/queue.h>
+#include <sys/uio.h>
 
 #include "fuse-iosched.h"
 
@@ -509,19 +510,55 @@ int ioprio_of_pid(pid_t pid);
  */
 void ioprio_pass(int prio);
 void ioprio_pass_end(void);
+/* prio as the backing file may have it: once the real-time class has
+ * been refused, best-effort at the same level. */
+int ioprio_allowed(int prio);
+/* The kernel refused prio with EPERM: true (logged once, and
+ * ioprio_allowed now lowers it) if that was its real-time class. */
+bool ioprio_refused(int prio);
 
 /* perform.c: an io's syscall */
 /* Perform io and set each part's result; no FUSE. */
 void perform_io(struct io *io);
+/* Most ios have few parts; a merged one has at most IOV_MAX (queue.c). */
+#define PERFORM_IOV_STACK 64
+/* One io's vectored transfer, syscall by syscall. */
+struct perform_vec {
+	struct io *io;
+	struct iovec *iov;	/* the parts' buffers; from first on to do */
+	int cnt, first;
+	size_t done;		/* bytes moved so far */
+	int err;
+};
+/*
+ * Set v up for io (a read gets its buffers now; local_ok: the calling
+ * thread's own buffer, for a read answered on this thread), iov from
+ * stack (PERFORM_IOV_STACK entries) when the parts fit.  0, or -errno
+ * with the error already spread over the parts.
+ */
+int perform_vec_init(struct perform_vec *v, struct io *io,
+		     struct iovec *stack, bool local_ok);
+/* Feed one syscall's result (bytes, or -errno): true when another must
+ * move v->iov + v->first at io offset + v->done; false when the result
+ * is spread over the parts (io_spread) and the io is done. */
+bool perform_vec_step(struct perform_vec *v, ssize_t n);
+/* Whether a write of io must exclude dio.c's read-modify-writes. */
+bool perform_locks(const struct io *io);
 /* buf is the calling thread's own read buffer, which perform_io used
  * for a small read: not to be freed (request_end, on that thread). */
 bool perform_is_local(const void *buf);
 
 /* dispatch.c: the worker pool that performs I/O */
 /* dm: NULL, or a disk model the pool takes over (and frees); groups:
- * throttle requests by their control group's limits (cgroup.c). */
+ * throttle requests by their control group's limits (cgroup.c); engine:
+ * threads workers, or uring.c's ring of that depth. */
 struct dispatch *dispatch_start(struct queue *q, unsigned threads,
-				struct diskmodel *dm, bool groups);
+				struct diskmodel *dm, bool groups,
+				enum engine engine);
+/* The debug line of a dispatched io. */
+void dispatch_log(const struct io *io);
+/* io was performed: tell the queue, answer its requests, free it. */
+void dispatch_done(struct queue *q, struct io *io);
 /* Before queue_stop: submit every throttled request now, and end the
  * thread that releases them. */
 void dispatch_drain(struct dispatch *d);
@@ -537,5 +574,18 @@ void dispatch_submit(struct dispatch *d, struct io *io);
  * false: nothing done.
  */
 bool dispatch_submit_lent(struct dispatch *d, struct io *io);
+
+/* uring.c: the io_uring engine (engine=uring) */
+struct uring;
+/* Whether a ring of depth can be set up here: 0, or -1 and why in err
+ * (no liburing in this build, io_uring_setup refused). */
+int uring_probe(unsigned depth, char *err, size_t size);
+/* Start the ring thread, which dispatches from q at most depth ios at
+ * a time, each serving on dm (NULL: none; not taken over) as a worker
+ * would; NULL (logged) on failure.  uring_stop joins it once queue_stop
+ * has been called and everything is done. */
+struct uring *uring_start(struct queue *q, unsigned depth,
+			  struct diskmodel *dm);
+void uring_stop(struct uring *u);
 
 #endif /* FUSE_IOSCHED_DAEMON_H */

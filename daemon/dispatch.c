@@ -8,6 +8,8 @@
  * (diskmodel.c), each io also waits out its service time on the model.
  * Without one, the thread that submits an io performs what the elevator
  * dispatches right then (dispatch_submit); workers do the rest.
+ * With -o engine=uring there are no workers: uring.c's ring thread
+ * dispatches everything and submitters only queue.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@ struct dispatch {
 	struct throttle *tl;	/* NULL: groups=off; owned */
 	pthread_t releaser;	/* submits what tl releases */
 	bool releasing;		/* releaser started, not yet joined */
+	struct uring *ring;	/* engine=uring: dispatches all; owned */
 	unsigned nr_threads;
 	pthread_t threads[];
 };
@@ -34,11 +37,7 @@ static struct io *dispatch_next(struct dispatch *d, uint64_t *end_ns)
 	return queue_next(d->q);
 }
 
-/*
- * Perform io, which the elevator dispatched, and complete it, not before
- * end_ns: a disk model's service overlaps the syscall (diskmodel.c).
- */
-static void dispatch_one(struct dispatch *d, struct io *io, uint64_t end_ns)
+void dispatch_log(const struct io *io)
 {
 	log_debug("dispatch %c off=%llu bytes=%llu sector=%llu ino=%llu",
 		  io->rq.dir == ELV_READ ? 'R' : 'W',
@@ -46,11 +45,25 @@ static void dispatch_one(struct dispatch *d, struct io *io, uint64_t end_ns)
 		  (unsigned long long)io->rq.bytes,
 		  (unsigned long long)io->rq.sector,
 		  (unsigned long long)(io->inode != NULL ? io->inode->ino : 0));
+}
+
+void dispatch_done(struct queue *q, struct io *io)
+{
+	queue_done(q, io);
+	io->end(io);
+}
+
+/*
+ * Perform io, which the elevator dispatched, and complete it, not before
+ * end_ns: a disk model's service overlaps the syscall (diskmodel.c).
+ */
+static void dispatch_one(struct dispatch *d, struct io *io, uint64_t end_ns)
+{
+	dispatch_log(io);
 	perform_io(io);
 	if (end_ns != 0)
 		diskmodel_wait(end_ns);
-	queue_done(d->q, io);
-	io->end(io);
+	dispatch_done(d->q, io);
 }
 
 /*
@@ -72,7 +85,7 @@ void dispatch_submit(struct dispatch *d, struct io *io)
 			memory_copy_park(copies);
 		return;
 	}
-	if (d->dm != NULL) {
+	if (d->dm != NULL || d->ring != NULL) {
 		queue_submit(d->q, io);
 		return;
 	}
@@ -88,8 +101,11 @@ bool dispatch_submit_lent(struct dispatch *d, struct io *io)
 	struct io *next;
 
 	/* A throttled writer would hold a session thread while it waits. */
-	if (d->dm != NULL || (d->tl != NULL && throttle_limited(d->tl, io)) ||
-	    !queue_submit_idle(d->q, io, &next))
+	if (d->dm != NULL || (d->tl != NULL && throttle_limited(d->tl, io)))
+		return false;
+	if (d->ring != NULL)
+		return queue_submit_idle(d->q, io, NULL);
+	if (!queue_submit_idle(d->q, io, &next))
 		return false;
 	if (next != NULL) {
 		dispatch_one(d, next, 0);
@@ -132,7 +148,8 @@ static void *dispatch_releaser(void *arg)
 }
 
 struct dispatch *dispatch_start(struct queue *q, unsigned threads,
-				struct diskmodel *dm, bool groups)
+				struct diskmodel *dm, bool groups,
+				enum engine engine)
 {
 	struct dispatch *d;
 	int err;
@@ -163,6 +180,16 @@ struct dispatch *dispatch_start(struct queue *q, unsigned threads,
 		d->releasing = true;
 		/* At most 15 characters, or the name is refused. */
 		pthread_setname_np(d->releaser, "iosched-throtl");
+	}
+	if (engine == ENGINE_URING) {
+		d->ring = uring_start(q, threads, dm);
+		if (d->ring == NULL) {
+			dispatch_drain(d);
+			queue_stop(q);
+			dispatch_stop(d);
+			return NULL;
+		}
+		return d;
 	}
 	for (; d->nr_threads < threads; d->nr_threads++) {
 		err = pthread_create(&d->threads[d->nr_threads], NULL,
@@ -197,6 +224,7 @@ void dispatch_stop(struct dispatch *d)
 		return;
 	dispatch_drain(d);
 	throttle_free(d->tl);
+	uring_stop(d->ring);
 	for (unsigned i = 0; i < d->nr_threads; i++)
 		pthread_join(d->threads[i], NULL);
 	log_debug("%u dispatch workers stopped", d->nr_threads);

@@ -180,10 +180,27 @@ static int ioprio_set_thread(int prio)
 	return (int)syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, prio);
 }
 
+int ioprio_allowed(int prio)
+{
+	if (IOSCHED_IOPRIO_CLASS(prio) == ELV_IOPRIO_CLASS_RT &&
+	    __atomic_load_n(&ioprio_rt_denied, __ATOMIC_RELAXED))
+		return IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_BE,
+				      IOSCHED_IOPRIO_LEVEL(prio));
+	return prio;
+}
+
+bool ioprio_refused(int prio)
+{
+	if (IOSCHED_IOPRIO_CLASS(prio) != ELV_IOPRIO_CLASS_RT)
+		return false;
+	if (!__atomic_exchange_n(&ioprio_rt_denied, true, __ATOMIC_RELAXED))
+		log_info("the real-time I/O class is not permitted: its "
+			 "requests reach the backing file as best-effort");
+	return true;
+}
+
 void ioprio_pass(int prio)
 {
-	bool rt;
-
 	if (prio == ioprio_thread)
 		return;
 	if (ioprio_own == IOPRIO_UNKNOWN) {
@@ -201,25 +218,15 @@ void ioprio_pass(int prio)
 	 * real-time class; the best-effort class at the same level is the
 	 * nearest we may have.  Asked once, logged once.
 	 */
-	if (IOSCHED_IOPRIO_CLASS(prio) == ELV_IOPRIO_CLASS_RT &&
-	    __atomic_load_n(&ioprio_rt_denied, __ATOMIC_RELAXED))
-		prio = IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_BE,
-				      IOSCHED_IOPRIO_LEVEL(prio));
+	prio = ioprio_allowed(prio);
 	if (prio == ioprio_thread)
 		return;
 	if (ioprio_set_thread(prio) == 0) {
 		ioprio_thread = prio;
 		return;
 	}
-	rt = IOSCHED_IOPRIO_CLASS(prio) == ELV_IOPRIO_CLASS_RT;
-	if (errno == EPERM && rt) {
-		if (!__atomic_exchange_n(&ioprio_rt_denied, true,
-					 __ATOMIC_RELAXED))
-			log_info("the real-time I/O class is not permitted: "
-				 "its requests reach the backing file as "
-				 "best-effort");
-		ioprio_pass(IOSCHED_IOPRIO(ELV_IOPRIO_CLASS_BE,
-					   IOSCHED_IOPRIO_LEVEL(prio)));
+	if (errno == EPERM && ioprio_refused(prio)) {
+		ioprio_pass(ioprio_allowed(prio));
 		return;
 	}
 	if (!__atomic_exchange_n(&ioprio_failed, true, __ATOMIC_RELAXED))

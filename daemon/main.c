@@ -514,7 +514,8 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 	/* Before the first request, after the log is open. */
 	cgroup_init(cfg, backing_disk(fs->root_fd));
 	fs->dispatch = dispatch_start(fs->queue, cfg->threads, dm,
-				      cfg->groups);
+				      cfg->groups,
+				      (enum engine)engine_parse(cfg->engine));
 	if (fs->dispatch == NULL)
 		return -1;
 	trace_start(cfg->mountpoint, clock_now_ns(), main_trace_settings, fs);
@@ -522,10 +523,12 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 	if (timer_on_signal(fs->timer, SIGHUP, main_reload_read,
 			    main_reload_apply, fs) != 0)
 		log_warn("cannot handle SIGHUP: no configuration reload");
-	log_info("mounted %s on %s, pid %ld, scheduler %s, %u workers, "
+	log_info("mounted %s on %s, pid %ld, scheduler %s, %u %s, "
 		 "configuration %s", fs->cfg->backing, fs->cfg->mountpoint,
 		 (long)getpid(), queue_elevator_type(fs->queue)->name,
 		 fs->cfg->threads,
+		 engine_parse(fs->cfg->engine) == ENGINE_URING ?
+		 "in flight on io_uring" : "workers",
 		 fs->cfg->config_read != NULL ? fs->cfg->config_read :
 		 "built in");
 	if (opts->singlethread) {
@@ -544,6 +547,20 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 		fuse_loop_cfg_destroy(lc);
 	}
 	return ret;
+}
+
+/* engine=uring needs a ring: refused before mounting, in one line. */
+static int main_check_engine(const struct config *cfg)
+{
+	char err[CONFIG_ERR_MAX];
+
+	if (engine_parse(cfg->engine) != ENGINE_URING)
+		return 0;
+	if (uring_probe(cfg->threads, err, sizeof err) != 0) {
+		fprintf(stderr, "fuse-iosched: %s\n", err);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -576,6 +593,8 @@ static int main_print_config(struct config *cfg, struct fuse_args *args)
 	if (se == NULL)
 		return 1;
 	fuse_session_destroy(se);
+	if (main_check_engine(cfg) != 0)
+		return 1;
 	/* As a mount: an address that does not resolve, a port in use. */
 	if (strcmp(cfg->metrics, "off") != 0) {
 		char err[CONFIG_ERR_MAX];
@@ -641,7 +660,7 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	if (main_check(&cfg, &fs.root_fd) != 0 || main_config(&cfg) != 0 ||
-	    main_check_place(&cfg) != 0)
+	    main_check_place(&cfg) != 0 || main_check_engine(&cfg) != 0)
 		goto out;
 	if (log_file_open(cfg.log_file, err, sizeof err) != 0) {
 		fprintf(stderr, "fuse-iosched: %s\n", err);

@@ -5,72 +5,17 @@
  * caller's I/O priority, and the result spread over the parts.  Whoever
  * performs (a worker, or the submitting thread) holds no lock; a write
  * takes its inode's dio_lock here, shared (dio.c).
+ *
+ * The transfer itself is a struct perform_vec fed one syscall's result
+ * at a time (perform_vec_step): perform_io issues them with preadv and
+ * pwritev, uring.c through its ring; both go on after short transfers and
+ * end the same way.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/uio.h>
 
 #include "daemon.h"
-
-/* Most ios have few parts; a merged one has at most IOV_MAX (queue.c). */
-#define PERFORM_IOV_STACK 64
-
-/* Perform io with preadv/pwritev over its parts' buffers. */
-static void perform_vectored(struct io *io)
-{
-	struct iovec stack_iov[PERFORM_IOV_STACK], *iov = stack_iov;
-	struct io_part *p;
-	size_t done = 0, total = io->rq.bytes;
-	int cnt = 0, first = 0, err = 0;
-	ssize_t n;
-
-	if (io->nr_parts > PERFORM_IOV_STACK) {
-		iov = calloc(io->nr_parts, sizeof *iov);
-		if (iov == NULL) {
-			io_spread(io, 0, ENOMEM);
-			return;
-		}
-	}
-	for (p = io->parts; p != NULL; p = p->next)
-		iov[cnt++] = (struct iovec){ .iov_base = p->buf, .iov_len = p->len };
-
-	/* Go on after short transfers until done, end of file or error. */
-	while (done < total) {
-		off_t off = (off_t)(io->rq.offset + done);
-
-		if (io->rq.dir == ELV_READ)
-			n = preadv(io->fd, iov + first, cnt - first, off);
-		else
-			n = pwritev(io->fd, iov + first, cnt - first, off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = errno;
-			break;
-		}
-		if (n == 0) {
-			if (io->rq.dir == ELV_WRITE)
-				err = EIO;	/* no progress: do not spin */
-			break;
-		}
-		done += (size_t)n;
-		/* O_DIRECT cannot go on from the middle of a block. */
-		if (io->dio_align != 0 && (done & (io->dio_align - 1)) != 0)
-			break;
-		/* Skip the iovecs done; trim the one cut in the middle. */
-		while (first < cnt && (size_t)n >= iov[first].iov_len) {
-			n -= (ssize_t)iov[first].iov_len;
-			first++;
-		}
-		if (first < cnt) {
-			iov[first].iov_base = (char *)iov[first].iov_base + n;
-			iov[first].iov_len -= (size_t)n;
-		}
-	}
-	if (iov != stack_iov)
-		free(iov);
-	io_spread(io, done, err);
-}
 
 /*
  * Reads of up to PERFORM_LOCAL_MAX bytes are performed into a buffer the
@@ -114,11 +59,11 @@ bool perform_is_local(const void *buf)
  * A read's buffers are allocated now, not when it was queued: a backlog
  * of queued reads holds no data memory, only those being performed do.
  */
-static int perform_read_bufs(struct io *io)
+static int perform_read_bufs(struct io *io, bool local_ok)
 {
 	char *local;
 
-	if (io->rq.bytes <= PERFORM_LOCAL_MAX &&
+	if (local_ok && io->rq.bytes <= PERFORM_LOCAL_MAX &&
 	    io->dio_align <= PERFORM_LOCAL_ALIGN &&
 	    (local = perform_local_buf()) != NULL) {
 		/* Parts in file order, back to back, as one buffer. */
@@ -135,6 +80,108 @@ static int perform_read_bufs(struct io *io)
 	return 0;
 }
 
+/* io cannot be performed: err spread over its parts; -err. */
+static int perform_vec_fail(struct perform_vec *v, int err)
+{
+	perform_vec_step(v, -err);
+	return -err;
+}
+
+int perform_vec_init(struct perform_vec *v, struct io *io,
+		     struct iovec *stack, bool local_ok)
+{
+	struct io_part *p;
+	int cnt = 0;
+
+	*v = (struct perform_vec){ .io = io, .iov = stack };
+	if (io->rq.dir == ELV_READ && perform_read_bufs(io, local_ok) != 0)
+		return perform_vec_fail(v, ENOMEM);
+	if (io->nr_parts > PERFORM_IOV_STACK) {
+		v->iov = calloc(io->nr_parts, sizeof *v->iov);
+		if (v->iov == NULL)
+			return perform_vec_fail(v, ENOMEM);
+	}
+	for (p = io->parts; p != NULL; p = p->next)
+		v->iov[cnt++] = (struct iovec){ .iov_base = p->buf,
+						.iov_len = p->len };
+	v->cnt = cnt;
+	return 0;
+}
+
+/*
+ * Go on after short transfers until done, end of file or error; then
+ * spread the result over the parts.
+ */
+bool perform_vec_step(struct perform_vec *v, ssize_t n)
+{
+	struct io *io = v->io;
+
+	if (n == -EINTR)
+		return true;
+	if (n < 0) {
+		v->err = (int)-n;
+		goto end;
+	}
+	if (n == 0) {
+		if (io->rq.dir == ELV_WRITE)
+			v->err = EIO;	/* no progress: do not spin */
+		goto end;
+	}
+	v->done += (size_t)n;
+	/* O_DIRECT cannot go on from the middle of a block. */
+	if (io->dio_align != 0 && (v->done & (io->dio_align - 1)) != 0)
+		goto end;
+	if (v->done >= io->rq.bytes)
+		goto end;
+	/* Skip the iovecs done; trim the one cut in the middle. */
+	while (v->first < v->cnt && (size_t)n >= v->iov[v->first].iov_len) {
+		n -= (ssize_t)v->iov[v->first].iov_len;
+		v->first++;
+	}
+	if (v->first < v->cnt) {
+		v->iov[v->first].iov_base = (char *)v->iov[v->first].iov_base + n;
+		v->iov[v->first].iov_len -= (size_t)n;
+	}
+	return true;
+end:
+	if (v->cnt > PERFORM_IOV_STACK)
+		free(v->iov);
+	v->iov = NULL;
+	io_spread(io, v->done, v->err);
+	return false;
+}
+
+/* Perform io with preadv/pwritev over its parts' buffers. */
+static void perform_vectored(struct io *io)
+{
+	struct iovec stack[PERFORM_IOV_STACK];
+	struct perform_vec v;
+	ssize_t n;
+
+	if (perform_vec_init(&v, io, stack, true) != 0)
+		return;
+	do {
+		struct iovec *iov = v.iov + v.first;
+		off_t off = (off_t)(io->rq.offset + v.done);
+
+		if (io->rq.dir == ELV_READ)
+			n = preadv(io->fd, iov, v.cnt - v.first, off);
+		else
+			n = pwritev(io->fd, iov, v.cnt - v.first, off);
+	} while (perform_vec_step(&v, n < 0 ? -errno : n));
+}
+
+bool perform_locks(const struct io *io)
+{
+	/*
+	 * Writes to an inode that has a direct descriptor exclude the
+	 * read-modify-writes of dio.c (dio_lock).  Other inodes, the common
+	 * buffered case, pay one load.
+	 */
+	return io->rq.dir == ELV_WRITE && io->inode != NULL &&
+	       __atomic_load_n(&io->inode->dio_used, __ATOMIC_ACQUIRE);
+}
+
 void perform_io(struct io *io)
 {
 	struct inode *inode = io->inode;
@@ -142,21 +189,14 @@ void perform_io(struct io *io)
 
 	/* The backing disk's scheduler sees the request's class, as loop's. */
 	ioprio_pass(io->rq.ioprio);
-	if (io->rq.dir == ELV_READ && perform_read_bufs(io) != 0) {
-		io_spread(io, 0, ENOMEM);
-		return;
-	}
 	if (io->dio_unaligned) {
-		dio_perform(io);
+		if (io->rq.dir == ELV_READ && perform_read_bufs(io, true) != 0)
+			io_spread(io, 0, ENOMEM);
+		else
+			dio_perform(io);
 		return;
 	}
-	/*
-	 * Writes to an inode that has a direct descriptor exclude the
-	 * read-modify-writes of dio.c (dio_lock).  Other inodes, the common
-	 * buffered case, pay one load.
-	 */
-	lock = io->rq.dir == ELV_WRITE && inode != NULL &&
-	       __atomic_load_n(&inode->dio_used, __ATOMIC_ACQUIRE);
+	lock = perform_locks(io);
 	if (lock)
 		pthread_rwlock_rdlock(&inode->dio_lock);
 	perform_vectored(io);

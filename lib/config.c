@@ -110,7 +110,13 @@ static const struct config_setting config_settings[] = {
 	{ .name = "threads", .type = CONFIG_UINT, CONFIG_FIELD(threads),
 	  .min = 1, .max = THREADS_MAX,
 	  .def_doc = "two per CPU, at least 4, at most 16",
-	  .arg = "N", .help = "dispatch worker threads" },
+	  .arg = "N", .help = "dispatch worker threads (with engine=uring: "
+	  "ios in flight)" },
+	{ .name = "engine", .type = CONFIG_STR, CONFIG_FIELD(engine),
+	  .valid = engine_name_valid, .expect = "threads or uring",
+	  .def = "threads",
+	  .arg = "ENGINE", .help = "threads: workers perform each request "
+	  "with a syscall; uring: one io_uring submits them" },
 	{ .name = "nr_requests", .type = CONFIG_UINT, CONFIG_FIELD(nr_requests),
 	  .min = NR_REQUESTS_MIN, .max = NR_REQUESTS_MAX, .def = "128",
 	  .apply = config_apply_nr_requests,

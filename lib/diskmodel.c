@@ -10,8 +10,9 @@
  *   is given and returns when the io would end, without sleeping (the
  *   replay runs it on virtual time); only diskmodel_wait sleeps.
  * - The state behind dm->lock is taken in turn by the dispatch workers
- *   (diskmodel_next): the hdd asks the queue for its next io only once
- *   the head is free, so the elevator chooses at that moment.
+ *   (diskmodel_next, or the io_uring engine's diskmodel_try_next): the
+ *   hdd asks the queue for its next io only once the head is free, so
+ *   the elevator chooses at that moment.
  * - A worker performs the syscall at dispatch and sleeps until the end
  *   the model booked: the copy is part of the service time, never
  *   charged on top of it.
@@ -289,6 +290,23 @@ struct io *diskmodel_next(struct diskmodel *dm, struct queue *q,
 		diskmodel_wait(dm->busy_until_ns);
 	io = queue_next(q);
 	if (io != NULL)
+		*end_ns = do_diskmodel_book(dm, &io->rq, clock_now_ns());
+	pthread_mutex_unlock(&dm->lock);
+	return io;
+}
+
+struct io *diskmodel_try_next(struct diskmodel *dm, struct queue *q,
+			      uint64_t *end_ns, uint64_t *free_ns)
+{
+	struct io *io = NULL;
+	uint64_t now = clock_now_ns();
+
+	*free_ns = 0;
+	pthread_mutex_lock(&dm->lock);
+	/* As diskmodel_next, without the wait: the head frees at free_ns. */
+	if (dm->kind == DISKMODEL_HDD && dm->busy_until_ns > now)
+		*free_ns = dm->busy_until_ns;
+	else if ((io = queue_try_next(q)) != NULL)
 		*end_ns = do_diskmodel_book(dm, &io->rq, clock_now_ns());
 	pthread_mutex_unlock(&dm->lock);
 	return io;

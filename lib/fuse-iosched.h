@@ -125,7 +125,8 @@ struct config {
 	char *mountpoint;	/* MOUNTPOINT, as given */
 	char *scheduler;	/* scheduler at mount time */
 	char *module_dir;	/* where NAME.so schedulers live */
-	unsigned threads;	/* dispatch workers */
+	unsigned threads;	/* dispatch workers, or the ring's depth */
+	char *engine;		/* "threads" or "uring" (engine.c) */
 	unsigned nr_requests;	/* queue depth limit */
 	unsigned max_background; /* FUSE background requests */
 	bool writeback_cache;	/* FUSE writeback cache: batching vs pid */
@@ -311,6 +312,15 @@ int backing_io_parse(const char *name);
 bool backing_io_name_valid(const char *name);
 const char *backing_io_name(enum backing_io mode);
 
+/* engine.c: the engine setting's names */
+enum engine {
+	ENGINE_THREADS,		/* dispatch workers, one syscall each */
+	ENGINE_URING,		/* one io_uring, threads ios in flight */
+};
+/* An engine by name, or -1. */
+int engine_parse(const char *name);
+bool engine_name_valid(const char *name);
+
 /* metrics_addr.c: the metrics setting's address */
 #define METRICS_ADDR_HOST_MAX 256
 /* "off", or HOST:PORT, [HOST]:PORT, :PORT (loopback), port 1-65535. */
@@ -430,8 +440,14 @@ struct io *queue_try_next(struct queue *q);
 /* queue_submit, then queue_try_next, under one lock: no worker woken. */
 struct io *queue_submit_dispatch(struct queue *q, struct io *io);
 /* queue_submit_dispatch, if nothing is queued and io needs no wait for a
- * slot: true and *next (io or NULL); else false, io untouched. */
+ * slot: true and *next (io or NULL; with next NULL, queue_submit); else
+ * false, io untouched. */
 bool queue_submit_idle(struct queue *q, struct io *io, struct io **next);
+/* Also call fn(arg), under the queue lock, wherever a worker would be
+ * woken to dispatch; fn must take no lock but leaves (uring.c). */
+void queue_set_work(struct queue *q, void (*fn)(void *arg), void *arg);
+/* After queue_stop, with nothing queued: a dispatcher may end. */
+bool queue_stopped(struct queue *q);
 /* io was performed (its parts' results are set). */
 void queue_done(struct queue *q, struct io *io);
 /* The timer fired: a scheduler wake-up is due. */
@@ -612,6 +628,11 @@ uint64_t diskmodel_book(struct diskmodel *dm, const struct elv_request *rq,
  * slot's end in *end_ns.  NULL once the queue is stopped. */
 struct io *diskmodel_next(struct diskmodel *dm, struct queue *q,
 			  uint64_t *end_ns);
+/* diskmodel_next for one thread that must not sleep (uring.c): NULL and
+ * *free_ns, when the hdd's head frees, while it is busy; else
+ * queue_try_next, booked as diskmodel_next does. */
+struct io *diskmodel_try_next(struct diskmodel *dm, struct queue *q,
+			      uint64_t *end_ns, uint64_t *free_ns);
 /* Sleep until end_ns on clock_now_ns()'s clock, if it is still ahead. */
 void diskmodel_wait(uint64_t end_ns);
 

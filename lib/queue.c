@@ -43,6 +43,10 @@ struct queue {
 					 * or frozen */
 	pthread_cond_t work_cv;		/* workers: maybe something to do */
 	pthread_cond_t idle_cv;		/* freezer: queue became empty */
+	/* Told, with work_cv, when a dispatcher may find work (uring.c's
+	 * ring thread, which waits on its ring, not on work_cv). */
+	void (*work)(void *arg);
+	void *work_arg;
 
 	struct elevator_queue *eq;	/* the active scheduler instance */
 	unsigned nr_requests;		/* limit on nr_held[dir], each dir */
@@ -392,6 +396,25 @@ static bool do_queue_try_merge(struct queue *q, struct io *io)
 /* ------------------------------------------------------------------ */
 /* Submission, dispatch and completion.                                */
 
+/* Caller holds q->lock: a dispatcher may find work (all: every worker). */
+static void do_queue_work(struct queue *q, bool all)
+{
+	if (all)
+		pthread_cond_broadcast(&q->work_cv);
+	else
+		pthread_cond_signal(&q->work_cv);
+	if (q->work != NULL)
+		q->work(q->work_arg);
+}
+
+void queue_set_work(struct queue *q, void (*fn)(void *arg), void *arg)
+{
+	pthread_mutex_lock(&q->lock);
+	q->work = fn;
+	q->work_arg = arg;
+	pthread_mutex_unlock(&q->lock);
+}
+
 /*
  * How many slots of io's direction io may fill: nr_requests, or fewer if
  * the scheduler's limit_depth says so (kyber keeps some write slots for
@@ -488,7 +511,7 @@ void queue_submit(struct queue *q, struct io *io)
 	pthread_mutex_lock(&q->lock);
 	do_queue_submit(q, io);
 	/* A new or grown request: a worker may now dispatch it. */
-	pthread_cond_signal(&q->work_cv);
+	do_queue_work(q, false);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -556,6 +579,16 @@ struct io *queue_try_next(struct queue *q)
 	return io;
 }
 
+bool queue_stopped(struct queue *q)
+{
+	bool stopped;
+
+	pthread_mutex_lock(&q->lock);
+	stopped = q->stopping && q->nr_queued == 0;
+	pthread_mutex_unlock(&q->lock);
+	return stopped;
+}
+
 struct io *queue_submit_dispatch(struct queue *q, struct io *io)
 {
 	struct io *next;
@@ -569,7 +602,7 @@ struct io *queue_submit_dispatch(struct queue *q, struct io *io)
 	 */
 	next = do_queue_dispatch(q);
 	if (next != NULL && q->nr_queued > 0)
-		pthread_cond_signal(&q->work_cv);
+		do_queue_work(q, false);
 	pthread_mutex_unlock(&q->lock);
 	return next;
 }
@@ -585,7 +618,10 @@ bool queue_submit_idle(struct queue *q, struct io *io, struct io **next)
 		do_queue_submit(q, io);
 		/* Nothing else is queued: io, or NULL while the scheduler
 		 * idles and its wake-up will call a worker. */
-		*next = do_queue_dispatch(q);
+		if (next != NULL)
+			*next = do_queue_dispatch(q);
+		else
+			do_queue_work(q, false);
 	}
 	pthread_mutex_unlock(&q->lock);
 	return idle;
@@ -639,7 +675,7 @@ void queue_done(struct queue *q, struct io *io)
 		pthread_cond_broadcast(&q->submit_cv[!io->rq.dir]);
 	/* A completion can make an idling scheduler dispatch. */
 	if (q->nr_queued > 0)
-		pthread_cond_signal(&q->work_cv);
+		do_queue_work(q, false);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -647,7 +683,7 @@ void queue_kick(struct queue *q)
 {
 	pthread_mutex_lock(&q->lock);
 	q->wakeup_ns = 0;
-	pthread_cond_broadcast(&q->work_cv);
+	do_queue_work(q, true);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -660,7 +696,7 @@ void queue_process_exited(struct queue *q, pid_t pid)
 	if (et->exit_process != NULL) {
 		et->exit_process(q->eq, pid, queue_now(q));
 		if (q->nr_queued > 0)
-			pthread_cond_signal(&q->work_cv);
+			do_queue_work(q, false);
 	}
 	pthread_mutex_unlock(&q->lock);
 }
@@ -669,7 +705,7 @@ void queue_stop(struct queue *q)
 {
 	pthread_mutex_lock(&q->lock);
 	q->stopping = true;
-	pthread_cond_broadcast(&q->work_cv);
+	do_queue_work(q, true);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -683,7 +719,7 @@ uint64_t queue_freeze(struct queue *q)
 	pthread_mutex_lock(&q->lock);
 	q->frozen = true;
 	/* Idling schedulers must now hand everything over. */
-	pthread_cond_broadcast(&q->work_cv);
+	do_queue_work(q, true);
 	while (q->nr_queued > 0 || q->nr_in_flight > 0)
 		pthread_cond_wait(&q->idle_cv, &q->lock);
 	pthread_mutex_unlock(&q->lock);

@@ -109,11 +109,13 @@ assert_eq() { # expected actual [what]
 # Mount BACKING on MNT in the foreground, in the background of this shell.
 # Extra arguments are passed to the daemon (e.g. -o scheduler=deadline).
 # TEST_BACKING_IO=direct (or auto, buffered) runs every test in that mode,
-# unless the test names its own.
+# unless the test names its own; TEST_ENGINE=uring (or threads) likewise
+# the dispatch engine (tests/engine-uring.sh).
 mount_fs() {
 	require_root
 	"$FUSE_IOSCHED" -f -o "module_dir=$MODULE_DIR" \
-		${TEST_BACKING_IO:+-o "backing_io=$TEST_BACKING_IO"} "$@" "$BACKING" "$MNT" \
+		${TEST_BACKING_IO:+-o "backing_io=$TEST_BACKING_IO"} \
+		${TEST_ENGINE:+-o "engine=$TEST_ENGINE"} "$@" "$BACKING" "$MNT" \
 		>>"$LOG" 2>&1 &
 	DAEMON_PID=$!
 	i=0

@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# -o engine=uring: one ring thread and no workers; the elevator never has
+# more ios in flight than threads says, however many the callers have;
+# data, O_DIRECT, unaligned direct writes and a disk model's service time
+# as with the workers; a refused io_uring_setup (seccomp here, as a
+# sandbox or kernel.io_uring_disabled would refuse it) fails the mount in
+# one line, with nothing mounted; an unknown engine is refused.  The core
+# tests under this engine are tests/engine-uring-suite.sh.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
+require_root
+require fio python3 timeout
+
+out=$("$FUSE_IOSCHED" --print-config -o "module_dir=$MODULE_DIR,engine=uring" \
+	2>&1) || {
+	case $out in
+	*"without liburing"*) skip "built without liburing" ;;
+	*io_uring_setup*) skip_env "io_uring refused here: $out" ;;
+	*) fail "--print-config -o engine=uring: $out" ;;
+	esac
+}
+echo "$out" | grep -qx 'engine = "uring"' ||
+	fail "--print-config does not show the engine"
+fails_with "threads or uring" "for an unknown engine" \
+	"$FUSE_IOSCHED --print-config -o engine=fast"
+
+# Refused io_uring_setup: the mount fails before mounting, in one line.
+st=0
+python3 -c 'import errno, sys
+from lib import exec_without_io_uring
+exec_without_io_uring(sys.argv[1:], errno.EPERM)' "$FUSE_IOSCHED" -f \
+	-o "module_dir=$MODULE_DIR,engine=uring" "$BACKING" "$MNT" \
+	>"$T/refused" 2>&1 || st=$?
+assert_eq 1 "$st" "exit status with io_uring_setup refused"
+assert_eq "fuse-iosched: engine=uring: io_uring_setup: Operation not permitted" \
+	"$(cat "$T/refused")" "the refusal's message"
+! mountpoint -q "$MNT" || fail "mounted with io_uring refused"
+# The thread pool does not need it.
+python3 -c 'import errno, sys
+from lib import exec_without_io_uring
+exec_without_io_uring(sys.argv[1:], errno.EPERM)' "$FUSE_IOSCHED" \
+	--print-config -o "module_dir=$MODULE_DIR" >/dev/null ||
+	fail "engine=threads needs io_uring"
+
+# Depth 2: 16 direct reads in flight from fio reach the backing file
+# two at a time (the trace's dispatches less its completions).
+head -c 4194304 /dev/urandom >"$BACKING/f"
+mount_fs -o engine=uring,threads=2,scheduler=noop
+grep -q "2 in flight on io_uring" "$LOG" || fail "no engine in the mount line"
+comms=$(cat /proc/"$DAEMON_PID"/task/*/comm)
+echo "$comms" | grep -qx iosched-ring || fail "no ring thread: $comms"
+! echo "$comms" | grep -qx iosched-worker || fail "workers with uring"
+timeout 60 cat "$MNT/.control/trace" >"$T/trace" & TR=$!
+cleanup_push "kill $TR 2>/dev/null"
+wait_line "$T/trace" '^# fuse-iosched trace'
+fio --name=r --filename="$MNT/f" --ioengine=libaio --direct=1 \
+	--rw=randread --bs=4k --iodepth=16 --size=4m --number_ios=2000 \
+	--output=/dev/null || fail "fio randread failed"
+fio --name=w --filename="$MNT/g" --ioengine=libaio --direct=1 \
+	--rw=randwrite --bs=4k --iodepth=16 --size=1m --number_ios=500 \
+	--verify=crc32c --verify_state_save=0 --output=/dev/null ||
+	fail "fio randwrite verify failed"
+wait_line "$T/trace" ' C +R.*\[fio\]'
+sleep 0.2	# the last events (not asserted on: a bound only)
+kill $TR 2>/dev/null || true
+max=$(awk '$6 == "D" { n++; if (n > m) m = n } $6 == "C" { n-- }
+	END { print m + 0 }' "$T/trace")
+echo "ios in flight at once: at most $max"
+[ "$max" -ge 1 ] && [ "$max" -le 2 ] ||
+	fail "ios in flight at once: $max, depth 2"
+
+# Unaligned direct writes that share blocks (read-modify-writes), with
+# aligned ones in flight beside them: nothing lost.
+python3 - "$MNT/u" <<'PY' || fail "unaligned direct writes"
+import os, sys, threading
+path = sys.argv[1]
+fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_DIRECT, 0o644)
+size, step = 65536, 1000
+def writer(k):
+    for off in range(k * step // 4, size, step):
+        os.pwrite(fd, bytes([65 + k]) * (step // 4), off)
+ts = [threading.Thread(target=writer, args=(k,)) for k in range(4)]
+for t in ts: t.start()
+for t in ts: t.join()
+os.close(fd)
+data = open(path, "rb").read()
+for k in range(4):
+    for off in range(k * step // 4, size, step):
+        want = bytes([65 + k]) * (step // 4)
+        got = data[off:off + step // 4]
+        assert got == want[:len(got)], (k, off)
+PY
+cmp "$MNT/u" "$BACKING/u" || fail "mount and backing differ"
+unmount_fs
+check_log
+
+# A disk model: each io completes at the end the model booked for it.
+mount_fs -o engine=uring,disk_model=hdd,seek_ms=0,rpm=600
+python3 - "$MNT/f" <<'PY' || fail "hdd model under uring"
+import mmap, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
+buf = mmap.mmap(-1, 4096)
+t0 = time.monotonic()
+for off in (1 << 20, 3 << 20, 4096 * 10, 2 << 20):
+    assert os.preadv(fd, [buf], off) == 4096
+# Four reads elsewhere than the head: half a turn at 600 rpm (50 ms) each.
+assert time.monotonic() - t0 >= 0.15, time.monotonic() - t0
+PY
+unmount_fs
+check_log
