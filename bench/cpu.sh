@@ -19,14 +19,19 @@
 # taken away from each, so that start-up does not count.  With
 # CPU_BASE=DAEMON, that other build of fuse-iosched runs too, alternately
 # (base, then this build, each job, each round); the last column is this
-# build's cost over the base's.
+# build's cost over the base's.  With CPU_URING=yes (or -o options to
+# add, e.g. threads=16), this build also runs with -o engine=uring, as
+# the column uring; the last column is then the last build's cost over
+# the first's.
 #
 # The jobs, as bench/overhead.sh's of the same names: seqwrite-buffered
 # (SIZE, default 256m, in 1 MiB writes, then fsync), seqwrite-direct (the
 # same with O_DIRECT, no fsync; run only when named), create-4k (1000
 # files created, written with 4 KiB and closed, then removed), sqlite-tx
-# (300 SQLite transactions of one INSERT, synchronous=FULL).  CPU_JOBS
-# picks some of them.
+# (300 SQLite transactions of one INSERT, synchronous=FULL),
+# randread-qd1 and randread-qd16 (5000 random 4 KiB O_DIRECT reads of a
+# 64 MiB file laid out beforehand, psync, and libaio at depth 16; run
+# only when named).  CPU_JOBS picks some of them.
 #
 # RESULTS_DIR gets each run's raw figure (JOB-BUILD-rROUND.cost) and the
 # table (summary.txt), the median over the rounds (at least 3; callgrind's
@@ -45,8 +50,11 @@ callgrind)	command -v valgrind >/dev/null || die "needs valgrind" ;;
 esac
 command -v sqlite3 >/dev/null || die "needs sqlite3"
 
-BUILDS="${CPU_BASE:+base }this"
-declare -A BIN=([this]=$FUSE_IOSCHED [base]=${CPU_BASE:-})
+BUILDS="${CPU_BASE:+base }this${CPU_URING:+ uring}"
+declare -A BIN=([this]=$FUSE_IOSCHED [base]=${CPU_BASE:-} [uring]=$FUSE_IOSCHED)
+declare -A OPTS=([this]=scheduler=noop [base]=scheduler=noop
+	[uring]=scheduler=noop,engine=uring)
+[ "${CPU_URING:-yes}" = yes ] || OPTS[uring]+=,$CPU_URING
 NFILES=1000
 NTX=300
 sqlite_script "$W/sqlite.sql" $NTX
@@ -70,6 +78,17 @@ job_create-4k() {
 		--ioengine=psync --output=/dev/null || die "fio failed"
 	echo $NFILES
 }
+# randread DIR FIO_OPTIONS: 5000 random 4 KiB direct reads of rr.dat.
+randread() {
+	d=$1
+	shift
+	fio --name=r --filename="$d/rr.dat" --size=64m --rw=randread --bs=4k \
+		--direct=1 --number_ios=5000 --norandommap "$@" \
+		--output=/dev/null || die "fio failed"
+	echo 5000
+}
+job_randread-qd1() { randread "$1" --ioengine=psync; }
+job_randread-qd16() { randread "$1" --ioengine=libaio --iodepth=16; }
 job_sqlite-tx() {
 	sqlite3 "$1/bench.db" <"$W/sqlite.sql" >/dev/null || die "sqlite3 failed"
 	rm -f "$1/bench.db"
@@ -87,7 +106,7 @@ run() {
 			"$3.raw" "${BIN[$2]}" ;;
 	esac >"$wrap"
 	chmod +x "$wrap"
-	FUSE_IOSCHED=$wrap mount_fs "$2" scheduler=noop "$RESULTS/daemon-$2.log"
+	FUSE_IOSCHED=$wrap mount_fs "$2" "${OPTS[$2]}" "$RESULTS/daemon-$2.log"
 	ios=$("job_$1" "$W/$2")
 	fusermount3 -u "$W/$2"
 	MOUNTS=${MOUNTS/$W\/$2 /}
@@ -107,13 +126,16 @@ run() {
 
 JOBS="seqwrite-buffered create-4k sqlite-tx"
 [ -z "${CPU_JOBS:-}" ] || JOBS=$CPU_JOBS
+case " $JOBS " in
+*" randread-"*) layout "$B/rr.dat" 64m ;;
+esac
 {
 	# Fixed jobs, not timed runs.
 	describe_machine | grep -v '^runs:'
 	echo "runs:      fixed jobs, $ROUNDS rounds alternating, median reported"
 	echo "tool:      $TOOL"
 	for b in $BUILDS; do
-		echo "$b:$(printf '%*s' $((10 - ${#b})) '')$("${BIN[$b]}" --version | head -n 1) (${BIN[$b]})"
+		echo "$b:$(printf '%*s' $((10 - ${#b})) '')$("${BIN[$b]}" --version | head -n 1) (${BIN[$b]}, -o ${OPTS[$b]})"
 	done
 } | tee "$RESULTS/machine.txt"
 for r in $(seq "$ROUNDS"); do
@@ -138,7 +160,8 @@ def cost(job, b, r, i):
 
 def table(i, unit):
     print("%-18s %-9s %s" % ("job", "unit", " ".join("%9s" % b for b in builds)
-                             + ("  this/base" if len(builds) > 1 else "")))
+                             + ("  %9s" % (builds[-1] + "/" + builds[0])
+                                if len(builds) > 1 else "")))
     for job in jobs:
         cells = []
         for b in builds:
@@ -147,7 +170,7 @@ def table(i, unit):
                 for r in range(1, rounds + 1)))
         line = "%-18s %-9s %s" % (job, unit, " ".join("%9.1f" % c for c in cells))
         if len(cells) > 1:
-            line += "  %9.2f" % (cells[1] / cells[0] if cells[0] else 0)
+            line += "  %9.2f" % (cells[-1] / cells[0] if cells[0] else 0)
         print(line)
     print()
 

@@ -16,6 +16,9 @@
 #	deadline  fuse-iosched with the deadline scheduler,
 #	base      with OVERHEAD_BASE=DAEMON only: that build of fuse-iosched
 #	          with noop (an older commit, for before/after in one run),
+#	uring     with OVERHEAD_URING set only: fuse-iosched with noop and
+#	          -o engine=uring (OVERHEAD_URING=yes, or the options to add,
+#	          e.g. OVERHEAD_URING=threads=16 for a ring of depth 16),
 # all the views of one backing directory, and prints for each job the
 # median throughput on the backing directory and, for the others, the ratio
 # to it (1.00 = as fast as no FUSE at all).  A second table gives the CPU
@@ -58,7 +61,8 @@
 # default ../schedulers/.libs next to this script when it exists),
 # OVERHEAD_JOBS (run only these jobs, by name, space-separated),
 # OVERHEAD_BASE (another fuse-iosched binary, run as the target base; a
-# third table then gives noop/base, noop/ptll and base/ptll round by round).
+# third table then gives noop/base, noop/ptll and base/ptll round by round),
+# OVERHEAD_URING (yes, or -o options: adds the target uring).
 #
 # With the defaults the whole run takes about 20 minutes: 9 jobs x 5
 # targets x 3 rounds, each at most 8 s, plus setup.  RESULTS_DIR receives
@@ -88,7 +92,7 @@ for c in cc pkg-config tar sqlite3; do
 done
 [ -f $EXAMPLES/passthrough_ll.c ] || die "no $EXAMPLES/passthrough_ll.c: install libfuse3-dev"
 
-TARGETS="backing ptll ptllx noop deadline${OVERHEAD_BASE:+ base}"
+TARGETS="backing ptll ptllx noop deadline${OVERHEAD_BASE:+ base}${OVERHEAD_URING:+ uring}"
 NFILES=1000
 NTX=300
 
@@ -165,6 +169,11 @@ done
 if [ -n "${OVERHEAD_BASE:-}" ]; then
 	FUSE_IOSCHED=$OVERHEAD_BASE mount_fs base scheduler=noop \
 		"$RESULTS/daemon-base.log"
+fi
+if [ -n "${OVERHEAD_URING:-}" ]; then
+	o=scheduler=noop,engine=uring
+	[ "$OVERHEAD_URING" = yes ] || o=$o,$OVERHEAD_URING
+	mount_fs uring "$o" "$RESULTS/daemon-uring.log"
 fi
 
 # The test file, laid out once, read and overwritten by every target.

@@ -216,7 +216,7 @@ import re, sys
 path, moddir = sys.argv[1], sys.argv[2]
 swap = {"scheduler": '"noop"', "module_dir": '"%s/."' % moddir,
 	"writeback_cache": "yes", "log": '"debug"', "disk_model": '"hdd"',
-	"backing_io": '"buffered"', "metrics": '"off"', "overmount": "yes", "groups": "no",
+	"backing_io": '"buffered"', "engine": '"uring"', "metrics": '"off"', "overmount": "yes", "groups": "no",
 	"log_file": '"%s.log"' % path}
 out = []
 for line in open(path):
