@@ -190,6 +190,8 @@ static void uring_wait(struct uring *u)
 
 	if (ret < 0 && ret != -EINTR)
 		log_ratelimited(LOG_ERR, "io_uring_enter: %s", strerror(-ret));
+	/* Awake: completions' queue_done need not write the eventfd. */
+	__atomic_store_n(&u->sleeping, 0, __ATOMIC_SEQ_CST);
 	uring_reap(u);
 }
 
@@ -293,7 +295,6 @@ static void *uring_thread(void *arg)
 			uring_arm(u);
 		}
 		uring_wait(u);
-		__atomic_store_n(&u->sleeping, 0, __ATOMIC_SEQ_CST);
 	}
 	return NULL;
 }
