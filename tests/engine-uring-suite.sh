@@ -17,7 +17,7 @@ out=$("$FUSE_IOSCHED" --print-config -o "module_dir=$MODULE_DIR,engine=uring" \
 for t in fs-data fs-odirect fs-fsync-order switch-all-under-load \
 	workload-fio diskmodel-ssd cli-sigterm; do
 	st=0
-	TEST_ENGINE=uring TEST_QUICK=1 timeout 120 bash "$top_srcdir/tests/$t.sh" \
+	TEST_ENGINE=uring TEST_QUICK=1 timeout -k 10 120 bash "$top_srcdir/tests/$t.sh" \
 		>"$T/$t.log" 2>&1 || st=$?
 	case $st in
 	0) echo "engine=uring: $t passed" ;;

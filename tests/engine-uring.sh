@@ -53,10 +53,10 @@ echo "$comms" | grep -qx iosched-ring || fail "no ring thread: $comms"
 timeout 60 cat "$MNT/.control/trace" >"$T/trace" & TR=$!
 cleanup_push "kill $TR 2>/dev/null"
 wait_line "$T/trace" '^# fuse-iosched trace'
-timeout 60 fio --name=r --filename="$MNT/f" --ioengine=libaio --direct=1 \
+timeout -k 5 60 fio --name=r --filename="$MNT/f" --ioengine=libaio --direct=1 \
 	--rw=randread --bs=4k --iodepth=16 --size=4m --number_ios=2000 \
 	--output=/dev/null || fail "fio randread failed"
-timeout 60 fio --name=w --filename="$MNT/g" --ioengine=libaio --direct=1 \
+timeout -k 5 60 fio --name=w --filename="$MNT/g" --ioengine=libaio --direct=1 \
 	--rw=randwrite --bs=4k --iodepth=16 --size=1m --number_ios=500 \
 	--verify=crc32c --verify_state_save=0 --output=/dev/null ||
 	fail "fio randwrite verify failed"
@@ -71,7 +71,7 @@ echo "ios in flight at once: at most $max"
 
 # Unaligned direct writes that share blocks (read-modify-writes), with
 # aligned ones in flight beside them: nothing lost.
-timeout 60 python3 - "$MNT/u" <<'PY' || fail "unaligned direct writes"
+timeout -k 5 60 python3 - "$MNT/u" <<'PY' || fail "unaligned direct writes"
 import os, sys, threading
 path = sys.argv[1]
 fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_DIRECT, 0o644)
@@ -93,7 +93,7 @@ PY
 cmp "$MNT/u" "$BACKING/u" || fail "mount and backing differ"
 # Buffered writes onto an idle queue: the writer lends its buffer.
 head -c 1048576 /dev/urandom >"$T/b"
-timeout 60 dd if="$T/b" of="$MNT/b" bs=64k status=none ||
+timeout -k 5 60 dd if="$T/b" of="$MNT/b" bs=64k status=none ||
 	fail "buffered writes"
 cmp "$T/b" "$BACKING/b" || fail "buffered writes: data"
 unmount_fs
@@ -102,7 +102,7 @@ check_log
 # A disk model: each io completes at the end the model booked for it,
 # not when its transfer is done (the first read too, the head idle).
 mount_fs -o engine=uring,disk_model=hdd,seek_ms=0,rpm=600
-timeout 60 python3 - "$MNT/f" <<'PY' || fail "hdd model under uring"
+timeout -k 5 60 python3 - "$MNT/f" <<'PY' || fail "hdd model under uring"
 import mmap, os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
 buf = mmap.mmap(-1, 4096)
