@@ -215,8 +215,9 @@ struct fs {
 	gid_t owner_gid;
 	bool as_root;		/* act with callers' credentials on create */
 	bool dont_mask;		/* the kernel leaves the umask to us */
-	/* FUSE_HANDLE_KILLPRIV_V2 negotiated (killpriv.c), set at INIT. */
-	bool killpriv_v2;
+	/* FUSE_HANDLE_KILLPRIV_V2 negotiated (killpriv.c): set by the
+	 * thread that answers INIT, read by the others. */
+	atomic_bool killpriv_v2;
 	struct queue *queue;
 	struct dispatch *dispatch;
 	struct timer *timer;

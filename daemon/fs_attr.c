@@ -118,7 +118,9 @@ void fs_attr_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	 * truncate by a caller without CAP_FSETID, and every chown: the
 	 * bits go first, as the backing fs drops them for that caller.
 	 */
-	if (fs_of(req)->killpriv_v2 && (to_set & FUSE_SET_ATTR_KILL_SUID) &&
+	if (atomic_load_explicit(&fs_of(req)->killpriv_v2,
+				 memory_order_relaxed) &&
+	    (to_set & FUSE_SET_ATTR_KILL_SUID) &&
 	    !(to_set & FUSE_SET_ATTR_MODE) &&
 	    fstatat(pfd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0) {
 		attr->st_mode = killpriv_mode(req, &st, to_set &

@@ -97,7 +97,8 @@ static ssize_t killpriv_writev(int fd, struct iovec *iov, int count,
 		    sizeof(uint32_t) && o->major == 7) {
 			o->flags |= FUSE_HANDLE_KILLPRIV_V2;
 			/* Before the kernel sends anything else. */
-			fs->killpriv_v2 = true;
+			atomic_store_explicit(&fs->killpriv_v2, true,
+					      memory_order_relaxed);
 			log_debug("fuse: FUSE_HANDLE_KILLPRIV_V2: setuid and "
 				  "setgid bits are the daemon's to clear");
 		}
@@ -158,7 +159,7 @@ int killpriv_fd(fuse_req_t req, fuse_ino_t ino, int fd, bool ask)
 	struct stat st;
 	mode_t mode;
 
-	if (!fs->killpriv_v2)
+	if (!atomic_load_explicit(&fs->killpriv_v2, memory_order_relaxed))
 		return 0;
 	if (fstat(fd, &st) == -1)
 		return -errno;

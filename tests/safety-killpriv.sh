@@ -4,9 +4,10 @@
 # for security.capability before every write (a GETXATTR round trip each):
 # 64 small writes, as root and as another user, cost a few at most.  And
 # the daemon now clears what the kernel left to it as BACKING's own file
-# system does: another user's write, O_TRUNC, truncate, fallocate and
-# copy_file_range drop setuid, and setgid when the group may execute or
-# the user is outside the file's group (2767 too); root's keep them.
+# system does: another user's write, O_TRUNC, truncate, fallocate,
+# copy_file_range and chgrp drop setuid, and setgid when the group may
+# execute or the user is outside the file's group (2767 too); root's
+# writes keep them, root's chown drops them as BACKING's does.
 # security.capability goes too, also when the kernel no longer asks
 # whether there is one.  With and without writeback_cache.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
@@ -79,6 +80,23 @@ for opt in "" writeback_cache; do
 	chmod 6777 "$MNT/r"
 	echo more >>"$MNT/r"
 	assert_eq 6777 "$(stat -c %a "$MNT/r")" "root's write"
+	# chgrp by the owner, out of a group it is not in; root's chown.
+	for mode in 6775 2767; do
+		for p in "$MNT/g$mode" "$BACKING/h$mode"; do
+			echo data >"$p"
+			chown 65534:0 "$p"
+			chmod "$mode" "$p"
+			as_nobody chgrp 65534 "$p" || fail "nobody's chgrp of $p"
+		done
+		assert_eq "$(stat -c %a "$BACKING/h$mode")" \
+			"$(stat -c %a "$MNT/g$mode")" "$mode after nobody's chgrp"
+		for p in "$MNT/g$mode" "$BACKING/h$mode"; do
+			chmod "$mode" "$p"
+			chown 1:1 "$p"
+		done
+		assert_eq "$(stat -c %a "$BACKING/h$mode")" \
+			"$(stat -c %a "$MNT/g$mode")" "$mode after root's chown"
+	done
 
 	# A capability goes with a write, whoever writes; also one set on
 	# BACKING behind the kernel's back, once it has stopped asking.
