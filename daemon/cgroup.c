@@ -389,6 +389,12 @@ static unsigned cgroup_read_weight(enum cgroup_hier hier,
 	return 0;
 }
 
+/* g's limits and weight were read less than CGROUP_REREAD_NS ago. */
+static bool do_cgroup_fresh(const struct cgroup_group *g, uint64_t now)
+{
+	return g->read_ns != 0 && now - g->read_ns < CGROUP_REREAD_NS;
+}
+
 /*
  * Read id's limits and weight (from its files and, under cgroup_lock,
  * its sections), unless another thread read them less than
@@ -407,8 +413,7 @@ static void cgroup_refresh(uint64_t id, uint64_t now)
 	pthread_mutex_lock(&cgroup_lock);
 	g = do_cgroup_find_id(id);
 	/* Nothing allocated unless due: the throttle asks at every request. */
-	if (g == NULL || (g->read_ns != 0 &&
-			  now - g->read_ns < CGROUP_REREAD_NS) ||
+	if (g == NULL || do_cgroup_fresh(g, now) ||
 	    (sc = malloc(sizeof *sc)) == NULL) {
 		/* Without memory the old values stay, tried again later. */
 		pthread_mutex_unlock(&cgroup_lock);
@@ -474,22 +479,20 @@ static uint64_t cgroup_answer(pid_t pid, unsigned gen, uint64_t id,
 	return id;
 }
 
-uint64_t cgroup_of_pid(pid_t pid)
+/*
+ * cgroup_of_pid past this thread's memo: pid's slot, else its file.  Not
+ * inlined, so that the memo's hit does not pay for the path's room on
+ * the stack (the stack protector's check of it).
+ */
+__attribute__((noinline))
+static uint64_t cgroup_lookup_pid(pid_t pid, unsigned gen, uint64_t now)
 {
 	struct cgroup_pid *c = &cgroup_pids[(unsigned)pid % CGROUP_PIDS];
 	char path[CONFIG_GROUP_PATH_MAX];
 	enum cgroup_hier hier;
 	struct cgroup_group *g = NULL;
-	uint64_t now, id, read_ns;
-	unsigned gen;
+	uint64_t id, read_ns;
 
-	if (!cgroup_enabled || pid <= 0)
-		return 0;
-	gen = pidmemo_gen(&cgroup_gen);
-	now = clock_coarse_ns();
-	if (pidmemo_hit(&cgroup_last.memo, pid, gen) &&
-	    now - cgroup_last.read_ns < CGROUP_REREAD_NS)
-		return cgroup_last.id;
 	pthread_mutex_lock(&cgroup_lock);
 	if (c->pid == pid && now - c->read_ns < CGROUP_REREAD_NS &&
 	    (c->id == 0 || (g = do_cgroup_find_id(c->id)) != NULL)) {
@@ -511,6 +514,21 @@ uint64_t cgroup_of_pid(pid_t pid)
 	pthread_mutex_unlock(&cgroup_lock);
 	cgroup_refresh(id, now);
 	return cgroup_answer(pid, gen, id, now);
+}
+
+uint64_t cgroup_of_pid(pid_t pid)
+{
+	unsigned gen;
+	uint64_t now;
+
+	if (!cgroup_enabled || pid <= 0)
+		return 0;
+	gen = pidmemo_gen(&cgroup_gen);
+	now = clock_coarse_ns();
+	if (pidmemo_hit(&cgroup_last.memo, pid, gen) &&
+	    now - cgroup_last.read_ns < CGROUP_REREAD_NS)
+		return cgroup_last.id;
+	return cgroup_lookup_pid(pid, gen, now);
 }
 
 void cgroup_forget_pid(pid_t pid)
@@ -576,9 +594,15 @@ int cgroup_limits(void *arg, uint64_t id, struct throttle_limits *lim)
 	(void)arg;
 	if (!cgroup_enabled)
 		return -ENOENT;
-	cgroup_refresh(id, now);
+	/* Asked at every request: one hold when the values are fresh. */
 	pthread_mutex_lock(&cgroup_lock);
 	g = do_cgroup_find_id(id);
+	if (g == NULL || !do_cgroup_fresh(g, now)) {
+		pthread_mutex_unlock(&cgroup_lock);
+		cgroup_refresh(id, now);
+		pthread_mutex_lock(&cgroup_lock);
+		g = do_cgroup_find_id(id);
+	}
 	if (g != NULL) {
 		*lim = g->lim;
 		ret = 0;
