@@ -555,7 +555,7 @@ static void bfq_queue_init(struct bfq_queue *bfqq, const struct bfq_data *bd,
 	bfqq->cls = cls;
 	bfqq->level = level;
 	bfqq->per_process = per_process;
-	bfqq->p.pid = bfqq->q.pid;
+	bfqq->p.pid = bfqq->q.node.pid;
 	bfqq->p.cls = cls;
 	bfqq->p.cgroup = bfqg->id;
 	bfqq->p.max_budget = bfq_max_budget(bd);
@@ -606,7 +606,7 @@ static bool bfq_free_queue(struct bfq_data *bd, struct bfq_queue *bfqq)
 	if (!bfqq->exited)
 		bd->hist[bfq_hist_key(bfqq->p.pid)] = bfqq->p;
 	bfqq->bfqg->nr_procs--;
-	pidq_free_process(&bfqq->q);
+	pidq_free_process(&bd->pq, &bfqq->q);
 	return true;
 }
 
@@ -1912,7 +1912,6 @@ static int bfq_init_queue(struct elevator_queue *eq)
 {
 	struct bfq_data *bd = bfq_data(eq);
 
-	pidq_data_init(&bd->pq);
 	bd->eq = eq;
 	elv_list_init(&bd->groups);
 	/* As the kernel, an optimistic start: 2/3 of the reference rate. */

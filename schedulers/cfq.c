@@ -357,7 +357,7 @@ static void cfq_put_queue(struct cfq_data *cd, struct cfq_queue *cfqq,
 	    !elv_list_empty(&cfqq->park))
 		return;
 	if (cfqq->exited) {
-		pidq_free_process(&cfqq->q);
+		pidq_free_process(&cd->pq, &cfqq->q);
 		return;
 	}
 	cfqq->parked_ns = now_ns;
@@ -374,7 +374,7 @@ static void cfq_reap(struct cfq_data *cd, uint64_t now_ns)
 		if (now_ns < cfqq->parked_ns + elv_ms_to_ns(CFQ_PARK_MS))
 			return;
 		elv_list_del(&cfqq->park);
-		pidq_free_process(&cfqq->q);
+		pidq_free_process(&cd->pq, &cfqq->q);
 	}
 }
 
@@ -582,7 +582,6 @@ static int cfq_init_queue(struct elevator_queue *eq)
 	struct cfq_queue *cfqq;
 	int c, l;
 
-	pidq_data_init(&cd->pq);
 	elv_list_init(&cd->tree);
 	elv_list_init(&cd->parked);
 	for (c = 0; c < PIDQ_NR_CLASSES; c++) {
@@ -859,7 +858,7 @@ static enum elv_may_queue cfq_may_queue(struct elevator_queue *eq,
 	const struct cfq_queue *active = cd->active;
 
 	if (cd->idling && active != NULL && active->per_process &&
-	    rq->sync && active->q.pid == rq->pid)
+	    rq->sync && active->q.node.pid == rq->pid)
 		return ELV_MQUEUE_MUST;
 	return ELV_MQUEUE_MAY;
 }
