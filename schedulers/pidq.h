@@ -1,25 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * pidq: the per-process queues that cfq and bfq share.
- *
- * Both schedulers give every process a queue of its own for its
- * synchronous requests, found by pid in a table, and pool asynchronous ones
- * (and the kernel's, pid 0) in one queue per priority class and level.
- * Within a queue, requests are kept in sector order and in arrival order;
- * the next one is the next stop of a one-way sweep that tolerates short
- * backward seeks at a penalty, unless the oldest has waited past its FIFO
- * expiry.  Merges stay within one queue and never put synchronous data
- * into an asynchronous request (pidq_allow_merge, as cfq_allow_merge).
+ * pidq: the per-process queues that cfq and bfq share, and the order of
+ * the requests within one (fuse-iosched(8), SCHEDULERS, cfq and bfq).
+ * A process's synchronous requests go to its own queue, found by pid; the
+ * rest (and the kernel's, pid 0) to one pooled queue per class and level.
  * Which queue gets the device, and for how long, is each scheduler's own.
  *
- * A scheduler embeds struct pidq as the first member of its queue, so that
- * pidq can free a per-process queue it allocated, and struct pidq_data,
- * named pq, as the first member of its elevator_data, so that the hooks
- * below can be its own.  elv_priv[0] of a request points to the struct
- * pidq of its queue from pidq_add_rq until completion.
- *
- * pidq.c is compiled into each module that uses it.  Its functions are
- * hidden: two such modules loaded in one process each keep their own.
+ * A scheduler embeds struct pidq first in its queue, so that pidq can
+ * free a per-process queue it allocated, and struct pidq_data, named pq,
+ * first in its elevator_data, so that the hooks below can be its own.
+ * elv_priv[0] of a request points to the struct pidq of its queue from
+ * pidq_add_rq until completion.  pidq.c is compiled into each module that
+ * uses it, its functions hidden: two such modules each keep their own.
  */
 #ifndef PIDQ_H
 #define PIDQ_H
