@@ -681,6 +681,64 @@ static void test_too_idle_budget(void)
 	queue_free(q);
 }
 
+/* A read of 8 sectors by pid of group cg at ioprio, queued. */
+static void group_rd(struct queue *q, int id, pid_t pid, int ioprio,
+		     uint64_t cg, uint64_t sector)
+{
+	struct io *io = pq_io(id, pid, ioprio, ELV_READ, sector);
+
+	io->rq.cgroup = cg;
+	queue_submit(q, io);
+}
+
+/*
+ * Process 1001 (ioprio, group cg) reads five times 30 ms apart, each read
+ * served at once: it thinks too long to be waited for on throughput
+ * grounds.  Then the clock is at 200 ms.
+ */
+static void slow_reader(struct queue *q, int *id, int ioprio, uint64_t cg)
+{
+	int i;
+
+	for (i = 1; i <= 5; i++) {
+		h_now = (uint64_t)i * 30 * H_MS;
+		group_rd(q, ++*id, 1001, ioprio, cg, (uint64_t)i * 8);
+		CHECK_EQ(h_next_id(q), *id);
+		queue_kick(q);
+	}
+	h_now = 200 * H_MS;
+}
+
+/*
+ * io, a read in flight, completes.  If nothing goes out then and a wait
+ * is armed, returns the wait (ms), else 0; either way, checks that want
+ * goes out (at once, or at the end of the wait).  Then late (if not NULL)
+ * completes, and q, which had ids 1..id, ends.
+ */
+static uint64_t waited_ms(struct queue *q, struct io *io, struct io *late,
+			  const char *want, int id)
+{
+	const char *order;
+	uint64_t ms = 0;
+	unsigned w = h_wakeups;
+
+	if (io != NULL)
+		h_complete(q, io);
+	order = h_order(q, 0);
+	if (strcmp(order, "") == 0 && h_wakeups != w) {
+		ms = (h_wakeup_ns - h_now) / H_MS;
+		h_fire(q);
+		order = h_order(q, 0);
+	}
+	CHECK_STR(order, want);
+	if (late != NULL)
+		h_complete(q, late);
+	queue_stop(q);
+	CHECK_DONE(id);
+	queue_free(q);
+	return ms;
+}
+
 /*
  * Process 1001 (a_prio), whose reads come 30 ms apart, so that it is not
  * worth waiting for on throughput grounds (idle_window off), has its read
@@ -696,9 +754,8 @@ static uint64_t idled_after(int visitor_prio, int a_prio, int b_prio,
 {
 	struct queue *q = bfq_queue();
 	struct io *io;
-	uint64_t ms = 0, period = b_alike ? 60 : 30;
+	uint64_t period = b_alike ? 60 : 30;
 	char want[16] = "";
-	unsigned w;
 	int i, id = 0;
 
 	h_set_tunable(q, "low_latency", low_latency);
@@ -732,18 +789,7 @@ static uint64_t idled_after(int visitor_prio, int a_prio, int b_prio,
 		snprintf(want, sizeof want, "%d", id);
 	}
 	h_now += H_MS;
-	w = h_wakeups;
-	if (io != NULL)
-		h_complete(q, io);
-	if (strcmp(h_order(q, 0), "") == 0 && h_wakeups != w) {
-		ms = (h_wakeup_ns - h_now) / H_MS;
-		h_fire(q);
-		CHECK_STR(h_order(q, 0), want);
-	}
-	queue_stop(q);
-	CHECK_DONE(id);
-	queue_free(q);
-	return ms;
+	return waited_ms(q, io, NULL, want, id);
 }
 
 static uint64_t idled_after_thinking(int a_prio, int b_prio,
@@ -837,18 +883,10 @@ static uint64_t idled_with_write_in_flight(bool write_done)
 {
 	struct queue *q = bfq_queue();
 	struct io *wr, *rd;
-	uint64_t ms = 0;
-	unsigned w;
-	int i, id = 0;
+	int id = 0;
 
 	h_set_tunable(q, "low_latency", 0);
-	for (i = 1; i <= 5; i++) {
-		h_now = (uint64_t)i * 30 * H_MS;
-		pq_rd(q, ++id, 1001, BE(0), (uint64_t)i * 8);
-		CHECK_EQ(h_next_id(q), id);
-		queue_kick(q);
-	}
-	h_now = 200 * H_MS;
+	slow_reader(q, &id, BE(0), 0);
 	pq_wr(q, ++id, 1003, BE(7), 500000);
 	wr = queue_try_next(q);
 	CHECK(wr != NULL && h_part_id(wr, 0) == id);
@@ -860,22 +898,7 @@ static uint64_t idled_with_write_in_flight(bool write_done)
 	h_now += H_MS;
 	if (write_done && wr != NULL)
 		h_complete(q, wr);
-	w = h_wakeups;
-	if (rd != NULL)
-		h_complete(q, rd);
-	CHECK_STR(h_order(q, 0), write_done ? "8" : "");
-	if (!write_done) {
-		if (h_wakeups != w)
-			ms = (h_wakeup_ns - h_now) / H_MS;
-		h_fire(q);
-		CHECK_STR(h_order(q, 0), "8");
-		if (wr != NULL)
-			h_complete(q, wr);
-	}
-	queue_stop(q);
-	CHECK_DONE(id);
-	queue_free(q);
-	return ms;
+	return waited_ms(q, rd, write_done ? NULL : wr, "8", id);
 }
 
 /*
@@ -1389,19 +1412,26 @@ static struct queue *group_queue(void)
 }
 
 /*
- * Sectors of procs[0] over procs[1]'s after ms of n readers, with budgets
- * of 128 sectors that end by exhaustion, as in test_weights.
+ * Sectors of sequential reader 1001 (ioprio a, group cg_a) over 1002's
+ * (b, cg_b) after ms, with budgets of 128 sectors that end by exhaustion,
+ * as in test_weights.
  */
-static double share(struct pq_proc *procs, int n, unsigned ms,
+static double share(int a, uint64_t cg_a, int b, uint64_t cg_b, unsigned ms,
 		    int64_t low_latency)
 {
 	struct queue *q = group_queue();
+	struct pq_proc procs[2] = {
+		{ .pid = 1001, .ioprio = a, .dir = ELV_READ, .depth = 1,
+		  .cgroup = cg_a },
+		{ .pid = 1002, .ioprio = b, .dir = ELV_READ, .depth = 1,
+		  .sector = 1000000, .cgroup = cg_b },
+	};
 	double ratio;
 
 	h_set_tunable(q, "low_latency", low_latency);
 	h_set_tunable(q, "max_budget", 128);
-	pq_sim_start(q, procs, n);
-	pq_sim_run(q, procs, n, ms * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, ms * H_MS);
 	ratio = procs[1].sectors ?
 		(double)procs[0].sectors / (double)procs[1].sectors : 0;
 	pq_sim_end(q);
@@ -1421,14 +1451,7 @@ static void test_group_weights(void)
 	group_weight[1] = 300;
 	group_weight[2] = 100;
 	for (ll = 0; ll <= 1; ll++) {
-		struct pq_proc procs[2] = {
-			{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ,
-			  .depth = 1, .cgroup = 1 },
-			{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ,
-			  .depth = 1, .sector = 1000000, .cgroup = 2 },
-		};
-
-		ratio = share(procs, 2, 6000, ll);
+		ratio = share(BE(4), 1, BE(4), 2, 6000, ll);
 		CHECK(ratio >= 3 * 0.8 && ratio <= 3 * 1.2);
 		if (!(ratio >= 3 * 0.8 && ratio <= 3 * 1.2))
 			fprintf(stderr, "  low_latency %" PRId64 ": groups "
@@ -1444,13 +1467,7 @@ static void test_group_weights(void)
  */
 static void test_group_inner_weights(void)
 {
-	struct pq_proc procs[2] = {
-		{ .pid = 1001, .ioprio = BE(0), .dir = ELV_READ, .depth = 1,
-		  .cgroup = 3 },
-		{ .pid = 1002, .ioprio = BE(7), .dir = ELV_READ, .depth = 1,
-		  .sector = 1000000, .cgroup = 3 },
-	};
-	double ratio = share(procs, 2, 3000, 0);
+	double ratio = share(BE(0), 3, BE(7), 3, 3000, 0);
 
 	CHECK(ratio >= 8 * 0.8 && ratio <= 8 * 1.2);
 	if (!(ratio >= 8 * 0.8 && ratio <= 8 * 1.2))
@@ -1471,33 +1488,9 @@ static void test_group_as_queue(void)
 	group_weight[1] = 80;
 	group_weight[2] = 20;
 	group_weight[3] = 40;
-	{
-		struct pq_proc procs[2] = {
-			{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ,
-			  .depth = 1, .cgroup = 1 },
-			{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ,
-			  .depth = 1, .sector = 1000000, .cgroup = 2 },
-		};
-		groups = share(procs, 2, 3000, 0);
-	}
-	{
-		struct pq_proc procs[2] = {
-			{ .pid = 1001, .ioprio = BE(0), .dir = ELV_READ,
-			  .depth = 1 },
-			{ .pid = 1002, .ioprio = BE(6), .dir = ELV_READ,
-			  .depth = 1, .sector = 1000000 },
-		};
-		queues = share(procs, 2, 3000, 0);
-	}
-	{
-		struct pq_proc procs[2] = {
-			{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ,
-			  .depth = 1, .cgroup = 3 },
-			{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ,
-			  .depth = 1, .sector = 1000000 },
-		};
-		mixed = share(procs, 2, 3000, 0);
-	}
+	groups = share(BE(4), 1, BE(4), 2, 3000, 0);
+	queues = share(BE(0), 0, BE(6), 0, 3000, 0);
+	mixed = share(BE(4), 3, BE(4), 0, 3000, 0);
 	CHECK(pq_within(groups, queues, 20) && pq_within(queues, 4, 20));
 	CHECK(pq_within(mixed, 1, 20));
 	if (!pq_within(groups, queues, 20) || !pq_within(mixed, 1, 20))
@@ -1574,16 +1567,6 @@ static void test_group_move_share(void)
 	memset(group_weight, 0, sizeof group_weight);
 }
 
-/* A read of 8 sectors by pid of group cg at ioprio, queued. */
-static void group_rd(struct queue *q, int id, pid_t pid, int ioprio,
-		     uint64_t cg, uint64_t sector)
-{
-	struct io *io = pq_io(id, pid, ioprio, ELV_READ, sector);
-
-	io->rq.cgroup = cg;
-	queue_submit(q, io);
-}
-
 /*
  * How long bfq waits for 1001 (group cg_a), which thinks 30 ms, when
  * 1002 (group cg_b) has a read queued; both at the same priority, so
@@ -1593,37 +1576,18 @@ static uint64_t group_idled(uint64_t cg_a, uint64_t cg_b)
 {
 	struct queue *q = group_queue();
 	struct io *io;
-	uint64_t ms = 0;
 	char want[16];
-	unsigned w;
-	int i, id = 0;
+	int id = 0;
 
 	h_set_tunable(q, "low_latency", 0);
-	for (i = 1; i <= 5; i++) {
-		h_now = (uint64_t)i * 30 * H_MS;
-		group_rd(q, ++id, 1001, BE(4), cg_a, (uint64_t)i * 8);
-		CHECK_EQ(h_next_id(q), id);
-		queue_kick(q);
-	}
-	h_now = 200 * H_MS;
+	slow_reader(q, &id, BE(4), cg_a);
 	group_rd(q, ++id, 1001, BE(4), cg_a, 48);
 	io = queue_try_next(q);
 	CHECK(io != NULL && h_part_id(io, 0) == id);
 	group_rd(q, ++id, 1002, BE(4), cg_b, 900000);
 	snprintf(want, sizeof want, "%d", id);
 	h_now += H_MS;
-	w = h_wakeups;
-	if (io != NULL)
-		h_complete(q, io);
-	if (strcmp(h_order(q, 0), "") == 0 && h_wakeups != w) {
-		ms = (h_wakeup_ns - h_now) / H_MS;
-		h_fire(q);
-		CHECK_STR(h_order(q, 0), want);
-	}
-	queue_stop(q);
-	CHECK_DONE(id);
-	queue_free(q);
-	return ms;
+	return waited_ms(q, io, NULL, want, id);
 }
 
 /*
