@@ -77,6 +77,45 @@ struct event_base *timer_base(struct timer *t);
  * 0 or -ENOMEM. */
 int timer_on_stop(struct timer *t, timer_fn fn, void *arg);
 
+/*
+ * A session thread's memo of the last pid a table of the request path
+ * answered for (procwatch.c's watch, cgroup.c's groups), each kept
+ * __thread beside the answer: a process's stream of requests, which one
+ * thread mostly serves, then costs no lock.  The table bumps its
+ * generation whenever an answer it gave may have gone stale; a memo
+ * holds while the generation read before the lookup that filled it is
+ * still the table's, so an answer that went stale during the lookup is
+ * not kept.  pid must be above 0 (an empty memo has pid 0).
+ */
+struct pidmemo {
+	pid_t pid;
+	unsigned gen;
+};
+
+/* Before the lookup: the generation to check and to keep with its answer. */
+static inline unsigned pidmemo_gen(atomic_uint *gen)
+{
+	return atomic_load_explicit(gen, memory_order_acquire);
+}
+
+static inline bool pidmemo_hit(const struct pidmemo *m, pid_t pid,
+			       unsigned gen)
+{
+	return m->pid == pid && m->gen == gen;
+}
+
+static inline void pidmemo_set(struct pidmemo *m, pid_t pid, unsigned gen)
+{
+	m->pid = pid;
+	m->gen = gen;
+}
+
+/* An answer the table gave may be stale: every thread's memo drops. */
+static inline void pidmemo_bump(atomic_uint *gen)
+{
+	atomic_fetch_add_explicit(gen, 1, memory_order_release);
+}
+
 /* procwatch.c: thread exits, told to the queue's scheduler */
 struct queue;
 #define PROCWATCH_MAX 1024	/* threads watched at most */
