@@ -139,8 +139,10 @@ bool perform_vec_step(struct perform_vec *v, ssize_t n)
 		v->first++;
 	}
 	if (v->first < v->cnt) {
-		v->iov[v->first].iov_base = (char *)v->iov[v->first].iov_base + n;
-		v->iov[v->first].iov_len -= (size_t)n;
+		struct iovec *cut = &v->iov[v->first];
+
+		cut->iov_base = (char *)cut->iov_base + n;
+		cut->iov_len -= (size_t)n;
 	}
 	return true;
 end:
