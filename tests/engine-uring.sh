@@ -5,7 +5,8 @@
 # data, O_DIRECT, unaligned direct writes and a disk model's service time
 # as with the workers; a refused io_uring_setup (seccomp here, as a
 # sandbox or kernel.io_uring_disabled would refuse it) fails the mount in
-# one line, with nothing mounted; an unknown engine is refused.  The core
+# one line, with nothing mounted; an unknown engine is refused; SIGTERM
+# finishes the writes queued and in flight first.  The core
 # tests under this engine are tests/engine-uring-suite.sh.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
@@ -97,6 +98,33 @@ timeout -k 5 60 dd if="$T/b" of="$MNT/b" bs=64k status=none ||
 	fail "buffered writes"
 cmp "$T/b" "$BACKING/b" || fail "buffered writes: data"
 unmount_fs
+check_log
+
+# SIGTERM with writes queued and one in flight (the hdd model serves one
+# at a time, the ring has room for two): the daemon finishes every one of
+# them before it exits, and each writer is told its write succeeded.
+mount_fs -o engine=uring,threads=2,disk_model=hdd,mb_per_s=1
+head -c 65536 /dev/urandom >"$T/w"
+pids=
+for k in 1 2 3; do
+	timeout -k 5 60 python3 -c 'import os, sys
+fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT)
+assert os.write(fd, open(sys.argv[1], "rb").read()) == 65536' \
+		"$T/w" "$MNT/w$k" 2>"$T/w$k.err" &
+	pids="$pids $!"
+done
+wait_for "three writes pending" eval '[ "$(held write)" -ge 3 ]'
+kill -TERM "$DAEMON_PID"
+wait_daemon_exit SIGTERM
+st=0; wait "$DAEMON_PID" || st=$?
+DAEMON_PID=
+assert_eq 0 "$st" "exit status after SIGTERM"
+for p in $pids; do
+	wait "$p" || fail "a write pending at SIGTERM failed: $(cat "$T"/w*.err)"
+done
+for k in 1 2 3; do
+	cmp "$T/w" "$BACKING/w$k" || fail "w$k: not the data written"
+done
 check_log
 
 # A disk model: each io completes at the end the model booked for it,
