@@ -14,7 +14,8 @@
 #   build     make -j2 (JOBS) of BUILD, targets of a fuse-iosched tree
 #             configured once (default: two scheduler modules, about 90
 #             short processes: make, sh, libtool's seds, gcc, cc1, as, ld;
-#             BUILD=all for the whole tree, about 700), after make clean;
+#             BUILD=all for the whole tree, about 700), each time from
+#             the tree as configured (what a build added removed);
 #   checkout  git checkout of a distant commit and back in a clone of the
 #             same repository: one process reading its pack and writing,
 #             unlinking and rewriting files (the older commit is the
@@ -69,9 +70,9 @@
 # Duration: the defaults take about 10 to 12 minutes on a quiet 2-CPU
 # machine (3 rounds of 2 workloads x 15 configurations x 2 runs, most of
 # it the runs with dd under noop, deadline and kyber, 5 to 15 x the idle
-# disk's time); BUILD=all, GIT_FILES=300, -t 120 and -r 5 scale it up (a
-# whole build takes 25 s on the idle hdd model without writeback_cache,
-# its runs with dd minutes).  SRC names the git repository
+# disk's time; the summary says how long); BUILD=all, GIT_FILES=300,
+# -t 120 and -r 5 scale it up (a whole build takes 25 s on the idle hdd
+# model without writeback_cache, its runs with dd minutes).  SRC names the git repository
 # to clone (default: the one holding this script); IMAGE_SIZE the image
 # (default 12G, sparse: dd fills it at most).  RESULTS_DIR gets each
 # run's time, the daemon's stats and the scheduler's counters around it,
@@ -133,6 +134,8 @@ git -C "$T/git" config gc.auto 0
 	# shellcheck disable=SC2086
 	make -s -j"$JOBS" $BUILD >/dev/null 2>&1 || die "make $BUILD failed in $T/src"
 	make -s clean >/dev/null 2>&1
+	find . -type f | sort >"$W/src.files"
+	find . -type d | sort >"$W/src.dirs"
 )
 GIT_TO=$(git -C "$T/git" rev-parse HEAD)
 for GIT_FROM in $(git -C "$T/git" rev-list --first-parent HEAD); do
@@ -182,7 +185,7 @@ done
 {
 	describe_machine
 	echo "source:    $SRC at $(git -C "$T/src" rev-parse --short HEAD)"
-	echo "build:     make -j$JOBS $BUILD, after make clean"
+	echo "build:     make -j$JOBS $BUILD, from the tree as configured"
 	echo "checkout:  git checkout $(git -C "$T/git" rev-parse --short "$GIT_FROM") and back to $(git -C "$T/git" rev-parse --short "$GIT_TO") ($GIT_NFILES files differ)"
 	echo "writer:    dd bs=1M onto the same filesystem, from $DD_LEAD s before the workload to its end (at most $WRITE_MB MiB)"
 	echo "loop:      $LOOP, direct I/O $(cat "$QUEUE/../loop/dio" 2>/dev/null || echo '?'), ext4 image of $IMAGE_SIZE in $W; writeback limited (max_ratio $(cat "$BDI/max_ratio"), strict_limit $(cat "$BDI/strict_limit"))"
@@ -211,6 +214,18 @@ settle() {
 	done
 }
 
+# src_reset DIR: the build tree DIR as it was configured: what a build
+# added goes (make clean costs a second on the mount, this a tenth).
+src_reset() {
+	(
+		cd "$1"
+		find . -type d | sort | comm -13 "$W/src.dirs" - |
+			xargs -r rm -rf --
+		find . -type f | sort | comm -13 "$W/src.files" - |
+			xargs -r rm -f --
+	)
+}
+
 # run WORKLOAD CONFIG TAG WRITER: WORKLOAD's tree under CONFIG made ready
 # and evicted, then WORKLOAD timed, with dd streaming when WRITER is 1.
 run() {
@@ -219,7 +234,7 @@ run() {
 	tree=$M/$mnt
 	case $1 in
 	build)
-		make -s -C "$tree/src" clean >/dev/null 2>&1
+		src_reset "$tree/src"
 		tree=$tree/src ;;
 	checkout)
 		# A run stopped at the cap may leave its lock.
@@ -282,11 +297,12 @@ done
 echo none >"$QUEUE/scheduler"
 
 summarize "$ROUNDS" "$WORKLOADS" "$CONFIGS" "$RUNTIME" "make -j$JOBS $BUILD" \
-	"$GIT_NFILES" "$NOTES" <<'PY' | tee "$RESULTS/summary.txt"
+	"$GIT_NFILES" "$NOTES" "$SECONDS" <<'PY' | tee "$RESULTS/summary.txt"
 import os, sys
 
 rounds, workloads, configs = int(sys.argv[1]), sys.argv[2].split(), sys.argv[3].split()
 cap, build, nfiles, notes = float(sys.argv[4]), sys.argv[5], sys.argv[6], sys.argv[7]
+took = int(sys.argv[8])
 INF = float("inf")
 what = {"build": "%s from a cold cache" % build,
         "checkout": "git checkout of a commit %s files away and back, from a cold cache" % nfiles}
@@ -367,6 +383,7 @@ if loads:
     print("load average (1 min) at the start of the runs: %.2f to %.2f;"
           " at the end: %s" % (min(loads), max(loads),
                                " ".join(open("/proc/loadavg").read().split()[:3])))
+print("took %d s, setup included" % took)
 print(notes, end="")
 print("Claims (bench/RESULTS.md) to hold here too: Morton's, anticipatory"
       " 'dd x idle' <= 2 and 'dd x dl' <= 0.25 on both mounts; process"
