@@ -72,11 +72,11 @@
 # it the runs with dd under noop, deadline and kyber, 5 to 15 x the idle
 # disk's time; the summary says how long); BUILD=all, GIT_FILES=300,
 # -t 120 and -r 5 scale it up (a whole build takes 25 s on the idle hdd
-# model without writeback_cache, its runs with dd minutes).  SRC names the git repository
-# to clone (default: the one holding this script); IMAGE_SIZE the image
-# (default 12G, sparse: dd fills it at most).  RESULTS_DIR gets each
-# run's time, the daemon's stats and the scheduler's counters around it,
-# machine.txt and summary.txt.
+# model without writeback_cache, its runs with dd minutes).  SRC names
+# the git repository to clone (default: the one holding this script);
+# IMAGE_SIZE the image (default 12G, sparse: dd fills it at most).
+# RESULTS_DIR gets each run's time, the daemon's stats and the
+# scheduler's counters around it, machine.txt and summary.txt.
 set -euo pipefail
 # shellcheck disable=SC2034 # used by lib.sh
 BENCH=build RUNTIME=15
@@ -97,6 +97,18 @@ IMAGE_SIZE=${IMAGE_SIZE:-12G}
 SRC=${SRC:-$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null)} ||
 	die "not in a git tree: set SRC to a git repository of fuse-iosched"
 DD_LEAD=1
+for m in $MODES; do
+	case $m in
+	sync|wbc|kernel) ;;
+	*) die "MODES: sync, wbc or kernel, not $m" ;;
+	esac
+done
+for wl in $WORKLOADS; do
+	case $wl in
+	build|checkout) ;;
+	*) die "WORKLOADS: build or checkout, not $wl" ;;
+	esac
+done
 
 loop_setup "$IMAGE_SIZE"
 MOUNTS="$B"
@@ -113,7 +125,7 @@ bdi_restore() {
 }
 trap bdi_restore EXIT
 echo 1 >"$BDI/max_ratio" && echo 1 >"$BDI/strict_limit" ||
-	echo "$BENCH: cannot limit $BDI: dd's stream on the kernel rows starts late" >&2
+	echo "$BENCH: cannot limit $BDI: dd's stream starts late on kernel:" >&2
 
 # The trees, made in the first mode's directory and copied to the others
 # with their times (make must not run configure again): src, configured
@@ -154,7 +166,6 @@ for mode in $MODES; do
 	sync) mount_fs sync "disk_model=hdd" ;;
 	wbc) mount_fs wbc "disk_model=hdd,writeback_cache" ;;
 	kernel) continue ;;
-	*) die "MODES: sync, wbc or kernel, not $mode" ;;
 	esac
 	for s in $SCHEDS; do
 		CONFIGS="$CONFIGS $mode:$s"
@@ -177,19 +188,30 @@ WRITE_MB=$(( $(df -m --output=avail "$B" | tail -n 1) - 1024 ))
 
 NOTES=''
 for k in $MISSING; do
-	NOTES="${NOTES}kernel has no $k (loop scheduler choices: $have): kernel:$k skipped"
-	[ "$k" != bfq ] || NOTES="$NOTES (CONFIG_IOSCHED_BFQ $(kconfig IOSCHED_BFQ) on $(uname -r); ../shared/KERNEL-REFERENCE.md or bench/kernel-vm.sh for the kernel's bfq)"
+	NOTES="${NOTES}kernel has no $k (loop: $have): kernel:$k skipped"
+	if [ "$k" = bfq ]; then
+		NOTES="$NOTES (CONFIG_IOSCHED_BFQ $(kconfig IOSCHED_BFQ) on"
+		NOTES="$NOTES $(uname -r); the kernel's bfq:"
+		NOTES="$NOTES ../shared/KERNEL-REFERENCE.md, bench/kernel-vm.sh)"
+	fi
 	NOTES="$NOTES
 "
 done
+git_short() { git -C "$T/git" rev-parse --short "$1"; }
 {
 	describe_machine
 	echo "source:    $SRC at $(git -C "$T/src" rev-parse --short HEAD)"
 	echo "build:     make -j$JOBS $BUILD, from the tree as configured"
-	echo "checkout:  git checkout $(git -C "$T/git" rev-parse --short "$GIT_FROM") and back to $(git -C "$T/git" rev-parse --short "$GIT_TO") ($GIT_NFILES files differ)"
-	echo "writer:    dd bs=1M onto the same filesystem, from $DD_LEAD s before the workload to its end (at most $WRITE_MB MiB)"
-	echo "loop:      $LOOP, direct I/O $(cat "$QUEUE/../loop/dio" 2>/dev/null || echo '?'), ext4 image of $IMAGE_SIZE in $W; writeback limited (max_ratio $(cat "$BDI/max_ratio"), strict_limit $(cat "$BDI/strict_limit"))"
-	echo "hdd model: defaults (seek_ms 8, rpm 7200, mb_per_s 150); scheduler tunables at their defaults"
+	echo "checkout:  git checkout $(git_short "$GIT_FROM") and back to" \
+	     "$(git_short "$GIT_TO") ($GIT_NFILES files differ)"
+	echo "writer:    dd bs=1M onto the same filesystem, from $DD_LEAD s" \
+	     "before the workload to its end (at most $WRITE_MB MiB)"
+	echo "loop:      $LOOP, direct I/O $(cat "$QUEUE/../loop/dio" 2>/dev/null ||
+	     echo '?'), ext4 image of $IMAGE_SIZE in $W; writeback limited" \
+	     "(max_ratio $(cat "$BDI/max_ratio")," \
+	     "strict_limit $(cat "$BDI/strict_limit"))"
+	echo "hdd model: defaults (seek_ms 8, rpm 7200, mb_per_s 150);" \
+	     "scheduler tunables at their defaults"
 	printf '%s' "$NOTES"
 	echo "configs:  $CONFIGS"
 } | tee "$RESULTS/machine.txt"
@@ -229,7 +251,7 @@ src_reset() {
 # run WORKLOAD CONFIG TAG WRITER: WORKLOAD's tree under CONFIG made ready
 # and evicted, then WORKLOAD timed, with dd streaming when WRITER is 1.
 run() {
-	local mnt=${2%%:*} tree files w_pid=
+	local mnt=${2%%:*} tree files st w_pid=
 	loop_config "$2"
 	tree=$M/$mnt
 	case $1 in
@@ -270,9 +292,11 @@ run() {
 		save_counters "$mnt" "$3-after"
 	fi
 	if [ -n "$w_pid" ]; then
-		kill -0 "$w_pid" 2>/dev/null || : >"$RESULTS/$3.short"
 		kill "$w_pid" 2>/dev/null || true
-		wait "$w_pid" 2>/dev/null || true
+		# 143, SIGTERM: dd ran to the end of the workload.
+		st=0
+		wait "$w_pid" 2>/dev/null || st=$?
+		[ $st -eq 143 ] || : >"$RESULTS/$3.short"
 		# Unlinking drops what writeback has not sent yet.
 		rm -f "$M/big"
 		settle "$mnt"
@@ -300,12 +324,13 @@ summarize "$ROUNDS" "$WORKLOADS" "$CONFIGS" "$RUNTIME" "make -j$JOBS $BUILD" \
 	"$GIT_NFILES" "$NOTES" "$SECONDS" <<'PY' | tee "$RESULTS/summary.txt"
 import os, sys
 
-rounds, workloads, configs = int(sys.argv[1]), sys.argv[2].split(), sys.argv[3].split()
-cap, build, nfiles, notes = float(sys.argv[4]), sys.argv[5], sys.argv[6], sys.argv[7]
-took = int(sys.argv[8])
+rounds, workloads = int(sys.argv[1]), sys.argv[2].split()
+configs, cap, build = sys.argv[3].split(), float(sys.argv[4]), sys.argv[5]
+nfiles, notes, took = sys.argv[6], sys.argv[7], int(sys.argv[8])
 INF = float("inf")
 what = {"build": "%s from a cold cache" % build,
-        "checkout": "git checkout of a commit %s files away and back, from a cold cache" % nfiles}
+        "checkout": "git checkout of a commit %s files away and back,"
+                    " from a cold cache" % nfiles}
 
 def tags(wl, c, kind):
     return ["%s-%s-%s-r%d" % (wl, c.replace(":", "-"), kind, r)
@@ -330,20 +355,22 @@ def base(c):
 
 loads = []
 for wl in workloads:
-    idle = {c: median([timed_secs(t) for t in tags(wl, c, "idle")]) for c in configs}
-    dd = {c: median([timed_secs(t) for t in tags(wl, c, "dd")]) for c in configs}
+    idle, dd = ({c: median([timed_secs(t) for t in tags(wl, c, kind)])
+                 for c in configs} for kind in ("idle", "dd"))
     print("%s: %s; seconds, median of %d" % (wl, what.get(wl, wl), rounds))
     rows = []
     for c in configs:
         every = tags(wl, c, "idle") + tags(wl, c, "dd")
         cache = [read_result(t, "cache") for t in every]
         cache = max([int(x) for x in cache if x], default=None)
-        loads += [float(x) for x in (read_result(t, "load") for t in every) if x]
+        loads += [float(x) for x in (read_result(t, "load") for t in every)
+                  if x]
         short = any(os.path.exists(os.path.join(RESULTS, t + ".short"))
                     for t in tags(wl, c, "dd"))
         b = base(c)
         rows.append([c, secs(idle[c]), ratio(idle[c], idle.get(b)),
-                     secs(dd[c]) + ("*" if short else ""), ratio(dd[c], idle[c]),
+                     secs(dd[c]) + ("*" if short else ""),
+                     ratio(dd[c], idle[c]),
                      ratio(dd[c], dd.get(b)),
                      "-" if cache is None else "%d%%" % cache,
                      " ".join(secs(timed_secs(t)) for t in tags(wl, c, "dd"))])
@@ -351,38 +378,44 @@ for wl in workloads:
            "dd x dl", "cache", "dd, each round (s)"], rows)
     print()
 
-print("shape: per run on the idle disk, median over schedulers and rounds"
-      " (the daemon's stats)")
-rows = []
-for wl in workloads:
-    for mode in sorted({c.split(":")[0] for c in configs} - {"kernel"}):
-        ts = [t for c in configs if c.startswith(mode + ":")
-              for t in tags(wl, c, "idle")]
-        meds = [median([stats_delta(t, sec, key) for t in ts])
-                for sec, key in (("read", "requests"), ("write", "requests"),
-                                 ("procwatch", "exits"))]
-        rows.append([wl, mode] + [None if x is None else int(round(x))
-                                  for x in meds])
-table(["workload", "mount", "reads", "writes", "exits"], rows)
-print("exits: of the processes that sent the mount a request (those the"
-      " daemon watches)")
-print()
+mounts = sorted({c.split(":")[0] for c in configs} - {"kernel"})
+if mounts:
+    print("shape: per run on the idle disk, median over schedulers and"
+          " rounds (the daemon's stats)")
+    rows = []
+    for wl in workloads:
+        for mode in mounts:
+            ts = [t for c in configs if c.startswith(mode + ":")
+                  for t in tags(wl, c, "idle")]
+            meds = [median([stats_delta(t, sec, key) for t in ts])
+                    for sec, key in (("read", "requests"),
+                                     ("write", "requests"),
+                                     ("procwatch", "exits"))]
+            rows.append([wl, mode] + [None if x is None else int(round(x))
+                                      for x in meds])
+    table(["workload", "mount", "reads", "writes", "exits"], rows)
+    print("exits: of the processes that sent the mount a request (those"
+          " the daemon watches)")
+    print()
 
-print("counters of anticipatory, cfq and bfq, summed over their runs with dd")
-for wl in workloads:
-    for c in configs:
-        if c.split(":")[1] not in ("anticipatory", "cfq", "bfq"):
-            continue
-        tot = {}
-        for t in tags(wl, c, "dd"):
-            for k, v in counters_delta(t).items():
-                tot[k] = tot.get(k, 0) + v
-        print("%-8s %-18s %s" % (wl, c, " ".join("%s %d" % kv for kv in tot.items())))
-print()
+idlers = [c for c in configs if c.split(":")[0] != "kernel" and
+          c.split(":")[1] in ("anticipatory", "cfq", "bfq")]
+if idlers:
+    print("counters of anticipatory, cfq and bfq, summed over their runs"
+          " with dd")
+    for wl in workloads:
+        for c in idlers:
+            tot = {}
+            for t in tags(wl, c, "dd"):
+                for k, v in counters_delta(t).items():
+                    tot[k] = tot.get(k, 0) + v
+            print("%-8s %-18s %s" % (wl, c, " ".join("%s %d" % kv
+                                                     for kv in tot.items())))
+    print()
 if loads:
     print("load average (1 min) at the start of the runs: %.2f to %.2f;"
-          " at the end: %s" % (min(loads), max(loads),
-                               " ".join(open("/proc/loadavg").read().split()[:3])))
+          " at the end: %s" % (min(loads), max(loads), " ".join(
+              open("/proc/loadavg").read().split()[:3])))
 print("took %d s, setup included" % took)
 print(notes, end="")
 print("Claims (bench/RESULTS.md) to hold here too: Morton's, anticipatory"
