@@ -50,8 +50,10 @@
 # second on every row, not once gigabytes of dirty pages have piled up.
 #
 # Reading the table, one per workload, medians of ROUNDS rounds (the
-# configurations alternate within each round; SECONDS, default 15, caps a
-# run, shown as ">", and a ratio with a capped run is a bound, "<" or ">"):
+# configurations alternate within each round; SECONDS, default 10, caps a
+# run, shown as ">", and a ratio with a capped run is a bound, "<" or ">";
+# "dd x dl" can show anticipatory 4 x faster than deadline only if the cap
+# is more than 4 x anticipatory's time):
 #   idle s      the workload on the idle disk under that scheduler
 #   idle x dl   that time over deadline's on the same mount (mq-deadline's
 #               for the kernel): what idling costs a stream of short
@@ -67,19 +69,29 @@
 # daemon saw per run), the counters of anticipatory, cfq and bfq summed
 # over their runs with dd, and the load average over the runs.
 #
-# Duration: the defaults take about 10 to 12 minutes on a quiet 2-CPU
-# machine (3 rounds of 2 workloads x 15 configurations x 2 runs, most of
-# it the runs with dd under noop, deadline and kyber, 5 to 15 x the idle
-# disk's time; the summary says how long); BUILD=all, GIT_FILES=300,
-# -t 120 and -r 5 scale it up (a whole build takes 25 s on the idle hdd
-# model without writeback_cache, its runs with dd minutes).  SRC names
+# Under writeback_cache a process that closes a file it wrote waits for
+# the file's writeback (fuse_flush, write_inode_now: /proc/PID/stack shows
+# git in folio_wait_writeback), and that writeback is asynchronous and
+# without the writer's pid, queued behind dd's (the kernel's FUSE
+# background queue, then the scheduler's async requests, where it cannot
+# be told from dd's): git checkout, which closes every file it writes,
+# waits on dd's stream there whatever the scheduler, and so does the
+# build's as and ld, less.
+#
+# Duration: the defaults take about 10 minutes on a quiet 2-CPU machine
+# (3 rounds of 2 workloads x 15 configurations x 2 runs, a third of it
+# the runs with dd under writeback_cache, most of them at the cap; the
+# summary says how long); -t 30 measures more of those rows (about 15
+# minutes); BUILD=all, GIT_FILES=300, -t 120 and -r 5 scale it up (a
+# whole build takes 25 s on the idle hdd model without writeback_cache,
+# its runs with dd minutes).  SRC names
 # the git repository to clone (default: the one holding this script);
 # IMAGE_SIZE the image (default 12G, sparse: dd fills it at most).
 # RESULTS_DIR gets each run's time, the daemon's stats and the
 # scheduler's counters around it, machine.txt and summary.txt.
 set -euo pipefail
 # shellcheck disable=SC2034 # used by lib.sh
-BENCH=build RUNTIME=15
+BENCH=build RUNTIME=10
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
 for c in git make losetup mkfs.ext4 fincore; do
