@@ -75,8 +75,8 @@
 # without the writer's pid, queued behind dd's (the kernel's FUSE
 # background queue, then the scheduler's async requests, where it cannot
 # be told from dd's): git checkout, which closes every file it writes,
-# waits on dd's stream there whatever the scheduler, and so does the
-# build's as and ld, less.
+# waits on dd's stream there whatever the scheduler; so may the build,
+# whose as and ld close what they write.
 #
 # Duration: the defaults take about 10 minutes on a quiet 2-CPU machine
 # (3 rounds of 2 workloads x 15 configurations x 2 runs, a third of it
