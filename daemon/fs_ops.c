@@ -35,6 +35,9 @@ static void fs_ops_init(void *userdata, struct fuse_conn_info *conn)
 	fs_ops_want(conn, FUSE_CAP_ASYNC_DIO);
 	/* Drop cached pages when the backing file changed (keep_cache). */
 	fs_ops_want(conn, FUSE_CAP_AUTO_INVAL_DATA);
+	/* Requests are read into our buffers (loop.c): a spliced one's data
+	 * would come through a pipe, copied. */
+	conn->want &= ~FUSE_CAP_SPLICE_READ;
 	if (fs->cfg->writeback_cache)
 		fs_ops_want(conn, FUSE_CAP_WRITEBACK_CACHE);
 	else
