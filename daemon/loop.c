@@ -191,6 +191,7 @@ static int loop_start_thread(void)
 		log_ratelimited(LOG_ERR, "session thread: %s", strerror(err));
 		return -err;
 	}
+	pthread_setname_np(t->id, "iosched-fuse");
 	LIST_INSERT_HEAD(&loop.threads, t, link);
 	loop.workers++;
 	loop.avail++;

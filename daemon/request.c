@@ -12,12 +12,14 @@
  * exactly once per performed io, on the thread that performed it.
  *
  * A part's buffer is its own, except that a synchronous write onto
- * an idle queue lends libfuse's buffer: the session thread then waits
- * until request_end has answered that part before it returns to libfuse.
+ * an idle queue lends the session thread's receive buffer: the thread then
+ * waits until request_end has answered that part before it returns to
+ * libfuse.  A large queued write keeps that buffer (part->own) instead of
+ * a copy, when it is loop.c's.
  *
  * Memory (memory.c): a read's buffer exists only while it is performed
- * (perform.c); a write's copy waits for room under the limit on queued
- * copies.
+ * (perform.c); a write's copy or kept buffer waits for room under the
+ * limit on queued copies.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -248,7 +250,7 @@ void request_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 		   (fs_of(req)->cfg->writeback_cache &&
 		    !(open_flags & O_DIRECT));
 	/*
-	 * in is libfuse's only until we return.  The writer of a
+	 * in is the session thread's only until we return.  The writer of a
 	 * synchronous write waits for our reply anyway; when the queue is
 	 * idle, so that this thread will not wait behind a backlog, it
 	 * lends the data in place of a copy and waits with the writer.
