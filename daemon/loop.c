@@ -40,6 +40,13 @@ struct loop_thread {
 	LIST_ENTRY(loop_thread) link;	/* the lock's */
 	pthread_t id;
 	char *block;	/* malloc'd; the receive buffer lies in it */
+	/*
+	 * Here, not on loop_worker's stack: a thread cancelled in the
+	 * device's read never returns from that frame, and a sanitizer's
+	 * poisoned guard around a local there would stay behind on its
+	 * stack (AddressSanitizer then fails the thread's exit).
+	 */
+	struct fuse_buf fbuf;
 };
 
 /* One session per process. */
@@ -105,16 +112,16 @@ static void *loop_worker(void *arg)
 
 	loop_self = t;
 	while (!fuse_session_exited(loop.se)) {
-		struct fuse_buf fbuf = {
-			.mem = loop_buf(t->block),
-			.size = loop.recv,
-		};
 		unsigned opcode;
 		bool forget;
 		int res;
 
+		t->fbuf = (struct fuse_buf){
+			.mem = loop_buf(t->block),
+			.size = loop.recv,
+		};
 		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
-		res = fuse_session_receive_buf(loop.se, &fbuf);
+		res = fuse_session_receive_buf(loop.se, &t->fbuf);
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 		if (res == -EINTR)
 			continue;
@@ -127,7 +134,7 @@ static void *loop_worker(void *arg)
 		}
 		/* fuse_in_header: len, then opcode.  A burst of forgets
 		 * must not start a thread each. */
-		opcode = ((const uint32_t *)fbuf.mem)[1];
+		opcode = ((const uint32_t *)t->fbuf.mem)[1];
 		forget = opcode == LOOP_OP_FORGET ||
 			 opcode == LOOP_OP_BATCH_FORGET;
 		pthread_mutex_lock(&loop.lock);
@@ -141,7 +148,7 @@ static void *loop_worker(void *arg)
 			loop_start_thread();
 		pthread_mutex_unlock(&loop.lock);
 
-		fuse_session_process_buf(loop.se, &fbuf);
+		fuse_session_process_buf(loop.se, &t->fbuf);
 
 		pthread_mutex_lock(&loop.lock);
 		if (!forget)
