@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # A direct write onto an idle queue is performed from the receive buffer
-# it arrived in (daemon/loop.c puts its data on a page), not copied.  A
+# it arrived in (daemon/loop.c puts its data on a page), not copied; with
+# -o clone_fd, where libfuse's loop and buffers serve, it is copied.  A
 # queued write keeps that buffer instead of a copy, and its session
-# thread receives into a new one.  Another
-# user (allow_other) runs 48 writers, each one 1 MiB O_DIRECT write of its
+# thread receives into a new one.  Another user (allow_other) runs 48 writers, each one 1 MiB O_DIRECT write of its
 # own byte value to its own block, onto a backlog (hdd model), and all are
 # killed while their writes are queued (the kernel sends FUSE_INTERRUPTs):
 # every block must then hold its own writer's bytes or nothing, never
@@ -30,6 +30,14 @@ dd if="$T/d" of="$MNT/d" bs=1M oflag=direct status=none
 assert_eq 0 "$(stat_of memory copy_peak)" "bytes copied for direct writes onto an idle queue"
 assert_eq 0 "$(stat_of memory adopted)" "buffers kept for writes onto an idle queue"
 cmp "$T/d" "$BACKING/d" || fail "lent direct writes differ in the backing file"
+unmount_fs
+# -o clone_fd: libfuse's own loop and buffers, so direct writes are copied.
+rm -f "$BACKING/d"
+mount_fs -o backing_io=direct,scheduler=noop,clone_fd
+dd if="$T/d" of="$MNT/d" bs=1M oflag=direct status=none
+[ "$(stat_of memory copy_peak)" -gt 0 ] ||
+	fail "direct writes not copied with clone_fd (libfuse's unaligned buffers)"
+cmp "$T/d" "$BACKING/d" || fail "direct writes differ in the backing file (clone_fd)"
 unmount_fs
 
 mount_fs -o allow_other,backing_io=direct,disk_model=hdd,mb_per_s=50,scheduler=deadline
