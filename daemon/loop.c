@@ -19,6 +19,7 @@
  * runs, and writes are copied.
  */
 #include <errno.h>
+#include <linux/fuse.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -29,12 +30,9 @@
 
 #include "daemon.h"
 
-/* fuse_in_header and fuse_write_in (protocol 7.9 on), 40 bytes each: a
- * FUSE_WRITE's data follows them. */
-#define LOOP_WRITE_HDR 80
-/* Opcodes of fuse_kernel.h, which libfuse does not install. */
-#define LOOP_OP_FORGET 2
-#define LOOP_OP_BATCH_FORGET 42
+/* A FUSE_WRITE's data follows these (protocol 7.9 on). */
+#define LOOP_WRITE_HDR \
+	(sizeof(struct fuse_in_header) + sizeof(struct fuse_write_in))
 
 struct loop_thread {
 	LIST_ENTRY(loop_thread) link;	/* the lock's */
@@ -132,11 +130,9 @@ static void *loop_worker(void *arg)
 			}
 			break;
 		}
-		/* fuse_in_header: len, then opcode.  A burst of forgets
-		 * must not start a thread each. */
-		opcode = ((const uint32_t *)t->fbuf.mem)[1];
-		forget = opcode == LOOP_OP_FORGET ||
-			 opcode == LOOP_OP_BATCH_FORGET;
+		/* A burst of forgets must not start a thread each. */
+		opcode = ((const struct fuse_in_header *)t->fbuf.mem)->opcode;
+		forget = opcode == FUSE_FORGET || opcode == FUSE_BATCH_FORGET;
 		pthread_mutex_lock(&loop.lock);
 		if (loop.exit) {
 			pthread_mutex_unlock(&loop.lock);
