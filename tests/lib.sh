@@ -253,6 +253,18 @@ scheduler_listed() {
 	tr -d '[]' <"$MNT/.control/scheduler" | tr ' ' '\n' | grep -qx "$1"
 }
 
+# scheduler_active: the bracketed name in .control/scheduler.
+scheduler_active() {
+	sed -n 's/.*\[\([^]]*\)\].*/\1/p' "$MNT/.control/scheduler"
+}
+
+# write_ctl FILE DATA: one write(2) of DATA (printf %b escapes) to FILE;
+# dd reports the errno by name.
+write_ctl() {
+	printf '%b' "$2" >"$T/in"
+	dd if="$T/in" of="$1" bs=65536 status=none 2>&1
+}
+
 # write_errno FILE VALUE: one write(2) of "VALUE\n" to FILE; prints "ok",
 # or the errno name it failed with.
 write_errno() {
