@@ -263,31 +263,23 @@ resident() {
 # a process that reads one file after another; RESULTS/TAG.time gets the
 # microseconds taken ("cap" past RUNTIME seconds), RESULTS/TAG.cache the
 # share of the files that was still cached at the start.
-timed_cat() {
-	local tag=$1 t0 t1
-	shift
-	evict "$@"
-	resident "$@" >"$RESULTS/$tag.cache"
-	t0=$(date +%s%N)
-	if timeout "$RUNTIME" cat "$@" >/dev/null; then
-		t1=$(date +%s%N)
-		echo "$(( (t1 - t0) / 1000 ))" >"$RESULTS/$tag.time"
-	else
-		echo cap >"$RESULTS/$tag.time"
-	fi
-}
+timed_cat() { timed_read "$1" one "${@:2}"; }
 
 # timed_cats TAG FILE...: as timed_cat, but each FILE is read by a cat of
 # its own, one after the other, as a shell script or a build reads: each
 # process reads one file and exits.
-timed_cats() {
+timed_cats() { timed_read "$1" each "${@:2}"; }
+
+# timed_read TAG one|each FILE...: timed_cat's and timed_cats' work.
+timed_read() {
 	local tag=$1 t0 t1
-	shift
+	local -a cmd=(cat)
+	[ "$2" = one ] || cmd=(sh -c 'for f; do cat "$f"; done' sh)
+	shift 2
 	evict "$@"
 	resident "$@" >"$RESULTS/$tag.cache"
 	t0=$(date +%s%N)
-	if timeout "$RUNTIME" sh -c 'for f; do cat "$f"; done' sh "$@" \
-	    >/dev/null; then
+	if timeout "$RUNTIME" "${cmd[@]}" "$@" >/dev/null; then
 		t1=$(date +%s%N)
 		echo "$(( (t1 - t0) / 1000 ))" >"$RESULTS/$tag.time"
 	else
