@@ -130,12 +130,13 @@ static void fs_ops_forget_multi(fuse_req_t req, size_t count,
 
 /*
  * FS_OPS_ROUTE(n, op, is_control, control, fs, type1, name1, ...) defines
- * the router fs_ops_<op>(req, name1, ...), with n parameters after req, as
- * the kernel's SYSCALL_DEFINEn does: control(req, name1, ...) answers when
- * is_control holds, fs(req, name1, ...) otherwise.  The operations table
- * below holds the routers, so the compiler checks each against libfuse's
- * signature.  control is control.c's handler of the same signature, or
- * FS_OPS_EPERM and the like below: the reply a control inode gets instead.
+ * the router fs_ops_<op>(req, name1, ...), with n parameters after req (a
+ * wrong n does not compile), as the kernel's SYSCALL_DEFINEn does:
+ * control(req, name1, ...) answers when is_control holds, fs(req, name1,
+ * ...) otherwise.  The operations table below holds the routers, so the
+ * compiler checks each against libfuse's signature.  control is
+ * control.c's handler of the same signature, or FS_OPS_EPERM and the like
+ * below: the reply a control inode gets instead.
  */
 #define FS_OPS_PARAM(t, a) , t a
 #define FS_OPS_ARG(t, a) , a
