@@ -9,9 +9,14 @@
 #	backing   the backing directory itself (no FUSE),
 #	ptll      libfuse's passthrough_ll example (FUSE, no scheduler),
 #	ptllx     the same with -o xattr,default_permissions: the kernel then
-#	          asks it what it asks fuse-iosched (a GETXATTR of
-#	          security.capability before each write, a GETATTR of the
-#	          directory before each create), so this is like with like,
+#	          asks it what it asks fuse-iosched (a GETATTR of the
+#	          directory before each create; a GETXATTR of
+#	          security.capability before each write, which fuse-iosched
+#	          no longer gets: FUSE_HANDLE_KILLPRIV_V2), so this is like
+#	          with like,
+#	pthp      with LIBFUSE_SRC only: libfuse's passthrough_hp (C++, the
+#	          version in that tree) with --nopassthrough, data through
+#	          the daemon as ours goes (no kernel passthrough),
 #	noop      fuse-iosched with the noop scheduler,
 #	deadline  fuse-iosched with the deadline scheduler,
 #	base      with OVERHEAD_BASE=DAEMON only: that build of fuse-iosched
@@ -58,7 +63,11 @@
 # default ../schedulers/.libs next to this script when it exists),
 # OVERHEAD_JOBS (run only these jobs, by name, space-separated),
 # OVERHEAD_BASE (another fuse-iosched binary, run as the target base; a
-# third table then gives noop/base, noop/ptll and base/ptll round by round).
+# third table then gives noop/base, noop/ptll and base/ptll round by round),
+# LIBFUSE_SRC (a libfuse source tree, or a git directory whose HEAD is
+# exported, e.g. a clone's .git: its passthrough_hp is built with meson,
+# ninja and a C++20 compiler in the work directory and run as the target
+# pthp; without it that column is left out, with a message).
 #
 # With the defaults the whole run takes about 20 minutes: 9 jobs x 5
 # targets x 3 rounds, each at most 8 s, plus setup.  RESULTS_DIR receives
@@ -88,7 +97,17 @@ for c in cc pkg-config tar sqlite3; do
 done
 [ -f $EXAMPLES/passthrough_ll.c ] || die "no $EXAMPLES/passthrough_ll.c: install libfuse3-dev"
 
-TARGETS="backing ptll ptllx noop deadline${OVERHEAD_BASE:+ base}"
+if [ -n "${LIBFUSE_SRC:-}" ]; then
+	for c in meson ninja c++ git; do
+		command -v $c >/dev/null || die "LIBFUSE_SRC needs $c"
+	done
+	[ -f "$LIBFUSE_SRC/meson.build" ] ||
+		git --git-dir="$LIBFUSE_SRC" rev-parse -q --verify HEAD >/dev/null ||
+		die "LIBFUSE_SRC=$LIBFUSE_SRC: neither a libfuse tree nor a git directory"
+else
+	echo "overhead: LIBFUSE_SRC is not set: no passthrough_hp column (pthp)"
+fi
+TARGETS="backing ptll ptllx${LIBFUSE_SRC:+ pthp} noop deadline${OVERHEAD_BASE:+ base}"
 NFILES=1000
 NTX=300
 
@@ -158,6 +177,30 @@ mkdir -p "$W/ptllx"
 	>>"$RESULTS/daemon-ptllx.log" 2>&1 &
 DAEMON["ptllx"]=$!
 await_mount ptllx
+if [ -n "${LIBFUSE_SRC:-}" ]; then
+	# Out of tree, so that a checkout is left as it was; a git directory
+	# gives its HEAD.  Only what passthrough_hp needs is built.
+	src=$LIBFUSE_SRC
+	if [ ! -f "$src/meson.build" ]; then
+		src=$W/libfuse-src
+		mkdir -p "$src"
+		git --git-dir="$LIBFUSE_SRC" archive HEAD | tar -x -C "$src"
+	fi
+	{ meson setup --buildtype=release -Dexamples=true -Dutils=false \
+		-Dtests=false -Denable-io-uring=false "$W/libfuse-build" "$src" &&
+	  ninja -C "$W/libfuse-build" example/passthrough_hp; } \
+		>"$W/libfuse-build.log" 2>&1 ||
+		{ tail -n 20 "$W/libfuse-build.log" >&2
+		  die "cannot build passthrough_hp from $LIBFUSE_SRC"; }
+	echo "pthp:      passthrough_hp of libfuse $(git --git-dir="$LIBFUSE_SRC" \
+		describe --always 2>/dev/null || echo "in $LIBFUSE_SRC")" \
+		>"$W/pthp.txt"
+	mkdir -p "$W/pthp"
+	"$W/libfuse-build/example/passthrough_hp" --foreground --nopassthrough \
+		"$B" "$W/pthp" >>"$RESULTS/daemon-pthp.log" 2>&1 &
+	DAEMON["pthp"]=$!
+	await_mount pthp
+fi
 for t in noop deadline; do
 	mount_fs $t "scheduler=$t" "$RESULTS/daemon-$t.log"
 	switch_to $t $t		# fails when the module is not there
@@ -176,6 +219,7 @@ sqlite_script "$W/sqlite.sql" $NTX
 {
 	describe_machine
 	[ -z "${OVERHEAD_BASE:-}" ] || echo "base:      $OVERHEAD_BASE"
+	[ -z "${LIBFUSE_SRC:-}" ] || cat "$W/pthp.txt"
 	echo "file:      $SIZE; small files: $NFILES of 4 KiB, created, written, closed"
 	echo "untar:     $(tar -tf "$W/tree.tar" | wc -l) entries, $(du -h "$W/tree.tar" | cut -f1); sqlite: $NTX transactions"
 } | tee "$RESULTS/machine.txt"

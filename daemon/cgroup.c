@@ -19,7 +19,18 @@
  * least recently is forgotten (its id then names nothing: cgroup_path
  * says -ENOENT) and its requests find it again under a new id.  Each pid's
  * group is cached in CGROUP_PIDS slots (a pid's slot is pid modulo their
- * number) for CGROUP_REREAD_NS, or until cgroup_forget_pid.
+ * number) for CGROUP_REREAD_NS from the read of its /proc file, or until
+ * cgroup_forget_pid.  Each session thread also keeps its last answer
+ * (struct pidmemo: a request from the pid of the one before it takes no
+ * lock) for as long as the slot would hold it: until CGROUP_REREAD_NS
+ * after that same read, and no longer once any pid is forgotten or any
+ * group is forgotten (the generation cgroup_gen).  So a process moved to
+ * another group is charged to it from its first request CGROUP_REREAD_NS
+ * after its file was last read (the clock is the coarse one: a tick
+ * more), and a pid used again after its process exited is read afresh
+ * once procwatch.c has told of the exit, within CGROUP_REREAD_NS if it
+ * is not watched, as before the memo.  A group's last use, which picks
+ * the one forgotten, is then as old as CGROUP_REREAD_NS at most.
  *
  * Limits come from the group's files for the backing disk (its MAJ:MIN;
  * a partition's disk, where the kernel keeps them): io.max on v2,
@@ -35,7 +46,8 @@
  *
  * Everything here is protected by cgroup_lock, a leaf: it is taken under
  * the queue lock (the schedulers' cgroup_path and cgroup_weight), never
- * while reading a file.
+ * while reading a file; but each thread's memo is its own, and the
+ * generation an atomic.  Times here are clock_coarse_ns()'s.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -85,6 +97,14 @@ static struct cgroup_group *cgroup_hash[CGROUP_HASH];	/* cgroup_lock */
 static struct cgroup_pid cgroup_pids[CGROUP_PIDS];	/* cgroup_lock */
 static unsigned cgroup_nr;				/* cgroup_lock */
 static struct config_group *cgroup_conf;		/* cgroup_lock */
+/* Bumped when a pid or a group is forgotten: the threads' memos drop. */
+static atomic_uint cgroup_gen;
+/* This thread's last answer: its pid's group as read at read_ns. */
+static __thread struct {
+	struct pidmemo memo;
+	uint64_t id;
+	uint64_t read_ns;
+} cgroup_last;
 /* Set by cgroup_init, read-only after. */
 static bool cgroup_enabled;
 static dev_t cgroup_disk;	/* 0: not on a block device */
@@ -121,6 +141,8 @@ static void do_cgroup_unhash(struct cgroup_group *g)
 	free(g->path);
 	g->path = NULL;
 	cgroup_nr--;
+	/* Its id names nothing now: no thread may answer it. */
+	pidmemo_bump(&cgroup_gen);
 }
 
 /*
@@ -367,6 +389,12 @@ static unsigned cgroup_read_weight(enum cgroup_hier hier,
 	return 0;
 }
 
+/* g's limits and weight were read less than CGROUP_REREAD_NS ago. */
+static bool do_cgroup_fresh(const struct cgroup_group *g, uint64_t now)
+{
+	return g->read_ns != 0 && now - g->read_ns < CGROUP_REREAD_NS;
+}
+
 /*
  * Read id's limits and weight (from its files and, under cgroup_lock,
  * its sections), unless another thread read them less than
@@ -374,7 +402,7 @@ static unsigned cgroup_read_weight(enum cgroup_hier hier,
  */
 static void cgroup_refresh(uint64_t id, uint64_t now)
 {
-	struct cgroup_scratch *sc = malloc(sizeof *sc);
+	struct cgroup_scratch *sc = NULL;
 	struct throttle_limits lim;
 	enum cgroup_hier hier;
 	struct cgroup_group *g;
@@ -382,17 +410,16 @@ static void cgroup_refresh(uint64_t id, uint64_t now)
 	char *path;
 	size_t len;
 
-	if (sc == NULL)
-		return;		/* the old values stay, tried again later */
-	path = sc->path;
 	pthread_mutex_lock(&cgroup_lock);
 	g = do_cgroup_find_id(id);
-	if (g == NULL || (g->read_ns != 0 &&
-			  now - g->read_ns < CGROUP_REREAD_NS)) {
+	/* Nothing allocated unless due: the throttle asks at every request. */
+	if (g == NULL || do_cgroup_fresh(g, now) ||
+	    (sc = malloc(sizeof *sc)) == NULL) {
+		/* Without memory the old values stay, tried again later. */
 		pthread_mutex_unlock(&cgroup_lock);
-		free(sc);
 		return;
 	}
+	path = sc->path;
 	/* Others keep the values they have while we read. */
 	g->read_ns = now;
 	hier = g->hier;
@@ -442,25 +469,39 @@ static void cgroup_refresh(uint64_t id, uint64_t now)
 	free(sc);
 }
 
-uint64_t cgroup_of_pid(pid_t pid)
+/* Keep id, pid's group as read at read_ns, as this thread's last answer. */
+static uint64_t cgroup_answer(pid_t pid, unsigned gen, uint64_t id,
+			      uint64_t read_ns)
+{
+	pidmemo_set(&cgroup_last.memo, pid, gen);
+	cgroup_last.id = id;
+	cgroup_last.read_ns = read_ns;
+	return id;
+}
+
+/*
+ * cgroup_of_pid past this thread's memo: pid's slot, else its file.  Not
+ * inlined, so that the memo's hit does not pay for the path's room on
+ * the stack (the stack protector's check of it).
+ */
+__attribute__((noinline))
+static uint64_t cgroup_lookup_pid(pid_t pid, unsigned gen, uint64_t now)
 {
 	struct cgroup_pid *c = &cgroup_pids[(unsigned)pid % CGROUP_PIDS];
 	char path[CONFIG_GROUP_PATH_MAX];
 	enum cgroup_hier hier;
 	struct cgroup_group *g = NULL;
-	uint64_t now, id;
+	uint64_t id, read_ns;
 
-	if (!cgroup_enabled || pid <= 0)
-		return 0;
-	now = clock_now_ns();
 	pthread_mutex_lock(&cgroup_lock);
 	if (c->pid == pid && now - c->read_ns < CGROUP_REREAD_NS &&
 	    (c->id == 0 || (g = do_cgroup_find_id(c->id)) != NULL)) {
 		id = c->id;
+		read_ns = c->read_ns;
 		if (id != 0)
 			g->used_ns = now;
 		pthread_mutex_unlock(&cgroup_lock);
-		return id;
+		return cgroup_answer(pid, gen, id, read_ns);
 	}
 	pthread_mutex_unlock(&cgroup_lock);
 	if (cgroup_read_pid(pid, &hier, path, sizeof path) != 0)
@@ -472,7 +513,22 @@ uint64_t cgroup_of_pid(pid_t pid)
 	c->read_ns = now;
 	pthread_mutex_unlock(&cgroup_lock);
 	cgroup_refresh(id, now);
-	return id;
+	return cgroup_answer(pid, gen, id, now);
+}
+
+uint64_t cgroup_of_pid(pid_t pid)
+{
+	unsigned gen;
+	uint64_t now;
+
+	if (!cgroup_enabled || pid <= 0)
+		return 0;
+	gen = pidmemo_gen(&cgroup_gen);
+	now = clock_coarse_ns();
+	if (pidmemo_hit(&cgroup_last.memo, pid, gen) &&
+	    now - cgroup_last.read_ns < CGROUP_REREAD_NS)
+		return cgroup_last.id;
+	return cgroup_lookup_pid(pid, gen, now);
 }
 
 void cgroup_forget_pid(pid_t pid)
@@ -482,6 +538,8 @@ void cgroup_forget_pid(pid_t pid)
 	pthread_mutex_lock(&cgroup_lock);
 	if (c->pid == pid)
 		memset(c, 0, sizeof *c);
+	/* A thread's memo may hold pid though its slot went to another. */
+	pidmemo_bump(&cgroup_gen);
 	pthread_mutex_unlock(&cgroup_lock);
 }
 
@@ -530,15 +588,21 @@ uint32_t cgroup_weight(void *arg, uint64_t id)
 int cgroup_limits(void *arg, uint64_t id, struct throttle_limits *lim)
 {
 	const struct cgroup_group *g;
-	uint64_t now = clock_now_ns();
+	uint64_t now = clock_coarse_ns();
 	int ret = -ENOENT;
 
 	(void)arg;
 	if (!cgroup_enabled)
 		return -ENOENT;
-	cgroup_refresh(id, now);
+	/* Asked at every request: one hold when the values are fresh. */
 	pthread_mutex_lock(&cgroup_lock);
 	g = do_cgroup_find_id(id);
+	if (g == NULL || !do_cgroup_fresh(g, now)) {
+		pthread_mutex_unlock(&cgroup_lock);
+		cgroup_refresh(id, now);
+		pthread_mutex_lock(&cgroup_lock);
+		g = do_cgroup_find_id(id);
+	}
 	if (g != NULL) {
 		*lim = g->lim;
 		ret = 0;

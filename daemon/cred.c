@@ -8,8 +8,11 @@
  * process, so the raw system calls are used instead.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -100,4 +103,40 @@ void cred_leave(struct cred *saved)
 	saved->groups = NULL;
 	saved->switched = false;
 	errno = errsv;
+}
+
+/*
+ * Has the caller capability cap (CAP_SYS_ADMIN, CAP_FSETID), as the
+ * backing fs asks of it (in the initial user namespace, capable())?  Read
+ * from /proc/PID/status of the calling thread (FUSE sends its id): its
+ * effective set, exact where uid 0 would not be (root without the
+ * capability, a user with it).  The set counts in the caller's own user
+ * namespace, so a caller in another one than ours (unshare -U gives a
+ * user a full set) has none here.  A pid we cannot see (0: another pid
+ * namespace) has none.  A file read: ask only when the answer matters.
+ */
+bool cred_caller_capable(fuse_req_t req, int cap)
+{
+	pid_t pid = fuse_req_ctx(req)->pid;
+	char path[64], line[128];
+	struct stat ours, theirs;
+	uint64_t caps = 0;
+	bool found = false;
+	FILE *f;
+
+	if (pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	if (stat("/proc/self/ns/user", &ours) == -1 ||
+	    stat(path, &theirs) == -1 || ours.st_ino != theirs.st_ino ||
+	    ours.st_dev != theirs.st_dev)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return false;
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+		found = sscanf(line, "CapEff: %" SCNx64, &caps) == 1;
+	fclose(f);
+	return found && (caps & (UINT64_C(1) << cap));
 }

@@ -77,6 +77,45 @@ struct event_base *timer_base(struct timer *t);
  * 0 or -ENOMEM. */
 int timer_on_stop(struct timer *t, timer_fn fn, void *arg);
 
+/*
+ * A session thread's memo of the last pid a table of the request path
+ * answered for (procwatch.c's watch, cgroup.c's groups), each kept
+ * __thread beside the answer: a process's stream of requests, which one
+ * thread mostly serves, then costs no lock.  The table bumps its
+ * generation whenever an answer it gave may have gone stale; a memo
+ * holds while the generation read before the lookup that filled it is
+ * still the table's, so an answer that went stale during the lookup is
+ * not kept.  pid must be above 0 (an empty memo has pid 0).
+ */
+struct pidmemo {
+	pid_t pid;
+	unsigned gen;
+};
+
+/* Before the lookup: the generation to check and to keep with its answer. */
+static inline unsigned pidmemo_gen(atomic_uint *gen)
+{
+	return atomic_load_explicit(gen, memory_order_acquire);
+}
+
+static inline bool pidmemo_hit(const struct pidmemo *m, pid_t pid,
+			       unsigned gen)
+{
+	return m->pid == pid && m->gen == gen;
+}
+
+static inline void pidmemo_set(struct pidmemo *m, pid_t pid, unsigned gen)
+{
+	m->pid = pid;
+	m->gen = gen;
+}
+
+/* An answer the table gave may be stale: every thread's memo drops. */
+static inline void pidmemo_bump(atomic_uint *gen)
+{
+	atomic_fetch_add_explicit(gen, 1, memory_order_release);
+}
+
 /* procwatch.c: thread exits, told to the queue's scheduler */
 struct queue;
 #define PROCWATCH_MAX 1024	/* threads watched at most */
@@ -215,6 +254,9 @@ struct fs {
 	gid_t owner_gid;
 	bool as_root;		/* act with callers' credentials on create */
 	bool dont_mask;		/* the kernel leaves the umask to us */
+	/* FUSE_HANDLE_KILLPRIV_V2 negotiated (killpriv.c): set by the
+	 * thread that answers INIT, read by the others. */
+	atomic_bool killpriv_v2;
 	struct queue *queue;
 	struct dispatch *dispatch;
 	struct timer *timer;
@@ -292,6 +334,26 @@ struct cred {			/* a thread's credentials, saved to restore */
 int cred_enter(fuse_req_t req, struct cred *saved);
 /* Give the thread back what cred_enter saved; errno is kept. */
 void cred_leave(struct cred *saved);
+/* Has req's caller the capability cap (CAP_*)?  Reads /proc. */
+bool cred_caller_capable(fuse_req_t req, int cap);
+
+/* killpriv.c: setuid and setgid bits, cleared by the daemon (v2) */
+/* Read and write the session's /dev/fuse through killpriv.c's io, which
+ * asks for FUSE_HANDLE_KILLPRIV_V2 at INIT; after fuse_session_mount.
+ * 0 or -errno. */
+int killpriv_setup(struct fuse_session *se);
+/* The mode st (the backing file's) keeps after a change by req's caller
+ * that drops privileges: without setuid, and setgid as the VFS drops it.
+ * ask: find out whether the caller has CAP_FSETID (then nothing drops);
+ * else the kernel said it has not. */
+mode_t killpriv_mode(fuse_req_t req, const struct stat *st, bool ask);
+/* With v2 negotiated, drop the bits of ino's open file fd as
+ * killpriv_mode says.  0 or -errno. */
+int killpriv_fd(fuse_req_t req, fuse_ino_t ino, int fd, bool ask);
+/* The same for the write request (off, size, fi) being handled: as the
+ * kernel's FUSE_WRITE_KILL_SUIDGID says, or by asking. */
+int killpriv_write(fuse_req_t req, fuse_ino_t ino, int fd, off_t off,
+		   size_t size, const struct fuse_file_info *fi);
 
 /* fs_*.c: shared by the filesystem files */
 #define FS_PROC_PATH_MAX 32	/* "/proc/self/fd/" and an int */

@@ -113,6 +113,22 @@ void fs_attr_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	inode = fs_inode_writable(req, ino, &pfd);
 	if (inode == NULL)
 		return;
+	/*
+	 * With FUSE_HANDLE_KILLPRIV_V2 (killpriv.c) the kernel flags a
+	 * truncate by a caller without CAP_FSETID, and every chown: the
+	 * bits go first, as the backing fs drops them for that caller.
+	 */
+	if (atomic_load_explicit(&fs_of(req)->killpriv_v2,
+				 memory_order_relaxed) &&
+	    (to_set & FUSE_SET_ATTR_KILL_SUID) &&
+	    !(to_set & FUSE_SET_ATTR_MODE) &&
+	    fstatat(pfd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0) {
+		attr->st_mode = killpriv_mode(req, &st, to_set &
+					      (FUSE_SET_ATTR_UID |
+					       FUSE_SET_ATTR_GID));
+		if (attr->st_mode != st.st_mode)
+			to_set |= FUSE_SET_ATTR_MODE;
+	}
 	err = fs_attr_change(inode, pfd, fi ? fs_file_fd(fi->fh) : -1, attr,
 			     to_set);
 	fs_fd_put(inode);

@@ -159,7 +159,14 @@ void fs_file_write_buf(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_bufvec *in, off_t off,
 		       struct fuse_file_info *fi)
 {
-	request_write(req, fs_inode(req, ino), fi->fh, in, off, fi->flags);
+	int err = killpriv_write(req, ino, fs_file_fd(fi->fh), off,
+				 fuse_buf_size(in), fi);
+
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		request_write(req, fs_inode(req, ino), fi->fh, in, off,
+			      fi->flags);
 }
 
 void fs_file_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -225,6 +232,11 @@ void fs_file_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 	inode = fs_inode(req, ino);
 	/* Queued writes to the range land before it is punched. */
 	fs_inode_wait_writes(inode);
+	res = killpriv_fd(req, ino, fs_file_fd(fi->fh), true);
+	if (res < 0) {
+		fuse_reply_err(req, -res);
+		return;
+	}
 	res = fallocate(fs_file_fd(fi->fh), mode, off, len);
 	if (res == -1) {
 		fuse_reply_err(req, errno);
@@ -291,6 +303,11 @@ void fs_file_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 	fs_inode_wait_writes(in);
 	if (out != in)
 		fs_inode_wait_writes(out);
+	res = killpriv_fd(req, ino_out, fs_file_fd(fi_out->fh), true);
+	if (res < 0) {
+		fuse_reply_err(req, (int)-res);
+		return;
+	}
 	res = copy_file_range(fs_file_fd(fi_in->fh), &off_in,
 			      fs_file_fd(fi_out->fh), &off_out, len, flags);
 	if (res == -1) {

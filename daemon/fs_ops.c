@@ -49,10 +49,12 @@ static void fs_ops_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~(FUSE_CAP_FLOCK_LOCKS | FUSE_CAP_POSIX_LOCKS);
 	/*
 	 * We write as root: the backing fs would keep the setuid bit of a
-	 * file a user writes to.  Let the kernel clear it, as for a local
-	 * file: it sends a setattr of the mode.  Also for open(O_TRUNC),
-	 * which it then truncates through setattr too: with an atomic
-	 * O_TRUNC it would drop that setattr, mode and all.
+	 * file a user writes to.  The kernel flags such writes, truncates
+	 * and chowns (FUSE_HANDLE_KILLPRIV_V2, asked for by killpriv.c,
+	 * which clears the bits), or clears them itself with a setattr of
+	 * the mode.  open(O_TRUNC) truncates through setattr too, which
+	 * carries the flag: an atomic O_TRUNC would carry it where libfuse
+	 * 3.14 drops it.  (v1, HANDLE_KILLPRIV, flags nothing.)
 	 */
 	conn->want &= ~(FUSE_CAP_HANDLE_KILLPRIV | FUSE_CAP_ATOMIC_O_TRUNC);
 	/*

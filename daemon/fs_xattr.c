@@ -141,42 +141,6 @@ void fs_xattr_get(fuse_req_t req, fuse_ino_t ino, const char *name,
 	free(buf);
 }
 
-/*
- * Has the caller CAP_SYS_ADMIN, as the backing fs asks of trusted.* (in
- * the initial user namespace, capable())?  Read from /proc/PID/status of
- * the calling thread (FUSE sends its id): its effective set, exact where
- * uid 0 would not be (root without the capability, a user with it).  The
- * set counts in the caller's own user namespace, so a caller in another
- * one than ours (unshare -U gives a user a full set) has none here.  A
- * pid we cannot see (0: another pid namespace) has none.  Only asked for
- * a list that holds a trusted.* name.
- */
-static bool fs_xattr_caller_admin(fuse_req_t req)
-{
-	pid_t pid = fuse_req_ctx(req)->pid;
-	char path[64], line[128];
-	struct stat ours, theirs;
-	uint64_t caps = 0;
-	bool found = false;
-	FILE *f;
-
-	if (pid <= 0)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
-	if (stat("/proc/self/ns/user", &ours) == -1 ||
-	    stat(path, &theirs) == -1 || ours.st_ino != theirs.st_ino ||
-	    ours.st_dev != theirs.st_dev)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (f == NULL)
-		return false;
-	while (!found && fgets(line, sizeof(line), f) != NULL)
-		found = sscanf(line, "CapEff: %" SCNx64, &caps) == 1;
-	fclose(f);
-	return found && (caps & (UINT64_C(1) << CAP_SYS_ADMIN));
-}
-
 /* Drop the trusted.* names from the list buf of len bytes, for a caller
  * who may not see them; the new length. */
 static ssize_t fs_xattr_hide_trusted(fuse_req_t req, char *buf, ssize_t len)
@@ -190,7 +154,8 @@ static ssize_t fs_xattr_hide_trusted(fuse_req_t req, char *buf, ssize_t len)
 		n = strnlen(name, end - name) + 1;
 		if (strncmp(name, prefix, sizeof(prefix) - 1) == 0) {
 			if (!asked) {
-				hide = !fs_xattr_caller_admin(req);
+				hide = !cred_caller_capable(req,
+							   CAP_SYS_ADMIN);
 				asked = true;
 			}
 			if (hide)

@@ -95,18 +95,6 @@ static void ioprio_store(struct ioprio_slot *slot, pid_t pid, int prio,
 	pthread_mutex_unlock(&ioprio_lock);
 }
 
-/*
- * The coarse clock costs no system call and ticks every few milliseconds,
- * plenty for a 100 ms lifetime.
- */
-static uint64_t ioprio_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* Ask the kernel; never fails. */
 static int ioprio_query(pid_t pid)
 {
@@ -151,7 +139,7 @@ int ioprio_of_pid(pid_t pid)
 	if (pid <= 0)
 		return IOPRIO_DEFAULT;
 
-	now = ioprio_now_ns();
+	now = clock_coarse_ns();
 	slot = &ioprio_cache[(unsigned)pid & (IOPRIO_CACHE_SIZE - 1)];
 	if (ioprio_cached(slot, pid, now, &prio))
 		return prio;

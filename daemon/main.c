@@ -706,6 +706,10 @@ int main(int argc, char *argv[])
 				cfg.mountpoint);
 		goto out_signals;
 	}
+	if (killpriv_setup(fs.se) != 0) {
+		fprintf(stderr, "fuse-iosched: out of memory\n");
+		goto out_unmount;
+	}
 	/* From here on the mount exists: the parent exits 0. */
 	if (fuse_daemonize(cfg.foreground) != 0)
 		goto out_unmount;

@@ -11,8 +11,8 @@
  * are not watched), polled by the libevent loop (timer.c): it becomes
  * readable once the thread has exited, and the loop tells the queue.
  *
- * The request path only looks the tid up: a per-thread cache of the last
- * one seen, valid while no entry has left the table (a generation count),
+ * The request path only looks the tid up: a per-thread memo of the last
+ * one seen (struct pidmemo), valid while no entry has left the table,
  * else a hash under a leaf lock.  A tid not yet there gets an entry and
  * goes on a list for the loop thread, which opens, polls and closes every
  * pidfd: no session thread makes a system call here, and no event is
@@ -85,7 +85,7 @@ static void procwatch_release(struct procwatch_list *list,
 	e->node.pid = 0;
 	e->state = PROCWATCH_FREE;
 	TAILQ_INSERT_TAIL(&pw_free, e, list);
-	atomic_fetch_add_explicit(&pw_gen, 1, memory_order_release);
+	pidmemo_bump(&pw_gen);
 }
 
 /*
@@ -205,13 +205,12 @@ static void procwatch_kick(evutil_socket_t fd, short what, void *arg)
  */
 void procwatch_note(pid_t pid)
 {
-	static __thread pid_t last;
-	static __thread unsigned last_gen;
-	unsigned gen = atomic_load_explicit(&pw_gen, memory_order_acquire);
+	static __thread struct pidmemo last;
+	unsigned gen = pidmemo_gen(&pw_gen);
 	struct procwatch_entry *e;
 	bool kick = false, known = true;
 
-	if (pid <= 0 || pw_max == 0 || (pid == last && gen == last_gen))
+	if (pid <= 0 || pw_max == 0 || pidmemo_hit(&last, pid, gen))
 		return;
 	pthread_mutex_lock(&pw_lock);
 	if (elv_pid_find(pw_hash, pw_hash_bits, pid) == NULL) {
@@ -232,10 +231,8 @@ void procwatch_note(pid_t pid)
 		}
 	}
 	pthread_mutex_unlock(&pw_lock);
-	if (known) {
-		last = pid;
-		last_gen = gen;
-	}
+	if (known)
+		pidmemo_set(&last, pid, gen);
 	if (kick)
 		event_active(pw_kick, 0, 0);
 }

@@ -96,14 +96,6 @@ static uint64_t sectormap_hash64(uint64_t dev, uint64_t ino)
 	return x;
 }
 
-static uint64_t sectormap_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 struct sectormap *sectormap_new(dev_t dev, ino_t ino)
 {
 	struct sectormap *m;
@@ -246,7 +238,7 @@ static void sectormap_fetch(struct sectormap *m, int fd, uint64_t off)
 	int i, n, nr = 0;
 
 	m->valid = true;
-	m->fetched_ns = sectormap_now_ns();
+	m->fetched_ns = clock_coarse_ns();
 	m->win_start = from;
 	m->win_end = UINT64_MAX;
 	m->nr = 0;
@@ -405,7 +397,7 @@ uint64_t sectormap_lookup(struct sectormap *m, int fd, uint64_t off,
 			sectormap_fetch(m, fd, off);
 		found = sectormap_search(m, off, &sector);
 		if (!found && !m->no_fiemap &&
-		    sectormap_now_ns() - m->fetched_ns >=
+		    clock_coarse_ns() - m->fetched_ns >=
 		    SECTORMAP_UNMAPPED_TTL_NS) {
 			/* Maybe allocated by writeback since. */
 			sectormap_fetch(m, fd, off);

@@ -106,14 +106,6 @@ struct trace_comm {
 static pthread_mutex_t trace_comm_lock = PTHREAD_MUTEX_INITIALIZER; /* leaf */
 static struct trace_comm trace_comms[TRACE_COMM_SLOTS];
 
-static uint64_t trace_coarse_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* ------------------------------------------------------------------ */
 /* Producer side.                                                      */
 
@@ -157,7 +149,7 @@ void trace_note_pid(pid_t pid)
 {
 	struct trace_comm *c = &trace_comms[(unsigned)pid %
 					    TRACE_COMM_SLOTS];
-	uint64_t now = trace_coarse_ns();
+	uint64_t now = clock_coarse_ns();
 	char path[40], comm[16] = "";
 	ssize_t n;
 	int fd;

@@ -190,6 +190,12 @@ void config_free(struct config *cfg);
 
 /* clock.c: the monotonic clock, in nanoseconds */
 uint64_t clock_now_ns(void);
+/*
+ * The same clock as of its last tick (CLOCK_MONOTONIC_COARSE): no system
+ * call and no TSC read, up to a tick (1-10 ms) behind clock_now_ns; for
+ * lifetimes of caches on the request path, not for the queue.
+ */
+uint64_t clock_coarse_ns(void);
 
 /* stats.c: per direction, updated under the queue lock */
 /*

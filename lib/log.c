@@ -287,14 +287,6 @@ void log_msg(int level, const char *fmt, ...)
 	va_end(ap);
 }
 
-static uint64_t log_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 void log_msg_ratelimited(struct log_ratelimit *rl, const char *where,
 			 int level, const char *fmt, ...)
 {
@@ -306,7 +298,7 @@ void log_msg_ratelimited(struct log_ratelimit *rl, const char *where,
 	level = log_clamp(level);
 	if (!log_passes(level))
 		return;
-	now = log_now_ns();
+	now = clock_coarse_ns();
 	pthread_mutex_lock(&log_lock);
 	if (rl->begin_ns == 0 || now - rl->begin_ns >= LOG_INTERVAL_NS) {
 		missed = rl->missed;

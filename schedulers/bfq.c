@@ -1,109 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bfq: Budget Fair Queueing, after Paolo Valente and Fabio Checconi's
- * scheduler (Linux block/bfq-*.c), much reduced.
+ * scheduler (Linux block/bfq-*.c), much reduced.  What it does, and
+ * where it differs from the kernel's on purpose, is in fuse-iosched(8),
+ * SCHEDULERS, bfq.
  *
- * As in cfq, every process gets a queue of its own for its synchronous
- * requests, and asynchronous ones (and the kernel's, pid 0) are pooled in
- * one queue per priority class and level.  What differs is what the
- * queues are given: not time slices but budgets, counted in sectors.  The
- * queue in service dispatches until it has used its budget, until its
- * budget times out (timeout_sync: a slow or seeky process must not hold
- * the device forever), or until it runs dry and is not worth waiting for.
- *
- * Which queue is served next is decided by B-WF2Q+, a weighted fair
- * queueing algorithm working in virtual time (bfq-wf2q.c).  Each class
- * keeps a virtual clock V that advances by the service handed out divided
- * by the sum of the weights of its busy queues.  A queue becoming busy
- * gets a virtual start S = max(V, its previous finish) and a virtual
- * finish F = S + budget / weight.  Among the eligible queues (S <= V) the
- * one with the smallest F is served; when its service ends, F is
- * recomputed from the sectors it was charged, so bandwidth (not time) is
- * what gets shared out in proportion to the weights.  A queue that
- * empties stays in the weight sum, on the class's idle tree, until V
- * passes its finish, so that leaving briefly neither speeds V up for the
- * others nor loses the queue its place.
- *
- * Budgets and their ends follow bfq-iosched.c: a queue that empties
- * without having used up its budget or timed out (non_blocking_wait_rq)
- * and comes back within 3 slice_idle goes on with the rest of its budget
- * from its finish time (pushed up to finish no earlier than V, so that
- * leaving often adds up to no claim), and takes the device back;
- * otherwise its next budget comes from the feedback
- * (bfq_budget_feedback).  The largest
- * budget is the device's peak rate, measured from the dispatches, times
- * timeout_sync.  A slow queue is charged the time it held the device, not
- * its sectors, so a seeky process cannot take the device's time at the
- * price of its few sectors.
- *
- * Weights come from the I/O priority: (8 - level) * 10 within a class
- * (bfq_ioprio_to_weight).  Classes are served in strict order (real-time,
- * best-effort, idle), except that the idle class is chosen first once
- * BFQ_CL_IDLE_TIMEOUT_MS has passed since it was last considered, as the
- * kernel's bfq_lookup_next_entity does.  Async requests are charged
- * BFQ_ASYNC_CHARGE times their size, as in the kernel: writes are cheap
- * to delay, reads have someone waiting; but only their size when weights
- * or classes differ, where the weights alone are to share the device.
- *
- * Low latency (low_latency 1), for default-weight processes only (the
- * kernel takes any other weight as the user's choice):
- *  - interactive: a process that starts issuing I/O, or comes back after
- *    BFQ_WR_MIN_IDLE_MS without any, has its weight raised BFQ_WR_COEFF
- *    times for a duration scaled by the device's rate (bfq_wr_duration),
- *    or until it has had BFQ_MAX_SERVICE_FROM_WR sectors;
- *  - soft real-time: a process that comes back with nothing in flight,
- *    late enough that it consumes less than BFQ_SOFTRT_RATE sectors per
- *    second, is raised BFQ_WR_COEFF * BFQ_SOFTRT_WEIGHT_FACTOR times for
- *    BFQ_WR_RT_MAX_MS, renewed each time it comes back so.
- * A raised queue becoming busy takes the device from one that is not, so
- * a program starting under heavy I/O gets its data almost as fast as on
- * an idle disk.
- *
- * Idling: when the queue in service runs dry, the device is kept for it
- * if its process usually comes back within slice_idle, if it is raised
- * (then at least BFQ_WR_MIN_IDLE_SLICE_MS), if it is the only busy queue,
- * or if the busy queues differ in weight or class (without idling, a
- * process with one request at a time would get the device turn about
- * whatever its weight): dispatch returns NULL and asks for a wake-up at
- * the end of the wait.  With force (draining) nobody is waited for.
- *
- * strict_guarantees 1 trades throughput for predictability: one request
- * in the device at a time, every queue that runs dry is waited for (async
- * ones too), slice_idle at least 8 ms.
- *
- * The busy queues of a class sit in two pairing heaps, the ones not yet
- * eligible by start and the eligible by finish (bfq_wf2q_pick), where the
- * kernel keeps one augmented red-black tree: a pick, once per budget and
- * with processes that think once per request, costs O(log n) either way.
- * Whether the weights differ (for idling, and an async request's charge)
- * is answered from a small table of the weights of the queues with
- * requests queued or in flight, as the kernel's weights tree.
- *
- * Control groups (BFQ_GROUP_IOSCHED): a request of a group other than the
- * root (rq->cgroup) goes to a queue of that group, which has its own
- * classes, virtual clocks, idle trees and async pool (struct bfq_group).
- * The group takes part in the root's best-effort schedule as one entity
- * (struct bfq_entity, as a queue does) of the group's weight, asked of the
- * host (elv_cgroup_weight) whenever the group becomes busy: B-WF2Q+ picks
- * among the root's queues and groups, then within the group picked among
- * its queues.  The service a queue is charged is charged to its group's
- * entity too, and the group's finish time is set from it when its queue's
- * service ends; so groups share the device by their weights and the
- * processes of a group share its part by theirs.  One level, as with
- * groups made directly under the root (the kernel nests any depth).
- * Several groups busy make the scenario asymmetric (the kernel's
- * num_groups_with_pending_reqs): queues are idled on to keep the shares.
- * With only the root group nothing of this runs.
- *
- * Per-process queues are allocated on a process's first request and freed
- * once they hold nothing, have nothing in flight, are not in service and
- * have left the idle tree; groups once none of their queues exists or
- * is busy and they have left the root's idle tree.
- * What bfq knows about a process (its finish time, budget, think time,
- * raising) outlives its queue in a small table indexed by pid, so that a
- * process pausing briefly is neither taken for a new one nor forgiven its
- * debt.  What bfq shares with cfq (the queues' hash, their requests'
- * order, the seek rule, merges) is in pidq.c.
+ * pidq.c holds the queues and the order within each; this file gives the
+ * device to one queue at a time for a budget of sectors, the queue chosen
+ * by B-WF2Q+ in its class's virtual time (bfq_wf2q_pick).  A queue or a
+ * control group is a struct bfq_entity on a class's heaps or idle tree; a
+ * group (struct bfq_group) has classes of its own, and a queue's service
+ * is charged at both levels.  A queue is freed once it holds nothing, has
+ * nothing in flight, is not in service and is off its idle tree; what it
+ * knew of its process stays in bd->hist.  With every request in the root
+ * group, nothing of the groups runs.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -555,7 +465,7 @@ static void bfq_queue_init(struct bfq_queue *bfqq, const struct bfq_data *bd,
 	bfqq->cls = cls;
 	bfqq->level = level;
 	bfqq->per_process = per_process;
-	bfqq->p.pid = bfqq->q.pid;
+	bfqq->p.pid = bfqq->q.node.pid;
 	bfqq->p.cls = cls;
 	bfqq->p.cgroup = bfqg->id;
 	bfqq->p.max_budget = bfq_max_budget(bd);
@@ -606,7 +516,7 @@ static bool bfq_free_queue(struct bfq_data *bd, struct bfq_queue *bfqq)
 	if (!bfqq->exited)
 		bd->hist[bfq_hist_key(bfqq->p.pid)] = bfqq->p;
 	bfqq->bfqg->nr_procs--;
-	pidq_free_process(&bfqq->q);
+	pidq_free_process(&bd->pq, &bfqq->q);
 	return true;
 }
 
@@ -1912,7 +1822,6 @@ static int bfq_init_queue(struct elevator_queue *eq)
 {
 	struct bfq_data *bd = bfq_data(eq);
 
-	pidq_data_init(&bd->pq);
 	bd->eq = eq;
 	elv_list_init(&bd->groups);
 	/* As the kernel, an optimistic start: 2/3 of the reference rate. */

@@ -1,43 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cfq: Completely Fair Queueing, after the Linux 2.6 one (Jens Axboe).
+ * What it does, and where it differs from the kernel's on purpose, is in
+ * fuse-iosched(8), SCHEDULERS, cfq.
  *
- * Every process gets a queue of its own for its synchronous requests (the
- * ones it waits for), and the queues take turns: the active queue owns the
- * device for a time slice whose length depends on its I/O priority, then
- * goes to the back of the line.  Asynchronous requests, and those the
- * kernel makes on its own (pid 0), are pooled in one queue per priority
- * class and level.  Within a queue requests are served in a one-way sweep
- * that tolerates short backward seeks at a penalty, and a request that has
- * waited past its FIFO expiry goes first at the start of a slice.
- *
- * Priority classes, as ionice(1) sets them: real-time queues are served
- * before best-effort ones, which are served before idle ones.  Within a
- * class, busy queues wait on a service tree (a sorted list here: there are
- * few of them) keyed by when they should next be served: the time they
- * joined, pushed back by slice_offset for a lower level (a higher level
- * means a shorter slice and a later turn), minus what was left of a
- * preempted slice, plus what the last slice overran.  The idle class gets the device only when the other
- * classes have left it alone for CFQ_IDLE_GRACE_MS, and is never forced
- * in: that is the contract of ionice -c3.
- *
- * A process reading a file issues one request, waits for it, thinks a
- * little and issues the next.  Switching to another process as soon as its
- * queue is empty would turn two sequential readers into one seeking mess,
- * so when the active queue's last request completes and its process
- * usually comes back quickly (its mean think time is below slice_idle),
- * cfq keeps the slice and waits up to slice_idle for it: dispatch returns
- * NULL and asks the host for a wake-up at the end of the wait.
- *
- * Per-process queues are allocated on a process's first request.  One that
- * holds nothing, has nothing in flight and is not active is parked, and
- * freed once it has been parked for CFQ_PARK_MS: the kernel keeps a
- * process's queue as long as the process, but a FUSE daemon is not told
- * when a process exits.  Parked, it keeps what the kernel's keeps between
- * two turns: its think time, seek history and slice residual.  What
- * cfq shares with bfq (the queues' hash, their requests' order, the seek
- * rule, merges) is in pidq.c.  elv_priv[1] of a dispatched request holds
- * what completion must undo.
+ * pidq.c holds the queues (one per process for its sync requests, pooled
+ * ones for the rest) and the order within each; this file decides which
+ * queue owns the device and for how long.  Busy queues other than the
+ * active one are on cd->tree, one list sorted by class, then key; an idle
+ * per-process queue is on cd->parked until freed.  elv_priv[1] of a
+ * dispatched request says which in-flight counts it is in, so that its
+ * completion undoes exactly those.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -357,7 +330,7 @@ static void cfq_put_queue(struct cfq_data *cd, struct cfq_queue *cfqq,
 	    !elv_list_empty(&cfqq->park))
 		return;
 	if (cfqq->exited) {
-		pidq_free_process(&cfqq->q);
+		pidq_free_process(&cd->pq, &cfqq->q);
 		return;
 	}
 	cfqq->parked_ns = now_ns;
@@ -374,7 +347,7 @@ static void cfq_reap(struct cfq_data *cd, uint64_t now_ns)
 		if (now_ns < cfqq->parked_ns + elv_ms_to_ns(CFQ_PARK_MS))
 			return;
 		elv_list_del(&cfqq->park);
-		pidq_free_process(&cfqq->q);
+		pidq_free_process(&cd->pq, &cfqq->q);
 	}
 }
 
@@ -582,7 +555,6 @@ static int cfq_init_queue(struct elevator_queue *eq)
 	struct cfq_queue *cfqq;
 	int c, l;
 
-	pidq_data_init(&cd->pq);
 	elv_list_init(&cd->tree);
 	elv_list_init(&cd->parked);
 	for (c = 0; c < PIDQ_NR_CLASSES; c++) {
@@ -859,7 +831,7 @@ static enum elv_may_queue cfq_may_queue(struct elevator_queue *eq,
 	const struct cfq_queue *active = cd->active;
 
 	if (cd->idling && active != NULL && active->per_process &&
-	    rq->sync && active->q.pid == rq->pid)
+	    rq->sync && active->q.node.pid == rq->pid)
 		return ELV_MQUEUE_MUST;
 	return ELV_MQUEUE_MAY;
 }

@@ -36,28 +36,13 @@ void pidq_prio(int ioprio, enum pidq_class *cls, int *level)
 }
 
 /* ------------------------------------------------------------------ */
-/* The queues and the hash of per-process ones.                        */
-
-static unsigned pidq_hash_key(pid_t pid)
-{
-	return ((uint32_t)pid * 0x9e3779b9u) >> (32 - PIDQ_HASH_BITS);
-}
-
-/* The data arrives zeroed with the tunables set. */
-void pidq_data_init(struct pidq_data *pd)
-{
-	unsigned i;
-
-	for (i = 0; i < PIDQ_HASH_SIZE; i++)
-		elv_list_init(&pd->hash[i]);
-}
+/* The queues and the table of per-process ones.                       */
 
 static void pidq_init(struct pidq *q, pid_t pid)
 {
-	elv_list_init(&q->hash);
+	q->node.pid = pid;
 	q->sort.node = NULL;
 	elv_list_init(&q->fifo);
-	q->pid = pid;
 }
 
 /* q, zeroed, is the pooled queue of class cls and level. */
@@ -79,15 +64,9 @@ void pidq_init_queue(struct pidq *q)
 
 struct pidq *pidq_find_process(struct pidq_data *pd, pid_t pid)
 {
-	struct elv_list *head = &pd->hash[pidq_hash_key(pid)], *pos;
-	struct pidq *q;
+	struct elv_pid_node *n = elv_pid_find(pd->procs, PIDQ_HASH_BITS, pid);
 
-	elv_list_for_each(pos, head) {
-		q = elv_list_entry(pos, struct pidq, hash);
-		if (q->pid == pid)
-			return q;
-	}
-	return NULL;
+	return n != NULL ? elv_container_of(n, struct pidq, node) : NULL;
 }
 
 /*
@@ -101,14 +80,14 @@ void *pidq_new_process(struct pidq_data *pd, size_t size, pid_t pid)
 	if (q == NULL)
 		return NULL;
 	pidq_init(q, pid);
-	elv_list_add(&q->hash, &pd->hash[pidq_hash_key(pid)]);
+	elv_pid_add(pd->procs, PIDQ_HASH_BITS, &q->node);
 	return q;
 }
 
 /* Free a queue of pidq_new_process. */
-void pidq_free_process(struct pidq *q)
+void pidq_free_process(struct pidq_data *pd, struct pidq *q)
 {
-	elv_list_del(&q->hash);
+	elv_pid_del(pd->procs, PIDQ_HASH_BITS, &q->node);
 	free(q);
 }
 
@@ -271,10 +250,10 @@ void pidq_exit_queue(struct elevator_queue *eq)
 	if (pd->queued != 0)
 		elv_log(eq, ELV_LOG_ERR, "exit with %u requests queued",
 			pd->queued);
-	for (i = 0; i < PIDQ_HASH_SIZE; i++)
-		while (!elv_list_empty(&pd->hash[i]))
-			pidq_free_process(elv_list_first(&pd->hash[i],
-							 struct pidq, hash));
+	for (i = 0; i < 1u << PIDQ_HASH_BITS; i++)
+		while (pd->procs[i] != NULL)
+			pidq_free_process(pd, elv_container_of(pd->procs[i],
+							       struct pidq, node));
 }
 
 /*

@@ -1,25 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * pidq: the per-process queues that cfq and bfq share.
- *
- * Both schedulers give every process a queue of its own for its
- * synchronous requests, found by pid in a hash, and pool asynchronous ones
- * (and the kernel's, pid 0) in one queue per priority class and level.
- * Within a queue, requests are kept in sector order and in arrival order;
- * the next one is the next stop of a one-way sweep that tolerates short
- * backward seeks at a penalty, unless the oldest has waited past its FIFO
- * expiry.  Merges stay within one queue and never put synchronous data
- * into an asynchronous request (pidq_allow_merge, as cfq_allow_merge).
+ * pidq: the per-process queues that cfq and bfq share, and the order of
+ * the requests within one (fuse-iosched(8), SCHEDULERS, cfq and bfq).
+ * A process's synchronous requests go to its own queue, found by pid; the
+ * rest (and the kernel's, pid 0) to one pooled queue per class and level.
  * Which queue gets the device, and for how long, is each scheduler's own.
  *
- * A scheduler embeds struct pidq as the first member of its queue, so that
- * pidq can free a per-process queue it allocated, and struct pidq_data,
- * named pq, as the first member of its elevator_data, so that the hooks
- * below can be its own.  elv_priv[0] of a request points to the struct
- * pidq of its queue from pidq_add_rq until completion.
- *
- * pidq.c is compiled into each module that uses it.  Its functions are
- * hidden: two such modules loaded in one process each keep their own.
+ * A scheduler embeds struct pidq first in its queue, so that pidq can
+ * free a per-process queue it allocated, and struct pidq_data, named pq,
+ * first in its elevator_data, so that the hooks below can be its own.
+ * elv_priv[0] of a request points to the struct pidq of its queue from
+ * pidq_add_rq until completion.  pidq.c is compiled into each module that
+ * uses it, its functions hidden: two such modules each keep their own.
  */
 #ifndef PIDQ_H
 #define PIDQ_H
@@ -45,9 +37,8 @@
 #define PIDQ_LEVELS		IOSCHED_IOPRIO_LEVELS
 #define PIDQ_DEFAULT_LEVEL	4
 
-/* Per-process queues are found by pid in a hash of this many buckets. */
+/* Per-process queues are found by pid in a table of 1 << this chains. */
 #define PIDQ_HASH_BITS		6
-#define PIDQ_HASH_SIZE		(1u << PIDQ_HASH_BITS)
 
 /* Service classes, in the order they are served (elv_ioprio_class_index). */
 enum pidq_class {
@@ -67,11 +58,10 @@ struct pidq_ttime {
 };
 
 struct pidq {
-	struct elv_list hash;		/* per-process queues: in pd->hash */
+	struct elv_pid_node node;	/* pid, 0 if pooled; else in pd->procs */
 	struct elv_rb_root sort;	/* queued requests by sector */
 	struct elv_list fifo;		/* queued requests by arrival */
 	struct elv_request *next_rq;	/* the next stop of the sweep */
-	pid_t pid;			/* 0 for the pooled queues */
 	unsigned queued;		/* requests held */
 };
 
@@ -87,7 +77,7 @@ struct pidq_data {
 	int64_t fifo_expire_sync;	/* ms */
 	int64_t fifo_expire_async;	/* ms */
 
-	struct elv_list hash[PIDQ_HASH_SIZE];	/* per-process queues */
+	struct elv_pid_node *procs[1u << PIDQ_HASH_BITS]; /* queues by pid */
 	struct pidq *pool[PIDQ_NR_CLASSES][PIDQ_LEVELS];
 	unsigned queued;		/* requests held, all queues */
 	uint64_t last_position;		/* end sector of the last dispatch */
@@ -100,13 +90,12 @@ struct pidq_data {
 
 void pidq_prio(int ioprio, enum pidq_class *cls, int *level);
 
-void pidq_data_init(struct pidq_data *pd);
 void pidq_init_pool(struct pidq_data *pd, struct pidq *q,
 		    enum pidq_class cls, int level);
 void pidq_init_queue(struct pidq *q);
 struct pidq *pidq_find_process(struct pidq_data *pd, pid_t pid);
 void *pidq_new_process(struct pidq_data *pd, size_t size, pid_t pid);
-void pidq_free_process(struct pidq *q);
+void pidq_free_process(struct pidq_data *pd, struct pidq *q);
 
 void pidq_think_time(const struct pidq_data *pd, struct pidq_ttime *t,
 		     uint64_t now_ns);

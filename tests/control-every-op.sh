@@ -138,11 +138,8 @@ for name in paths:
 PY
 
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
-# root's python3 may be a shim under /root that nobody cannot run.
-for PY in python3 /usr/bin/python3 ""; do
-	[ -n "$PY" ] || skip_env "no python3 that uid 65534 can run"
-	as_nobody "$PY" -c '' 2>/dev/null && break
-done
+require_nobody_python
+PY=$NOBODY_PY
 timeout 120 "$PY" "$T/ops.py" "$MNT" root >"$T/out" ||
 	fail "the operations as root did not run: $(tail -n 5 "$LOG")"
 timeout 120 setpriv --reuid=65534 --regid=65534 --clear-groups \

@@ -102,6 +102,16 @@ require_module() { # DIR NAME...
 	for m; do [ -e "$d/$m.so" ] || skip_env "$d/$m.so is not built"; done
 }
 
+# A python3 that uid 65534 can run (root's may be a shim under /root),
+# in $NOBODY_PY; else skip.
+require_nobody_python() {
+	for NOBODY_PY in python3 /usr/bin/python3 ""; do
+		[ -n "$NOBODY_PY" ] || skip_env "no python3 that uid 65534 can run"
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$NOBODY_PY" -c '' 2>/dev/null && break
+	done
+}
+
 assert_eq() { # expected actual [what]
 	[ "$1" = "$2" ] || fail "${3:-value}: expected '$1', got '$2'"
 }

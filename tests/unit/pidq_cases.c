@@ -2,9 +2,14 @@
 /*
  * Scenarios for every scheduler built on schedulers/pidq.c: merging stays
  * within a process's queue, draining (force) empties it at once, and a
- * switch away loses no request.
+ * switch away loses no request; and the simulated device and processes
+ * that their tests of fair shares run.
  */
+#include <stdlib.h>
+
 #include "pidq_cases.h"
+
+struct pq_sim pq_sim;
 
 struct queue *pq_queue(const struct elevator_type *type)
 {
@@ -348,3 +353,169 @@ const char *pq_no_idle_order(struct queue *q)
 	CHECK_DONE(2);
 	return order;
 }
+
+/* ------------------------------------------------------------------ */
+/* The simulated device and processes.                                 */
+
+static bool pq_sim_may_issue(const struct pq_proc *p)
+{
+	return p->outstanding < p->depth &&
+		(p->limit == 0 || p->issued < p->limit);
+}
+
+static void pq_sim_feed(struct queue *q, struct pq_proc *procs, int n)
+{
+	struct pq_proc *p;
+	struct io *io;
+	unsigned size;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		p = &procs[i];
+		size = p->size ? p->size : 8;
+		while (pq_sim_may_issue(p) && h_now >= p->next_at) {
+			p->sector += p->stride ? p->stride : size;
+			p->issued++;
+			p->outstanding++;
+			pq_sim.pending++;
+			pq_sim.ids++;
+			io = h_io(pq_sim.ids, p->dir,
+				  100000 + (uint64_t)pq_sim.ids, 0,
+				  (uint64_t)size << 9, p->sector);
+			io->rq.pid = p->pid;
+			io->rq.ioprio = p->ioprio;
+			io->rq.cgroup = p->cgroup;
+			queue_submit(q, io);
+		}
+	}
+}
+
+void pq_sim_start(struct queue *q, struct pq_proc *procs, int n)
+{
+	int i;
+
+	pq_sim.ids = 0;
+	pq_sim.seen = h_wakeups;
+	pq_sim.armed = false;
+	pq_sim.stalls = 0;
+	pq_sim.pending = 0;
+	pq_sim.switches = 0;
+	pq_sim.last_pid = -1;
+	for (i = 0; i < n; i++) {
+		procs[i].first_ns = UINT64_MAX;
+		procs[i].next_at = procs[i].start_ns;
+	}
+}
+
+void pq_sim_timer(struct queue *q)
+{
+	if (h_wakeups != pq_sim.seen) {
+		pq_sim.seen = h_wakeups;
+		pq_sim.armed = true;
+	}
+	if (pq_sim.armed && h_now >= h_wakeup_ns) {
+		pq_sim.armed = false;
+		queue_kick(q);
+	}
+}
+
+/* Nothing dispatched: move the clock to the next event. */
+static void pq_sim_wait(struct pq_proc *procs, int n)
+{
+	uint64_t next = UINT64_MAX;
+	int i;
+
+	if (pq_sim.pending != 0 && !pq_sim.armed)
+		pq_sim.stalls++;
+	if (pq_sim.armed && h_wakeup_ns > h_now)
+		next = h_wakeup_ns;
+	for (i = 0; i < n; i++)
+		if (pq_sim_may_issue(&procs[i]) && procs[i].next_at > h_now &&
+		    procs[i].next_at < next)
+			next = procs[i].next_at;
+	h_now = next != UINT64_MAX ? next : h_now + H_MS;
+}
+
+static void pq_sim_serve(struct queue *q, struct pq_proc *procs, int n,
+			 struct io *io)
+{
+	struct pq_proc *p;
+	int i;
+
+	for (p = NULL, i = 0; i < n && p == NULL; i++)
+		if (procs[i].pid == io->rq.pid)
+			p = &procs[i];
+	if (p == NULL) {
+		fprintf(stderr, "io of unknown pid %d\n", (int)io->rq.pid);
+		exit(1);
+	}
+	pq_sim.pending--;
+	if (pq_sim.last_pid != -1 && io->rq.pid != pq_sim.last_pid)
+		pq_sim.switches++;
+	p->run = io->rq.pid == pq_sim.last_pid ? p->run + 1 : 1;
+	if (p->run > p->max_run)
+		p->max_run = p->run;
+	pq_sim.last_pid = io->rq.pid;
+	if (io->rq.arrival_ns >= p->measure_from &&
+	    h_now - io->rq.arrival_ns > p->max_wait_ns)
+		p->max_wait_ns = h_now - io->rq.arrival_ns;
+	if (io->rq.arrival_ns >= p->measure_from && p->burst != 0 &&
+	    p->served % p->burst == 0 &&
+	    h_now - io->rq.arrival_ns > p->max_resume_ns)
+		p->max_resume_ns = h_now - io->rq.arrival_ns;
+	if (p->first_ns == UINT64_MAX)
+		p->first_ns = h_now;
+	else if (h_now - p->last_ns > p->max_gap_ns)
+		p->max_gap_ns = h_now - p->last_ns;
+	p->last_ns = h_now;
+	p->served++;
+	p->sectors += io->rq.nr_sectors;
+	h_now += (p->cost_ms ? p->cost_ms : 1) * H_MS;
+	h_complete(q, io);
+	p->outstanding--;
+	p->next_at = h_now + (p->burst != 0 && p->served % p->burst == 0 ?
+			      p->pause_ms : p->think_ms) * H_MS;
+	if (p->limit != 0 && p->issued == p->limit && p->outstanding == 0)
+		p->done_ns = h_now;
+}
+
+void pq_sim_run(struct queue *q, struct pq_proc *procs, int n,
+		uint64_t until_ns)
+{
+	struct io *io;
+
+	while (h_now < until_ns) {
+		pq_sim_feed(q, procs, n);
+		pq_sim_timer(q);
+		io = queue_try_next(q);
+		if (io == NULL) {
+			pq_sim_timer(q);
+			pq_sim_wait(procs, n);
+			continue;
+		}
+		pq_sim_serve(q, procs, n, io);
+	}
+}
+
+void pq_drain_end(struct queue *q, int n)
+{
+	queue_stop(q);
+	while (h_next_id(q) > 0)
+		;
+	CHECK_DONE(n);
+	queue_free(q);
+}
+
+void pq_sim_end(struct queue *q)
+{
+	CHECK_EQ(pq_sim.stalls, 0);
+	pq_drain_end(q, pq_sim.ids);
+}
+
+bool pq_within(double a, double b, double pct)
+{
+	double d = a > b ? a - b : b - a, m = a > b ? a : b;
+
+	return m > 0 && d * 100 <= m * pct;
+}
+

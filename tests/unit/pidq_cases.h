@@ -72,4 +72,66 @@ void pq_idle_window(struct queue *q);
  */
 const char *pq_no_idle_order(struct queue *q);
 
+/*
+ * A simulated device and processes: the device serves one request at a
+ * time, holding it for its process's cost (1 ms unless said otherwise),
+ * completes it, and the process issues its next one after its think time
+ * (or its pause, after a burst), keeping depth requests outstanding.
+ */
+struct pq_proc {
+	/* Set by the test. */
+	pid_t pid;
+	int ioprio;
+	enum elv_dir dir;		/* writes are async */
+	unsigned depth;			/* requests kept outstanding */
+	uint64_t sector;
+	unsigned cost_ms;		/* device time per request, 0: 1 */
+	unsigned think_ms;		/* after a completion */
+	uint64_t start_ns;
+	unsigned limit;			/* requests in all, 0: no end */
+	uint64_t measure_from;		/* max_wait counts arrivals after */
+	uint64_t stride;		/* sectors between requests, 0: size */
+	unsigned size;			/* request sectors, 0: 8 (4 KiB) */
+	unsigned burst;			/* requests between pauses, 0: none */
+	unsigned pause_ms;		/* think time after each burst */
+	uint64_t cgroup;		/* its control group, 0: the root */
+
+	/* Results. */
+	unsigned issued, outstanding, served;
+	uint64_t sectors;
+	uint64_t first_ns;		/* first service, or UINT64_MAX */
+	uint64_t last_ns;
+	uint64_t max_gap_ns;		/* longest wait between services */
+	uint64_t max_wait_ns;		/* longest queueing of a request */
+	uint64_t max_resume_ns;		/* of the first of a burst */
+	uint64_t done_ns;		/* last of limit completed */
+	uint64_t next_at;		/* may issue again then */
+	unsigned run, max_run;		/* services in a row: now, most */
+};
+
+/* The simulation's state, also for a test that drives its own readers. */
+struct pq_sim {
+	int ids;			/* ids handed out, 1..ids */
+	unsigned seen;			/* h_wakeups already armed */
+	bool armed;			/* a wake-up is pending */
+	unsigned stalls;		/* NULL with work, no wake-up: a hang */
+	unsigned pending;		/* requests in the queue */
+	unsigned switches;		/* service moved to another process */
+	pid_t last_pid;			/* the process served last, or -1 */
+};
+extern struct pq_sim pq_sim;
+
+/* Start a simulation of the n procs (none: only reset pq_sim) on q. */
+void pq_sim_start(struct queue *q, struct pq_proc *procs, int n);
+/* The timer thread: kick q when the wake-up time has come. */
+void pq_sim_timer(struct queue *q);
+void pq_sim_run(struct queue *q, struct pq_proc *procs, int n,
+		uint64_t until_ns);
+/* Drain what is left (forced), check ios 1..n were done once, free q. */
+void pq_drain_end(struct queue *q, int n);
+/* The same after a simulation, which must not have stalled. */
+void pq_sim_end(struct queue *q);
+/* |a - b| is within pct percent of the larger. */
+bool pq_within(double a, double b, double pct);
+
 #endif

@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * bfq through the real queue, on the virtual clock.  A small simulation
- * plays one device: it dispatches one request at a time, holds it for the
- * process's cost (1 ms unless said otherwise), completes it, and lets the
- * process issue its next one after its think time (or its pause, after a
- * burst).  Covered: sectors shared by weight, equal shares, the class
+ * bfq through the real queue, on the virtual clock, mostly with the
+ * simulated device and processes of pidq_cases.h.  Covered: sectors shared by weight, equal shares, the class
  * order and the idle class's bound, weight raising of a starting reader
  * (its coefficient, duration, end after 120000 sectors and at the first
  * dispatch after its time runs out, renewal after 2 s idle; unaffected
@@ -38,202 +35,6 @@ static struct queue *bfq_queue(void)
 }
 
 /* ------------------------------------------------------------------ */
-/* The simulated device and processes.                                 */
-
-struct proc {
-	/* Set by the test. */
-	pid_t pid;
-	int ioprio;
-	enum elv_dir dir;		/* writes are async */
-	unsigned depth;			/* requests kept outstanding */
-	uint64_t sector;
-	unsigned cost_ms;		/* device time per request, 0: 1 */
-	unsigned think_ms;		/* after a completion */
-	uint64_t start_ns;
-	unsigned limit;			/* requests in all, 0: no end */
-	uint64_t measure_from;		/* max_wait counts arrivals after */
-	uint64_t stride;		/* sectors between requests, 0: size */
-	unsigned size;			/* request sectors, 0: 8 (4 KiB) */
-	unsigned burst;			/* requests between pauses, 0: none */
-	unsigned pause_ms;		/* think time after each burst */
-	uint64_t cgroup;		/* its control group, 0: the root */
-
-	/* Results. */
-	unsigned issued, outstanding, served;
-	uint64_t sectors;
-	uint64_t first_ns;		/* first service, or UINT64_MAX */
-	uint64_t last_ns;
-	uint64_t max_gap_ns;		/* longest wait between services */
-	uint64_t max_wait_ns;		/* longest queueing of a request */
-	uint64_t max_resume_ns;		/* of the first of a burst */
-	uint64_t done_ns;		/* last of limit completed */
-	uint64_t next_at;		/* may issue again then */
-};
-
-static int sim_ids;		/* ids handed out, 1..sim_ids */
-static unsigned sim_seen;	/* h_wakeups already armed */
-static bool sim_armed;		/* a wake-up is pending */
-static unsigned sim_stalls;	/* NULL with work, no wake-up: a hang */
-static unsigned sim_pending;	/* requests in the queue */
-
-static bool sim_may_issue(const struct proc *p)
-{
-	return p->outstanding < p->depth &&
-		(p->limit == 0 || p->issued < p->limit);
-}
-
-static void sim_feed(struct queue *q, struct proc *procs, int n)
-{
-	struct proc *p;
-	struct io *io;
-	unsigned size;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		p = &procs[i];
-		size = p->size ? p->size : 8;
-		while (sim_may_issue(p) && h_now >= p->next_at) {
-			p->sector += p->stride ? p->stride : size;
-			p->issued++;
-			p->outstanding++;
-			sim_pending++;
-			sim_ids++;
-			io = h_io(sim_ids, p->dir, 100000 + (uint64_t)sim_ids,
-				  0, (uint64_t)size << 9, p->sector);
-			io->rq.pid = p->pid;
-			io->rq.ioprio = p->ioprio;
-			io->rq.cgroup = p->cgroup;
-			queue_submit(q, io);
-		}
-	}
-}
-
-static void sim_start(struct queue *q, struct proc *procs, int n)
-{
-	int i;
-
-	sim_ids = 0;
-	sim_seen = h_wakeups;
-	sim_armed = false;
-	sim_stalls = 0;
-	sim_pending = 0;
-	for (i = 0; i < n; i++) {
-		procs[i].first_ns = UINT64_MAX;
-		procs[i].next_at = procs[i].start_ns;
-	}
-}
-
-/* The timer thread: kick the queue when the wake-up time has come. */
-static void sim_timer(struct queue *q)
-{
-	if (h_wakeups != sim_seen) {
-		sim_seen = h_wakeups;
-		sim_armed = true;
-	}
-	if (sim_armed && h_now >= h_wakeup_ns) {
-		sim_armed = false;
-		queue_kick(q);
-	}
-}
-
-/* Nothing dispatched: move the clock to the next event. */
-static void sim_wait(struct proc *procs, int n)
-{
-	uint64_t next = UINT64_MAX;
-	int i;
-
-	if (sim_pending != 0 && !sim_armed)
-		sim_stalls++;
-	if (sim_armed && h_wakeup_ns > h_now)
-		next = h_wakeup_ns;
-	for (i = 0; i < n; i++)
-		if (sim_may_issue(&procs[i]) && procs[i].next_at > h_now &&
-		    procs[i].next_at < next)
-			next = procs[i].next_at;
-	h_now = next != UINT64_MAX ? next : h_now + H_MS;
-}
-
-static void sim_serve(struct queue *q, struct proc *procs, int n,
-		      struct io *io)
-{
-	struct proc *p;
-	int i;
-
-	for (p = NULL, i = 0; i < n && p == NULL; i++)
-		if (procs[i].pid == io->rq.pid)
-			p = &procs[i];
-	if (p == NULL) {
-		fprintf(stderr, "io of unknown pid %d\n", (int)io->rq.pid);
-		exit(1);
-	}
-	sim_pending--;
-	if (io->rq.arrival_ns >= p->measure_from &&
-	    h_now - io->rq.arrival_ns > p->max_wait_ns)
-		p->max_wait_ns = h_now - io->rq.arrival_ns;
-	if (io->rq.arrival_ns >= p->measure_from && p->burst != 0 &&
-	    p->served % p->burst == 0 &&
-	    h_now - io->rq.arrival_ns > p->max_resume_ns)
-		p->max_resume_ns = h_now - io->rq.arrival_ns;
-	if (p->first_ns == UINT64_MAX)
-		p->first_ns = h_now;
-	else if (h_now - p->last_ns > p->max_gap_ns)
-		p->max_gap_ns = h_now - p->last_ns;
-	p->last_ns = h_now;
-	p->served++;
-	p->sectors += io->rq.nr_sectors;
-	h_now += (p->cost_ms ? p->cost_ms : 1) * H_MS;
-	h_complete(q, io);
-	p->outstanding--;
-	p->next_at = h_now + (p->burst != 0 && p->served % p->burst == 0 ?
-			      p->pause_ms : p->think_ms) * H_MS;
-	if (p->limit != 0 && p->issued == p->limit && p->outstanding == 0)
-		p->done_ns = h_now;
-}
-
-static void sim_run(struct queue *q, struct proc *procs, int n,
-		    uint64_t until_ns)
-{
-	struct io *io;
-
-	while (h_now < until_ns) {
-		sim_feed(q, procs, n);
-		sim_timer(q);
-		io = queue_try_next(q);
-		if (io == NULL) {
-			sim_timer(q);
-			sim_wait(procs, n);
-			continue;
-		}
-		sim_serve(q, procs, n, io);
-	}
-}
-
-/* Drain what is left (forced), check ios 1..n were done once, free q. */
-static void drain_end(struct queue *q, int n)
-{
-	queue_stop(q);
-	while (h_next_id(q) > 0)
-		;
-	CHECK_DONE(n);
-	queue_free(q);
-}
-
-/* The same after a simulation, which must not have stalled. */
-static void sim_end(struct queue *q)
-{
-	CHECK_EQ(sim_stalls, 0);
-	drain_end(q, sim_ids);
-}
-
-/* |a - b| is within pct percent of the larger. */
-static bool within(double a, double b, double pct)
-{
-	double d = a > b ? a - b : b - a, m = a > b ? a : b;
-
-	return m > 0 && d * 100 <= m * pct;
-}
-
-/* ------------------------------------------------------------------ */
 /* Fair shares.                                                        */
 
 /*
@@ -243,7 +44,7 @@ static bool within(double a, double b, double pct)
 static void test_weights(void)
 {
 	struct queue *q = bfq_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 1001, .ioprio = BE(0), .dir = ELV_READ, .depth = 1 },
 		{ .pid = 1002, .ioprio = BE(7), .dir = ELV_READ, .depth = 1,
 		  .sector = 1000000 },
@@ -252,8 +53,8 @@ static void test_weights(void)
 
 	h_set_tunable(q, "low_latency", 0);
 	h_set_tunable(q, "max_budget", 128);
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 3000 * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 3000 * H_MS);
 	ratio = procs[1].sectors ?
 		(double)procs[0].sectors / (double)procs[1].sectors : 0;
 	CHECK(ratio >= 8 * 0.8 && ratio <= 8 * 1.2);
@@ -262,7 +63,7 @@ static void test_weights(void)
 			procs[0].sectors, procs[1].sectors);
 	CHECK(procs[0].served + procs[1].served >= 2900);
 	CHECK(h_counter(q, "expired_budget_exhausted") >= 100);
-	sim_end(q);
+	pq_sim_end(q);
 }
 
 /*
@@ -276,7 +77,7 @@ static void test_weights(void)
 static void weights_thinking(int64_t max_budget)
 {
 	struct queue *q = bfq_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 1001, .ioprio = BE(0), .dir = ELV_READ, .depth = 1,
 		  .think_ms = 1 },
 		{ .pid = 1002, .ioprio = BE(7), .dir = ELV_READ, .depth = 1,
@@ -286,8 +87,8 @@ static void weights_thinking(int64_t max_budget)
 
 	h_set_tunable(q, "low_latency", 0);
 	h_set_tunable(q, "max_budget", max_budget);
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 6000 * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 6000 * H_MS);
 	ratio = procs[1].sectors ?
 		(double)procs[0].sectors / (double)procs[1].sectors : 0;
 	/* Loose: the weights' 8, not the 1 of taking turns. */
@@ -296,7 +97,7 @@ static void weights_thinking(int64_t max_budget)
 		fprintf(stderr, "  max_budget %" PRId64 ": BE0 %" PRIu64
 			", BE7 %" PRIu64 " sectors\n", max_budget,
 			procs[0].sectors, procs[1].sectors);
-	sim_end(q);
+	pq_sim_end(q);
 }
 
 static void test_weights_thinking(void)
@@ -309,7 +110,7 @@ static void test_weights_thinking(void)
 static void equal(unsigned depth, int64_t max_budget)
 {
 	struct queue *q = bfq_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ,
 		  .depth = depth },
 		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ,
@@ -317,17 +118,18 @@ static void equal(unsigned depth, int64_t max_budget)
 	};
 
 	h_set_tunable(q, "max_budget", max_budget);
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 2000 * H_MS);
-	CHECK(within((double)procs[0].sectors, (double)procs[1].sectors, 10));
-	if (!within((double)procs[0].sectors, (double)procs[1].sectors, 10))
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 2000 * H_MS);
+	CHECK(pq_within((double)procs[0].sectors, (double)procs[1].sectors,
+			10));
+	if (!pq_within((double)procs[0].sectors, (double)procs[1].sectors, 10))
 		fprintf(stderr, "  depth %u, max_budget %" PRId64 ": %" PRIu64
 			" vs %" PRIu64 " sectors\n", depth, max_budget,
 			procs[0].sectors, procs[1].sectors);
 	CHECK(procs[0].served + procs[1].served >= 1900);
 	/* Budgets, not request by request. */
 	CHECK(procs[0].max_gap_ns >= 50 * H_MS);
-	sim_end(q);
+	pq_sim_end(q);
 }
 
 static void test_equal(void)
@@ -351,7 +153,7 @@ static void test_equal(void)
 static void test_class_order(void)
 {
 	struct queue *q = bfq_queue();
-	struct proc procs[3] = {
+	struct pq_proc procs[3] = {
 		{ .pid = 1001, .ioprio = RT(4), .dir = ELV_READ, .depth = 1 },
 		{ .pid = 1002, .ioprio = BE(0), .dir = ELV_READ, .depth = 1,
 		  .sector = 1000000 },
@@ -359,52 +161,52 @@ static void test_class_order(void)
 		  .sector = 2000000 },
 	};
 
-	sim_start(q, procs, 3);
-	sim_run(q, procs, 3, 1050 * H_MS);
+	pq_sim_start(q, procs, 3);
+	pq_sim_run(q, procs, 3, 1050 * H_MS);
 	CHECK_EQ(procs[1].served, 0);
 	CHECK(procs[2].first_ns >= 200 * H_MS);
 	CHECK(procs[2].first_ns <= 327 * H_MS);
 	CHECK(procs[2].max_gap_ns <= 327 * H_MS);
 	CHECK(procs[2].served >= 3 && procs[2].served <= 6);
 	CHECK(procs[0].served >= 1040);
-	sim_end(q);
+	pq_sim_end(q);
 
 	/* Best-effort over idle, with the same bound. */
 	q = bfq_queue();
-	procs[0] = (struct proc){ .pid = 1002, .ioprio = BE(7),
+	procs[0] = (struct pq_proc){ .pid = 1002, .ioprio = BE(7),
 				  .dir = ELV_READ, .depth = 1 };
-	procs[1] = (struct proc){ .pid = 1003, .ioprio = IDLE,
+	procs[1] = (struct pq_proc){ .pid = 1003, .ioprio = IDLE,
 				  .dir = ELV_READ, .depth = 1,
 				  .sector = 2000000 };
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 1050 * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 1050 * H_MS);
 	CHECK(procs[1].first_ns >= 200 * H_MS);
 	CHECK(procs[1].max_gap_ns <= 327 * H_MS);
 	CHECK(procs[1].served >= 3 && procs[1].served <= 6);
-	sim_end(q);
+	pq_sim_end(q);
 
 	/* A real-time arrival takes the device from best-effort at once. */
 	q = bfq_queue();
-	procs[0] = (struct proc){ .pid = 1002, .ioprio = BE(0),
+	procs[0] = (struct pq_proc){ .pid = 1002, .ioprio = BE(0),
 				  .dir = ELV_READ, .depth = 4 };
-	procs[1] = (struct proc){ .pid = 1001, .ioprio = RT(7),
+	procs[1] = (struct pq_proc){ .pid = 1001, .ioprio = RT(7),
 				  .dir = ELV_READ, .depth = 1,
 				  .sector = 2000000, .limit = 10,
 				  .start_ns = 300 * H_MS };
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 500 * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 500 * H_MS);
 	CHECK(procs[1].first_ns <= 301 * H_MS);
 	CHECK(procs[1].done_ns <= 311 * H_MS);
-	sim_end(q);
+	pq_sim_end(q);
 
 	/* With nobody else, the idle class is served at full speed. */
 	q = bfq_queue();
-	procs[0] = (struct proc){ .pid = 1003, .ioprio = IDLE,
+	procs[0] = (struct pq_proc){ .pid = 1003, .ioprio = IDLE,
 				  .dir = ELV_READ, .depth = 1 };
-	sim_start(q, procs, 1);
-	sim_run(q, procs, 1, 100 * H_MS);
+	pq_sim_start(q, procs, 1);
+	pq_sim_run(q, procs, 1, 100 * H_MS);
 	CHECK(procs[0].served >= 99);
-	sim_end(q);
+	pq_sim_end(q);
 }
 
 /* ------------------------------------------------------------------ */
@@ -419,7 +221,7 @@ static void test_class_order(void)
 static unsigned startup(int64_t low_latency, int64_t strict, int greedy)
 {
 	struct queue *q = bfq_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 2001, .ioprio = greedy, .dir = ELV_READ,
 		  .depth = 1 },
 		{ .pid = 3001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
@@ -429,15 +231,15 @@ static unsigned startup(int64_t low_latency, int64_t strict, int greedy)
 
 	h_set_tunable(q, "low_latency", low_latency);
 	h_set_tunable(q, "strict_guarantees", strict);
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 800 * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 800 * H_MS);
 	CHECK_EQ(procs[1].served, 30);
 	ms = (unsigned)((procs[1].done_ns - procs[1].start_ns) / H_MS);
 	/* The greedy reader goes on afterwards. */
 	CHECK(procs[0].last_ns >= 700 * H_MS);
 	/* Only the reader of the default level 4 is raised. */
 	CHECK_EQ(h_counter(q, "wr_interactive_starts"), low_latency ? 1 : 0);
-	sim_end(q);
+	pq_sim_end(q);
 	return ms;
 }
 
@@ -472,7 +274,7 @@ static void test_weight_raising(void)
 static uint64_t periodic(int64_t low_latency)
 {
 	struct queue *q = bfq_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1 },
 		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
 		  .sector = 1000000, .think_ms = 50,
@@ -481,8 +283,8 @@ static uint64_t periodic(int64_t low_latency)
 	uint64_t wait;
 
 	h_set_tunable(q, "low_latency", low_latency);
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 3000 * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 3000 * H_MS);
 	wait = procs[1].max_wait_ns;
 	CHECK(procs[1].served >= 20);
 	/*
@@ -495,7 +297,7 @@ static uint64_t periodic(int64_t low_latency)
 		CHECK(h_counter(q, "wr_softrt_starts") >= 1);
 	else
 		CHECK_EQ(h_counter(q, "wr_softrt_starts"), 0);
-	sim_end(q);
+	pq_sim_end(q);
 	return wait;
 }
 
@@ -523,7 +325,7 @@ static void raised_run(int gprio, unsigned start_ms, unsigned size,
 		       uint64_t *r)
 {
 	struct queue *q = bfq_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 2001, .ioprio = gprio, .dir = ELV_READ, .depth = 1,
 		  .size = size, .cost_ms = 10 },
 		{ .pid = 3001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
@@ -533,17 +335,17 @@ static void raised_run(int gprio, unsigned start_ms, unsigned size,
 
 	/* Budgets of 4 requests: shares show within a few hundred ms. */
 	h_set_tunable(q, "max_budget", 4 * size);
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, from_ms * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, from_ms * H_MS);
 	*g = procs[0].sectors;
 	*r = procs[1].sectors;
-	sim_run(q, procs, 2, to_ms * H_MS);
+	pq_sim_run(q, procs, 2, to_ms * H_MS);
 	*g = procs[0].sectors - *g;
 	*r = procs[1].sectors - *r;
 	/* The greedy reader is raised too if it is of the default level. */
 	CHECK_EQ(h_counter(q, "wr_interactive_starts"),
 		 gprio == BE(4) ? 2 : 1);
-	sim_end(q);
+	pq_sim_end(q);
 }
 
 /*
@@ -616,21 +418,21 @@ static void test_wr_end_mid_budget(void)
 static void test_softrt_back_to_interactive(void)
 {
 	struct queue *q = bfq_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 2001, .ioprio = BE(3), .dir = ELV_READ, .depth = 1 },
 		{ .pid = 3001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
 		  .sector = 1000000, .think_ms = 50, .start_ns = 1000 * H_MS },
 	};
 	unsigned g, r;
 
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 3000 * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 3000 * H_MS);
 	CHECK(h_counter(q, "wr_softrt_starts") >= 1);
 	procs[1].think_ms = 0;
-	sim_run(q, procs, 2, 4000 * H_MS);
+	pq_sim_run(q, procs, 2, 4000 * H_MS);
 	g = procs[0].served;
 	r = procs[1].served;
-	sim_run(q, procs, 2, 5000 * H_MS);
+	pq_sim_run(q, procs, 2, 5000 * H_MS);
 	g = procs[0].served - g;
 	r = procs[1].served - r;
 	CHECK(r >= 9 * g);
@@ -638,7 +440,7 @@ static void test_softrt_back_to_interactive(void)
 		fprintf(stderr, "  back from soft real-time: %u requests "
 			"against %u\n", r, g);
 	CHECK_EQ(h_counter(q, "wr_interactive_starts"), 1);
-	sim_end(q);
+	pq_sim_end(q);
 }
 
 /*
@@ -682,16 +484,16 @@ static void test_wr_return(void)
 static bool soft_rt_after(unsigned pause_ms)
 {
 	struct queue *q = bfq_queue();
-	struct proc procs[1] = {
+	struct pq_proc procs[1] = {
 		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
 		  .burst = 400, .pause_ms = pause_ms, .limit = 401 },
 	};
 	bool raised;
 
-	sim_start(q, procs, 1);
-	sim_run(q, procs, 1, 1000 * H_MS);
+	pq_sim_start(q, procs, 1);
+	pq_sim_run(q, procs, 1, 1000 * H_MS);
 	raised = h_counter(q, "wr_softrt_starts") != 0;
-	sim_end(q);
+	pq_sim_end(q);
 	return raised;
 }
 
@@ -737,10 +539,10 @@ static void test_idle_window(void)
  * out, although it has used little of it, and is charged the whole budget
  * so that the fast one gets half of the time.
  */
-static void slow(int64_t timeout_ms, struct proc *fast_out)
+static void slow(int64_t timeout_ms, struct pq_proc *fast_out)
 {
 	struct queue *q = bfq_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ, .depth = 4,
 		  .cost_ms = 50 },
 		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
@@ -749,16 +551,16 @@ static void slow(int64_t timeout_ms, struct proc *fast_out)
 
 	h_set_tunable(q, "low_latency", 0);
 	h_set_tunable(q, "timeout_sync", timeout_ms);
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 2000 * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 2000 * H_MS);
 	*fast_out = procs[1];
 	CHECK(h_counter(q, "expired_budget_timeout") >= 2);
-	sim_end(q);
+	pq_sim_end(q);
 }
 
 static void test_budget_timeout(void)
 {
-	struct proc fast;
+	struct pq_proc fast;
 
 	slow(125, &fast);
 	/* Three slow requests, 150 ms: the first past 125. */
@@ -818,15 +620,15 @@ static int show_fn(struct elevator_queue *eq, void *arg)
 static void test_wait_rq(void)
 {
 	struct queue *q = bfq_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1 },
 		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
 		  .think_ms = 12, .sector = 1000000 },
 	};
 
 	h_set_tunable(q, "low_latency", 0);
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 2000 * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 2000 * H_MS);
 	/*
 	 * Served on arrival, it reads every 13 ms or so; waiting for the
 	 * greedy reader's budgets, about every 125 ms.
@@ -834,7 +636,7 @@ static void test_wait_rq(void)
 	CHECK(procs[1].served >= 100);
 	if (procs[1].served < 100)
 		fprintf(stderr, "  wait_rq: %u reads\n", procs[1].served);
-	sim_end(q);
+	pq_sim_end(q);
 }
 
 /*
@@ -879,6 +681,64 @@ static void test_too_idle_budget(void)
 	queue_free(q);
 }
 
+/* A read of 8 sectors by pid of group cg at ioprio, queued. */
+static void group_rd(struct queue *q, int id, pid_t pid, int ioprio,
+		     uint64_t cg, uint64_t sector)
+{
+	struct io *io = pq_io(id, pid, ioprio, ELV_READ, sector);
+
+	io->rq.cgroup = cg;
+	queue_submit(q, io);
+}
+
+/*
+ * Process 1001 (ioprio, group cg) reads five times 30 ms apart, each read
+ * served at once: it thinks too long to be waited for on throughput
+ * grounds.  Then the clock is at 200 ms.
+ */
+static void slow_reader(struct queue *q, int *id, int ioprio, uint64_t cg)
+{
+	int i;
+
+	for (i = 1; i <= 5; i++) {
+		h_now = (uint64_t)i * 30 * H_MS;
+		group_rd(q, ++*id, 1001, ioprio, cg, (uint64_t)i * 8);
+		CHECK_EQ(h_next_id(q), *id);
+		queue_kick(q);
+	}
+	h_now = 200 * H_MS;
+}
+
+/*
+ * io, a read in flight, completes.  If nothing goes out then and a wait
+ * is armed, returns the wait (ms), else 0; either way, checks that want
+ * goes out (at once, or at the end of the wait).  Then late (if not NULL)
+ * completes, and q, which had ids 1..id, ends.
+ */
+static uint64_t waited_ms(struct queue *q, struct io *io, struct io *late,
+			  const char *want, int id)
+{
+	const char *order;
+	uint64_t ms = 0;
+	unsigned w = h_wakeups;
+
+	if (io != NULL)
+		h_complete(q, io);
+	order = h_order(q, 0);
+	if (strcmp(order, "") == 0 && h_wakeups != w) {
+		ms = (h_wakeup_ns - h_now) / H_MS;
+		h_fire(q);
+		order = h_order(q, 0);
+	}
+	CHECK_STR(order, want);
+	if (late != NULL)
+		h_complete(q, late);
+	queue_stop(q);
+	CHECK_DONE(id);
+	queue_free(q);
+	return ms;
+}
+
 /*
  * Process 1001 (a_prio), whose reads come 30 ms apart, so that it is not
  * worth waiting for on throughput grounds (idle_window off), has its read
@@ -894,9 +754,8 @@ static uint64_t idled_after(int visitor_prio, int a_prio, int b_prio,
 {
 	struct queue *q = bfq_queue();
 	struct io *io;
-	uint64_t ms = 0, period = b_alike ? 60 : 30;
+	uint64_t period = b_alike ? 60 : 30;
 	char want[16] = "";
-	unsigned w;
 	int i, id = 0;
 
 	h_set_tunable(q, "low_latency", low_latency);
@@ -930,18 +789,7 @@ static uint64_t idled_after(int visitor_prio, int a_prio, int b_prio,
 		snprintf(want, sizeof want, "%d", id);
 	}
 	h_now += H_MS;
-	w = h_wakeups;
-	if (io != NULL)
-		h_complete(q, io);
-	if (strcmp(h_order(q, 0), "") == 0 && h_wakeups != w) {
-		ms = (h_wakeup_ns - h_now) / H_MS;
-		h_fire(q);
-		CHECK_STR(h_order(q, 0), want);
-	}
-	queue_stop(q);
-	CHECK_DONE(id);
-	queue_free(q);
-	return ms;
+	return waited_ms(q, io, NULL, want, id);
 }
 
 static uint64_t idled_after_thinking(int a_prio, int b_prio,
@@ -992,7 +840,7 @@ static void test_idle_for_guarantees(void)
 static void test_lightest_not_idled(void)
 {
 	struct queue *q = bfq_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 1001, .ioprio = BE(7), .dir = ELV_READ, .depth = 1,
 		  .think_ms = 12 },
 		{ .pid = 1002, .ioprio = BE(0), .dir = ELV_READ, .depth = 1,
@@ -1000,12 +848,12 @@ static void test_lightest_not_idled(void)
 	};
 
 	h_set_tunable(q, "low_latency", 0);
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 2000 * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 2000 * H_MS);
 	CHECK(procs[0].served >= 20);
 	/* A few while 1001's think time is learnt; one per read if waited. */
 	CHECK(h_counter(q, "idle_timeouts") <= 10);
-	sim_end(q);
+	pq_sim_end(q);
 }
 
 /* A read of pid at ioprio, of sectors sectors. */
@@ -1035,18 +883,10 @@ static uint64_t idled_with_write_in_flight(bool write_done)
 {
 	struct queue *q = bfq_queue();
 	struct io *wr, *rd;
-	uint64_t ms = 0;
-	unsigned w;
-	int i, id = 0;
+	int id = 0;
 
 	h_set_tunable(q, "low_latency", 0);
-	for (i = 1; i <= 5; i++) {
-		h_now = (uint64_t)i * 30 * H_MS;
-		pq_rd(q, ++id, 1001, BE(0), (uint64_t)i * 8);
-		CHECK_EQ(h_next_id(q), id);
-		queue_kick(q);
-	}
-	h_now = 200 * H_MS;
+	slow_reader(q, &id, BE(0), 0);
 	pq_wr(q, ++id, 1003, BE(7), 500000);
 	wr = queue_try_next(q);
 	CHECK(wr != NULL && h_part_id(wr, 0) == id);
@@ -1058,22 +898,7 @@ static uint64_t idled_with_write_in_flight(bool write_done)
 	h_now += H_MS;
 	if (write_done && wr != NULL)
 		h_complete(q, wr);
-	w = h_wakeups;
-	if (rd != NULL)
-		h_complete(q, rd);
-	CHECK_STR(h_order(q, 0), write_done ? "8" : "");
-	if (!write_done) {
-		if (h_wakeups != w)
-			ms = (h_wakeup_ns - h_now) / H_MS;
-		h_fire(q);
-		CHECK_STR(h_order(q, 0), "8");
-		if (wr != NULL)
-			h_complete(q, wr);
-	}
-	queue_stop(q);
-	CHECK_DONE(id);
-	queue_free(q);
-	return ms;
+	return waited_ms(q, rd, write_done ? NULL : wr, "8", id);
 }
 
 /*
@@ -1163,7 +988,7 @@ static void test_idle_tree_order(void)
 	pq_rd(q, 43, 1005, BE(7), 4000000);
 	pq_rd(q, 44, 1001, BE(0), 48);
 	CHECK_STR(h_order(q, 1), "44");
-	drain_end(q, 44);
+	pq_drain_end(q, 44);
 }
 
 /*
@@ -1200,7 +1025,7 @@ static void test_idle_tree(void)
 	h_now += 30 * H_MS;
 	pq_rd(q, 201, 1001, BE(0), 808);
 	CHECK_STR(h_order(q, 1), "104");
-	drain_end(q, 201);
+	pq_drain_end(q, 201);
 }
 
 /*
@@ -1214,7 +1039,7 @@ static void test_idle_tree(void)
 static void test_backshift_push_up(void)
 {
 	struct queue *q = bfq_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
 		  .think_ms = 12 },
 		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
@@ -1223,17 +1048,17 @@ static void test_backshift_push_up(void)
 	uint64_t a;
 
 	h_set_tunable(q, "low_latency", 0);
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 1500 * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 1500 * H_MS);
 	procs[0].think_ms = 0;
 	a = procs[0].sectors;
-	sim_run(q, procs, 2, 2500 * H_MS);
+	pq_sim_run(q, procs, 2, 2500 * H_MS);
 	a = procs[0].sectors - a;
 	/* 8000 sectors in the second. */
 	CHECK(a >= 3000 && a <= 5000);
 	if (a < 3000 || a > 5000)
 		fprintf(stderr, "  push-up: %" PRIu64 " sectors of 8000\n", a);
-	sim_end(q);
+	pq_sim_end(q);
 }
 
 /*
@@ -1246,7 +1071,7 @@ static void test_backshift_push_up(void)
 static uint64_t writer_budgets(bool idle_reader)
 {
 	struct queue *q = bfq_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_WRITE, .depth = 4 },
 		{ .pid = 1002, .ioprio = IDLE, .dir = ELV_READ, .depth = 1,
 		  .sector = 1000000 },
@@ -1254,10 +1079,10 @@ static uint64_t writer_budgets(bool idle_reader)
 	uint64_t n;
 
 	h_set_tunable(q, "max_budget", 800);
-	sim_start(q, procs, idle_reader ? 2 : 1);
-	sim_run(q, procs, idle_reader ? 2 : 1, 1000 * H_MS);
+	pq_sim_start(q, procs, idle_reader ? 2 : 1);
+	pq_sim_run(q, procs, idle_reader ? 2 : 1, 1000 * H_MS);
 	n = h_counter(q, "expired_budget_exhausted");
-	sim_end(q);
+	pq_sim_end(q);
 	return n;
 }
 
@@ -1279,7 +1104,7 @@ static void test_async_charge(void)
 static void test_charge_time(void)
 {
 	struct queue *q = bfq_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
 		  .cost_ms = 10, .stride = 100000 },
 		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
@@ -1287,14 +1112,14 @@ static void test_charge_time(void)
 	};
 
 	h_set_tunable(q, "low_latency", 0);
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 3000 * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 3000 * H_MS);
 	/* Sectors alike would give the sequential one 1/11 of the time. */
 	CHECK(procs[1].served >= 1000);
 	if (procs[1].served < 1000)
 		fprintf(stderr, "  charge time: seeky %u, sequential %u\n",
 			procs[0].served, procs[1].served);
-	sim_end(q);
+	pq_sim_end(q);
 }
 
 /*
@@ -1304,20 +1129,20 @@ static void test_charge_time(void)
 static void test_peak_rate(void)
 {
 	struct queue *q = bfq_queue();
-	struct proc procs[1] = {
+	struct pq_proc procs[1] = {
 		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1 },
 	};
 	int64_t rate = 0;
 
-	sim_start(q, procs, 1);
+	pq_sim_start(q, procs, 1);
 	queue_with_elevator(q, show_fn, &rate);
 	CHECK(rate > 100000);
-	sim_run(q, procs, 1, 1000 * H_MS);
+	pq_sim_run(q, procs, 1, 1000 * H_MS);
 	queue_with_elevator(q, show_fn, &rate);
 	CHECK(rate >= 7000 && rate <= 9000);
 	if (rate < 7000 || rate > 9000)
 		fprintf(stderr, "  peak rate %" PRId64 "\n", rate);
-	sim_end(q);
+	pq_sim_end(q);
 
 	/*
 	 * max_budget 0: the largest budget is the peak rate times
@@ -1327,13 +1152,13 @@ static void test_peak_rate(void)
 	 * a fixed 16384, it runs into the timeout.
 	 */
 	q = bfq_queue();
-	procs[0] = (struct proc){ .pid = 1001, .ioprio = BE(4),
+	procs[0] = (struct pq_proc){ .pid = 1001, .ioprio = BE(4),
 				  .dir = ELV_WRITE, .depth = 4 };
-	sim_start(q, procs, 1);
-	sim_run(q, procs, 1, 2000 * H_MS);
+	pq_sim_start(q, procs, 1);
+	pq_sim_run(q, procs, 1, 2000 * H_MS);
 	CHECK(h_counter(q, "expired_budget_exhausted") >= 30);
 	CHECK(h_counter(q, "expired_budget_timeout") <= 3);
-	sim_end(q);
+	pq_sim_end(q);
 }
 
 /*
@@ -1587,22 +1412,29 @@ static struct queue *group_queue(void)
 }
 
 /*
- * Sectors of procs[0] over procs[1]'s after ms of n readers, with budgets
- * of 128 sectors that end by exhaustion, as in test_weights.
+ * Sectors of sequential reader 1001 (ioprio a, group cg_a) over 1002's
+ * (b, cg_b) after ms, with budgets of 128 sectors that end by exhaustion,
+ * as in test_weights.
  */
-static double share(struct proc *procs, int n, unsigned ms,
+static double share(int a, uint64_t cg_a, int b, uint64_t cg_b, unsigned ms,
 		    int64_t low_latency)
 {
 	struct queue *q = group_queue();
+	struct pq_proc procs[2] = {
+		{ .pid = 1001, .ioprio = a, .dir = ELV_READ, .depth = 1,
+		  .cgroup = cg_a },
+		{ .pid = 1002, .ioprio = b, .dir = ELV_READ, .depth = 1,
+		  .sector = 1000000, .cgroup = cg_b },
+	};
 	double ratio;
 
 	h_set_tunable(q, "low_latency", low_latency);
 	h_set_tunable(q, "max_budget", 128);
-	sim_start(q, procs, n);
-	sim_run(q, procs, n, ms * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, ms * H_MS);
 	ratio = procs[1].sectors ?
 		(double)procs[0].sectors / (double)procs[1].sectors : 0;
-	sim_end(q);
+	pq_sim_end(q);
 	return ratio;
 }
 
@@ -1619,14 +1451,7 @@ static void test_group_weights(void)
 	group_weight[1] = 300;
 	group_weight[2] = 100;
 	for (ll = 0; ll <= 1; ll++) {
-		struct proc procs[2] = {
-			{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ,
-			  .depth = 1, .cgroup = 1 },
-			{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ,
-			  .depth = 1, .sector = 1000000, .cgroup = 2 },
-		};
-
-		ratio = share(procs, 2, 6000, ll);
+		ratio = share(BE(4), 1, BE(4), 2, 6000, ll);
 		CHECK(ratio >= 3 * 0.8 && ratio <= 3 * 1.2);
 		if (!(ratio >= 3 * 0.8 && ratio <= 3 * 1.2))
 			fprintf(stderr, "  low_latency %" PRId64 ": groups "
@@ -1642,13 +1467,7 @@ static void test_group_weights(void)
  */
 static void test_group_inner_weights(void)
 {
-	struct proc procs[2] = {
-		{ .pid = 1001, .ioprio = BE(0), .dir = ELV_READ, .depth = 1,
-		  .cgroup = 3 },
-		{ .pid = 1002, .ioprio = BE(7), .dir = ELV_READ, .depth = 1,
-		  .sector = 1000000, .cgroup = 3 },
-	};
-	double ratio = share(procs, 2, 3000, 0);
+	double ratio = share(BE(0), 3, BE(7), 3, 3000, 0);
 
 	CHECK(ratio >= 8 * 0.8 && ratio <= 8 * 1.2);
 	if (!(ratio >= 8 * 0.8 && ratio <= 8 * 1.2))
@@ -1669,36 +1488,12 @@ static void test_group_as_queue(void)
 	group_weight[1] = 80;
 	group_weight[2] = 20;
 	group_weight[3] = 40;
-	{
-		struct proc procs[2] = {
-			{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ,
-			  .depth = 1, .cgroup = 1 },
-			{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ,
-			  .depth = 1, .sector = 1000000, .cgroup = 2 },
-		};
-		groups = share(procs, 2, 3000, 0);
-	}
-	{
-		struct proc procs[2] = {
-			{ .pid = 1001, .ioprio = BE(0), .dir = ELV_READ,
-			  .depth = 1 },
-			{ .pid = 1002, .ioprio = BE(6), .dir = ELV_READ,
-			  .depth = 1, .sector = 1000000 },
-		};
-		queues = share(procs, 2, 3000, 0);
-	}
-	{
-		struct proc procs[2] = {
-			{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ,
-			  .depth = 1, .cgroup = 3 },
-			{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ,
-			  .depth = 1, .sector = 1000000 },
-		};
-		mixed = share(procs, 2, 3000, 0);
-	}
-	CHECK(within(groups, queues, 20) && within(queues, 4, 20));
-	CHECK(within(mixed, 1, 20));
-	if (!within(groups, queues, 20) || !within(mixed, 1, 20))
+	groups = share(BE(4), 1, BE(4), 2, 3000, 0);
+	queues = share(BE(0), 0, BE(6), 0, 3000, 0);
+	mixed = share(BE(4), 3, BE(4), 0, 3000, 0);
+	CHECK(pq_within(groups, queues, 20) && pq_within(queues, 4, 20));
+	CHECK(pq_within(mixed, 1, 20));
+	if (!pq_within(groups, queues, 20) || !pq_within(mixed, 1, 20))
 		fprintf(stderr, "  groups 80:20 %.2f, queues 80:20 %.2f, "
 			"group 40 to queue 40 %.2f\n", groups, queues, mixed);
 	memset(group_weight, 0, sizeof group_weight);
@@ -1713,7 +1508,7 @@ static void test_group_as_queue(void)
 static void test_group_moves(void)
 {
 	struct queue *q = group_queue();
-	struct proc procs[3] = {
+	struct pq_proc procs[3] = {
 		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ, .depth = 2,
 		  .cgroup = 1, .limit = 300 },
 		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_WRITE, .depth = 4,
@@ -1724,15 +1519,15 @@ static void test_group_moves(void)
 	int g;
 
 	group_weight[1] = 500;
-	sim_start(q, procs, 3);
+	pq_sim_start(q, procs, 3);
 	for (g = 0; g < 6; g++) {
-		sim_run(q, procs, 3, h_now + 100 * H_MS);
+		pq_sim_run(q, procs, 3, h_now + 100 * H_MS);
 		procs[0].cgroup = (uint64_t)(g % 3) + 1;
 		procs[1].cgroup = (uint64_t)g % 2 + 2;
 	}
 	CHECK(procs[0].served > 0 && procs[1].served > 0 &&
 	      procs[2].served > 0);
-	sim_end(q);
+	pq_sim_end(q);
 	memset(group_weight, 0, sizeof group_weight);
 }
 
@@ -1744,7 +1539,7 @@ static void test_group_moves(void)
 static void test_group_move_share(void)
 {
 	struct queue *q = group_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
 		  .cgroup = 2 },
 		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
@@ -1757,29 +1552,19 @@ static void test_group_move_share(void)
 	group_weight[2] = 100;
 	h_set_tunable(q, "low_latency", 0);
 	h_set_tunable(q, "max_budget", 128);
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 1000 * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 1000 * H_MS);
 	procs[0].cgroup = 1;
 	s0 = procs[0].sectors;
 	s1 = procs[1].sectors;
-	sim_run(q, procs, 2, 5000 * H_MS);
+	pq_sim_run(q, procs, 2, 5000 * H_MS);
 	ratio = procs[1].sectors > s1 ? (double)(procs[0].sectors - s0) /
 		(double)(procs[1].sectors - s1) : 0;
 	CHECK(ratio >= 3 * 0.8 && ratio <= 3 * 1.2);
 	if (!(ratio >= 3 * 0.8 && ratio <= 3 * 1.2))
 		fprintf(stderr, "  moved to a group of 300: %.2f\n", ratio);
-	sim_end(q);
+	pq_sim_end(q);
 	memset(group_weight, 0, sizeof group_weight);
-}
-
-/* A read of 8 sectors by pid of group cg at ioprio, queued. */
-static void group_rd(struct queue *q, int id, pid_t pid, int ioprio,
-		     uint64_t cg, uint64_t sector)
-{
-	struct io *io = pq_io(id, pid, ioprio, ELV_READ, sector);
-
-	io->rq.cgroup = cg;
-	queue_submit(q, io);
 }
 
 /*
@@ -1791,37 +1576,18 @@ static uint64_t group_idled(uint64_t cg_a, uint64_t cg_b)
 {
 	struct queue *q = group_queue();
 	struct io *io;
-	uint64_t ms = 0;
 	char want[16];
-	unsigned w;
-	int i, id = 0;
+	int id = 0;
 
 	h_set_tunable(q, "low_latency", 0);
-	for (i = 1; i <= 5; i++) {
-		h_now = (uint64_t)i * 30 * H_MS;
-		group_rd(q, ++id, 1001, BE(4), cg_a, (uint64_t)i * 8);
-		CHECK_EQ(h_next_id(q), id);
-		queue_kick(q);
-	}
-	h_now = 200 * H_MS;
+	slow_reader(q, &id, BE(4), cg_a);
 	group_rd(q, ++id, 1001, BE(4), cg_a, 48);
 	io = queue_try_next(q);
 	CHECK(io != NULL && h_part_id(io, 0) == id);
 	group_rd(q, ++id, 1002, BE(4), cg_b, 900000);
 	snprintf(want, sizeof want, "%d", id);
 	h_now += H_MS;
-	w = h_wakeups;
-	if (io != NULL)
-		h_complete(q, io);
-	if (strcmp(h_order(q, 0), "") == 0 && h_wakeups != w) {
-		ms = (h_wakeup_ns - h_now) / H_MS;
-		h_fire(q);
-		CHECK_STR(h_order(q, 0), want);
-	}
-	queue_stop(q);
-	CHECK_DONE(id);
-	queue_free(q);
-	return ms;
+	return waited_ms(q, io, NULL, want, id);
 }
 
 /*

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cfq through the real queue, on the virtual clock.  The harness completes
- * a request as soon as it is dispatched, so the service a process gets is
- * the virtual time its requests hold the device: the simulations below
- * charge 1 ms per request, or model psync readers on a seeking disk.
+ * cfq through the real queue, on the virtual clock.  The service a
+ * process gets is the virtual time its requests hold the device: greedy
+ * processes in pidq_cases.h's simulation, 1 ms a request, or psync
+ * readers on a seeking disk (psync_run).
  * Covered: fairness between equal processes, slice lengths by level, the
  * class order (RT, BE, then idle, and the idle class never forced in),
  * idling for a process that comes back and its end on timeout or for a
@@ -23,131 +23,6 @@ static struct queue *cfq_queue(void)
 	return pq_queue(cfq);
 }
 
-/* ------------------------------------------------------------------ */
-/* Greedy processes: each keeps depth requests outstanding.            */
-
-struct proc {
-	pid_t pid;
-	int ioprio;
-	enum elv_dir dir;
-	unsigned depth;
-	uint64_t sector;
-	unsigned served;		/* requests = ms of service */
-	uint64_t first_ns;		/* first service, or UINT64_MAX */
-	uint64_t last_ns;
-	uint64_t max_gap_ns;		/* longest wait between services */
-	unsigned run, max_run;		/* services in a row: now, most */
-};
-
-static int sim_ids;		/* ids handed out, 1..sim_ids */
-static unsigned sim_seen;	/* h_wakeups already armed */
-static bool sim_armed;		/* a wake-up is pending */
-static unsigned sim_stalls;	/* NULL with work, no wake-up: a hang */
-static unsigned sim_switches;	/* service moved to another process */
-static pid_t sim_last_pid;	/* the process served last */
-
-static void sim_submit(struct queue *q, struct proc *p)
-{
-	p->sector += 8;
-	queue_submit(q, pq_io(++sim_ids, p->pid, p->ioprio, p->dir, p->sector));
-}
-
-static void sim_start(struct queue *q, struct proc *procs, int n)
-{
-	unsigned d;
-	int i;
-
-	sim_ids = 0;
-	sim_seen = h_wakeups;
-	sim_armed = false;
-	sim_stalls = 0;
-	sim_switches = 0;
-	sim_last_pid = -1;
-	for (i = 0; i < n; i++) {
-		procs[i].first_ns = UINT64_MAX;
-		for (d = 0; d < procs[i].depth; d++)
-			sim_submit(q, &procs[i]);
-	}
-}
-
-/* The timer thread: kick the queue when the wake-up time has come. */
-static void sim_timer(struct queue *q)
-{
-	if (h_wakeups != sim_seen) {
-		sim_seen = h_wakeups;
-		sim_armed = true;
-	}
-	if (sim_armed && h_now >= h_wakeup_ns) {
-		sim_armed = false;
-		queue_kick(q);
-	}
-}
-
-static void sim_run(struct queue *q, struct proc *procs, int n,
-		    uint64_t until_ns)
-{
-	struct proc *p;
-	struct io *io;
-	int i;
-
-	while (h_now < until_ns) {
-		sim_timer(q);
-		io = queue_try_next(q);
-		if (io == NULL) {
-			sim_timer(q);
-			if (sim_armed && h_wakeup_ns > h_now) {
-				h_now = h_wakeup_ns;
-			} else {
-				sim_stalls++;
-				h_now += H_MS;
-			}
-			continue;
-		}
-		for (p = NULL, i = 0; i < n && p == NULL; i++)
-			if (procs[i].pid == io->rq.pid)
-				p = &procs[i];
-		if (p == NULL) {
-			fprintf(stderr, "io of unknown pid %d\n",
-				(int)io->rq.pid);
-			exit(1);
-		}
-		if (sim_last_pid != -1 && io->rq.pid != sim_last_pid)
-			sim_switches++;
-		p->run = io->rq.pid == sim_last_pid ? p->run + 1 : 1;
-		if (p->run > p->max_run)
-			p->max_run = p->run;
-		sim_last_pid = io->rq.pid;
-		if (p->first_ns == UINT64_MAX)
-			p->first_ns = h_now;
-		else if (h_now - p->last_ns > p->max_gap_ns)
-			p->max_gap_ns = h_now - p->last_ns;
-		p->last_ns = h_now;
-		p->served++;
-		h_now += H_MS;
-		h_complete(q, io);
-		sim_submit(q, p);
-	}
-}
-
-/* Drain what is left (forced), check every io was done once, free q. */
-static void sim_end(struct queue *q)
-{
-	CHECK_EQ(sim_stalls, 0);
-	queue_stop(q);
-	while (h_next_id(q) > 0)
-		;
-	CHECK_DONE(sim_ids);
-	queue_free(q);
-}
-
-/* |a - b| is within pct percent of the larger. */
-static bool within(double a, double b, double pct)
-{
-	double d = a > b ? a - b : b - a, m = a > b ? a : b;
-
-	return m > 0 && d * 100 <= m * pct;
-}
-
 /*
  * Two equal greedy readers get equal service, in slices (about 100 ms
  * each, not request by request), for one or several requests outstanding.
@@ -155,20 +30,20 @@ static bool within(double a, double b, double pct)
 static void fair(unsigned depth)
 {
 	struct queue *q = cfq_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ,
 		  .depth = depth, .sector = 0 },
 		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ,
 		  .depth = depth, .sector = 1000000 },
 	};
 
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 2000 * H_MS);
-	CHECK(within(procs[0].served, procs[1].served, 10));
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 2000 * H_MS);
+	CHECK(pq_within(procs[0].served, procs[1].served, 10));
 	CHECK(procs[0].served + procs[1].served >= 1900);
 	/* 2000 ms in 100 ms slices: about 20 turns. */
-	CHECK(sim_switches >= 16 && sim_switches <= 24);
-	sim_end(q);
+	CHECK(pq_sim.switches >= 16 && pq_sim.switches <= 24);
+	pq_sim_end(q);
 }
 
 static void test_fair(void)
@@ -181,30 +56,30 @@ static void test_fair(void)
 static void test_prio_ratio(void)
 {
 	struct queue *q = cfq_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 1001, .ioprio = BE(0), .dir = ELV_READ, .depth = 1 },
 		{ .pid = 1002, .ioprio = BE(7), .dir = ELV_READ, .depth = 1,
 		  .sector = 1000000 },
 	};
 	double ratio;
 
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 2200 * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 2200 * H_MS);
 	ratio = procs[1].served ? (double)procs[0].served / procs[1].served : 0;
 	CHECK(ratio >= 4.5 * 0.9 && ratio <= 4.5 * 1.1);
 	if (!(ratio >= 4.5 * 0.9 && ratio <= 4.5 * 1.1))
 		fprintf(stderr, "  BE0 %u, BE7 %u\n", procs[0].served,
 			procs[1].served);
-	sim_end(q);
+	pq_sim_end(q);
 }
 
 /*
  * Readers as fio's psync ones on the mount: one request out at a time, the
  * next issued think_ns after its completion, on a disk that serves one
  * request at a time in xfer_ns when it follows the last one served and
- * seek_ns more when not (the hdd model's rule).  Unlike the greedy procs
- * above, their queues empty after every request, so slices end on the
- * idle window and the process comes back to a freshly made queue, and
+ * seek_ns more when not (the hdd model's rule).  Unlike greedy processes
+ * (pq_sim_run), their queues empty after every request, so slices end on
+ * the idle window and the process comes back to a freshly made queue, and
  * each slice begins with a seek.
  */
 struct reader {
@@ -241,22 +116,20 @@ static void psync_run(struct queue *q, struct reader *r, int n,
 	uint64_t dev_end = 0, head = UINT64_MAX, t;
 	int i;
 
-	sim_ids = 0;
-	sim_seen = h_wakeups;
-	sim_armed = false;
+	pq_sim_start(q, NULL, 0);
 	for (i = 0; i < n; i++)
 		r[i].submit_at = 0;
-	while (h_now < until_ns && sim_ids < H_MAX_IDS - n) {
+	while (h_now < until_ns && pq_sim.ids < H_MAX_IDS - n) {
 		/* On to the next event: a completion, an issue, the timer. */
-		sim_timer(q);
+		pq_sim_timer(q);
 		t = cur != NULL ? dev_end : UINT64_MAX;
 		for (i = 0; i < n; i++)
 			if (r[i].submit_at < t)
 				t = r[i].submit_at;
-		if (sim_armed && h_wakeup_ns < t)
+		if (pq_sim.armed && h_wakeup_ns < t)
 			t = h_wakeup_ns;
 		if (t == UINT64_MAX) {
-			sim_stalls++;
+			pq_sim.stalls++;
 			break;
 		}
 		if (t > h_now)
@@ -270,10 +143,11 @@ static void psync_run(struct queue *q, struct reader *r, int n,
 				continue;
 			r[i].submit_at = UINT64_MAX;
 			r[i].sector += 8;
-			queue_submit(q, pq_io(++sim_ids, r[i].pid, r[i].ioprio,
-					      ELV_READ, r[i].sector));
+			queue_submit(q, pq_io(++pq_sim.ids, r[i].pid,
+					      r[i].ioprio, ELV_READ,
+					      r[i].sector));
 		}
-		sim_timer(q);
+		pq_sim_timer(q);
 		if (cur == NULL && (cur = queue_try_next(q)) != NULL) {
 			dev_end = h_now + d->xfer_ns +
 				(cur->rq.sector == head ? 0 : d->seek_ns);
@@ -319,7 +193,7 @@ static void test_prio_ratio_psync(void)
 	if (!(ratio >= 4.5 * 0.95 && ratio <= 4.5 * 1.05))
 		fprintf(stderr, "  BE0 %u, BE7 %u: %.2f\n", r[0].served,
 			r[1].served, ratio);
-	sim_end(q);
+	pq_sim_end(q);
 }
 
 /*
@@ -349,26 +223,26 @@ static void test_prio_ratio_far_files(void)
 	if (!(ratio >= 3.5 && ratio <= 5.5))
 		fprintf(stderr, "  BE0 %u, BE7 %u: %.2f\n", r[0].served,
 			r[1].served, ratio);
-	sim_end(q);
+	pq_sim_end(q);
 }
 
 /* The slice tunable is read when used; the levels scale with it. */
 static void test_slice_tunable(void)
 {
 	struct queue *q = cfq_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1 },
 		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ, .depth = 1,
 		  .sector = 1000000 },
 	};
 
 	h_set_tunable(q, "slice_sync", 20);
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 2000 * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 2000 * H_MS);
 	/* 20 ms slices: about 100 turns. */
-	CHECK(sim_switches >= 90 && sim_switches <= 110);
-	CHECK(within(procs[0].served, procs[1].served, 10));
-	sim_end(q);
+	CHECK(pq_sim.switches >= 90 && pq_sim.switches <= 110);
+	CHECK(pq_within(procs[0].served, procs[1].served, 10));
+	pq_sim_end(q);
 }
 
 /*
@@ -380,7 +254,7 @@ static void test_slice_tunable(void)
 static unsigned async_run(int64_t slice_async, int64_t slice_async_rq)
 {
 	struct queue *q = cfq_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_WRITE, .depth = 32,
 		  .sector = 1000000 },
 		{ .pid = 1002, .ioprio = BE(4), .dir = ELV_READ, .depth = 1 },
@@ -388,11 +262,11 @@ static unsigned async_run(int64_t slice_async, int64_t slice_async_rq)
 
 	h_set_tunable(q, "slice_async", slice_async);
 	h_set_tunable(q, "slice_async_rq", slice_async_rq);
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 1000 * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 1000 * H_MS);
 	/* The reader gets its slices in between. */
 	CHECK(procs[1].served > 300);
-	sim_end(q);
+	pq_sim_end(q);
 	return procs[0].max_run;
 }
 
@@ -648,17 +522,17 @@ static void test_parked_queue_kept(void)
 static void test_rt_greedy(void)
 {
 	struct queue *q = cfq_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 1001, .ioprio = BE(0), .dir = ELV_READ, .depth = 1 },
 		{ .pid = 1002, .ioprio = RT(7), .dir = ELV_READ, .depth = 1,
 		  .sector = 1000000 },
 	};
 
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 1000 * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 1000 * H_MS);
 	CHECK_EQ(procs[0].served, 0);
 	CHECK(procs[1].served >= 990);
-	sim_end(q);
+	pq_sim_end(q);
 }
 
 /*
@@ -668,17 +542,17 @@ static void test_rt_greedy(void)
 static void test_idle_class_never_forced(void)
 {
 	struct queue *q = cfq_queue();
-	struct proc procs[2] = {
+	struct pq_proc procs[2] = {
 		{ .pid = 1001, .ioprio = BE(4), .dir = ELV_READ, .depth = 1 },
 		{ .pid = 1002, .ioprio = IDLE, .dir = ELV_READ, .depth = 1,
 		  .sector = 1000000 },
 	};
 
-	sim_start(q, procs, 2);
-	sim_run(q, procs, 2, 2000 * H_MS);
+	pq_sim_start(q, procs, 2);
+	pq_sim_run(q, procs, 2, 2000 * H_MS);
 	CHECK_EQ(procs[1].served, 0);
 	CHECK(procs[0].served >= 1990);
-	sim_end(q);
+	pq_sim_end(q);
 }
 
 /* The idle class starts only after 100 ms of quiet from the others. */

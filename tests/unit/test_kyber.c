@@ -309,6 +309,28 @@ static struct queue *ky_latency_queue(void)
 	return ky_queue();
 }
 
+/* The depth of dir (probe) after a stretch at these latencies. */
+static unsigned depth_after(struct queue *q, uint64_t read_lat,
+			    uint64_t write_lat, enum elv_dir dir)
+{
+	stretch(q, read_lat, write_lat);
+	return probe(q, dir);
+}
+
+/*
+ * Three stretches of reads and writes both at 400 us, meeting their
+ * targets, leave the depth of dir at depth: kyber never grows a depth
+ * back on its own (the kernel has no regrowth either).
+ */
+static void ky_no_regrowth(struct queue *q, enum elv_dir dir, unsigned depth)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		CHECK_EQ(depth_after(q, 400 * H_US, 400 * H_US, dir), depth);
+	}
+}
+
 /*
  * Reads taking 5 ms against their 2 ms target: the device is congested.
  * Writes meet theirs at 5 ms (p99 in the second quarter of 10 ms), so the
@@ -320,21 +342,17 @@ static struct queue *ky_latency_queue(void)
 static void test_read_latency_throttles_writes(void)
 {
 	struct queue *q = ky_latency_queue();
-	unsigned stretches;
 
-	stretch(q, 5 * H_MS, 5 * H_MS);
-	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH / 2);
-	stretch(q, 5 * H_MS, 5 * H_MS);
-	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH / 4);
+	CHECK_EQ(depth_after(q, 5 * H_MS, 5 * H_MS, ELV_WRITE),
+		 WRITE_DEPTH / 2);
+	CHECK_EQ(depth_after(q, 5 * H_MS, 5 * H_MS, ELV_WRITE),
+		 WRITE_DEPTH / 4);
 	CHECK_EQ(probe(q, ELV_READ), READ_DEPTH);
 
 	/* Reads at 400 us: no congestion, and no regrowth either. */
-	for (stretches = 0; stretches < 3; stretches++) {
-		stretch(q, 400 * H_US, 400 * H_US);
-		CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH / 4);
-	}
-	stretch(q, 400 * H_US, 15 * H_MS);
-	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH / 4 * 6 / 4);
+	ky_no_regrowth(q, ELV_WRITE, WRITE_DEPTH / 4);
+	CHECK_EQ(depth_after(q, 400 * H_US, 15 * H_MS, ELV_WRITE),
+		 WRITE_DEPTH / 4 * 6 / 4);
 	CHECK_EQ(probe(q, ELV_READ), READ_DEPTH / 4);
 	/* Three write depths and one read depth; probes found no token. */
 	CHECK_EQ(h_counter(q, "write_adjust"), 3);
@@ -360,18 +378,13 @@ static void test_read_latency_throttles_writes(void)
 static void test_write_latency_throttles_reads(void)
 {
 	struct queue *q = ky_latency_queue();
-	unsigned stretches;
 
-	stretch(q, 400 * H_US, 15 * H_MS);
-	CHECK_EQ(probe(q, ELV_READ), READ_DEPTH / 4);
+	CHECK_EQ(depth_after(q, 400 * H_US, 15 * H_MS, ELV_READ),
+		 READ_DEPTH / 4);
 	CHECK_EQ(probe(q, ELV_WRITE), WRITE_DEPTH);
-
-	for (stretches = 0; stretches < 3; stretches++) {
-		stretch(q, 400 * H_US, 400 * H_US);
-		CHECK_EQ(probe(q, ELV_READ), READ_DEPTH / 4);
-	}
-	stretch(q, 5 * H_MS, 400 * H_US);
-	CHECK_EQ(probe(q, ELV_READ), READ_DEPTH / 4 * 8 / 4);
+	ky_no_regrowth(q, ELV_READ, READ_DEPTH / 4);
+	CHECK_EQ(depth_after(q, 5 * H_MS, 400 * H_US, ELV_READ),
+		 READ_DEPTH / 4 * 8 / 4);
 	CHECK_DONE(next_id - 1);
 	queue_free(q);
 }
@@ -388,11 +401,9 @@ static void target_case(const char *name, int64_t high, int64_t low,
 	struct queue *q = ky_latency_queue();
 
 	h_set_tunable(q, name, high);
-	stretch(q, rd_ns, wr_ns);
-	CHECK_EQ(probe(q, dir), full);
+	CHECK_EQ(depth_after(q, rd_ns, wr_ns, dir), full);
 	h_set_tunable(q, name, low);
-	stretch(q, rd_ns, wr_ns);
-	CHECK_EQ(probe(q, dir), low_depth);
+	CHECK_EQ(depth_after(q, rd_ns, wr_ns, dir), low_depth);
 	while (h_next_id(q) >= 0)
 		;
 	CHECK_DONE(next_id - 1);
@@ -670,6 +681,22 @@ static void rd_at(struct queue *q, int id, uint64_t file, uint64_t off)
 			     file * 100000 + off / 512));
 }
 
+struct rd_place {
+	uint64_t file, off;
+};
+
+/* Reads 1..n at the places at, in turn, go out in the order want. */
+static void merged_order(struct queue *q, const struct rd_place *at, int n,
+			 const char *want)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		rd_at(q, i + 1, at[i].file, at[i].off);
+	CHECK_STR(h_order(q, 0), want);
+	CHECK_DONE(n);
+}
+
 static void test_merges(void)
 {
 	struct queue *q = ky_queue();
@@ -677,11 +704,8 @@ static void test_merges(void)
 	int i;
 
 	/* A front merge, then a back merge (both found by the host). */
-	rd_at(q, 1, 1, 4096);
-	rd_at(q, 2, 1, 0);
-	rd_at(q, 3, 1, 8192);
-	CHECK_STR(h_order(q, 0), "2+1+3");
-	CHECK_DONE(3);
+	merged_order(q, (const struct rd_place[]){ { 1, 4096 }, { 1, 0 },
+						   { 1, 8192 } }, 3, "2+1+3");
 
 	/* The host finds a front partner however far back it is queued. */
 	rd_at(q, 1, 1, 4096);
@@ -692,18 +716,12 @@ static void test_merges(void)
 	CHECK_DONE(10);
 
 	/* A gap filled: the older of the two keeps its place. */
-	rd_at(q, 1, 1, 0);
-	rd_at(q, 2, 2, 0);
-	rd_at(q, 3, 1, 8192);
-	rd_at(q, 4, 1, 4096);
-	CHECK_STR(h_order(q, 0), "1+4+3 2");
-	CHECK_DONE(4);
-	rd_at(q, 1, 1, 8192);
-	rd_at(q, 2, 2, 0);
-	rd_at(q, 3, 1, 0);
-	rd_at(q, 4, 1, 4096);
-	CHECK_STR(h_order(q, 0), "3+4+1 2");
-	CHECK_DONE(4);
+	merged_order(q, (const struct rd_place[]){ { 1, 0 }, { 2, 0 },
+						   { 1, 8192 }, { 1, 4096 } },
+		     4, "1+4+3 2");
+	merged_order(q, (const struct rd_place[]){ { 1, 8192 }, { 2, 0 },
+						   { 1, 0 }, { 1, 4096 } },
+		     4, "3+4+1 2");
 
 	/*
 	 * A waited-for read merging with readahead: one domain, so the
