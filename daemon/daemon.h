@@ -461,7 +461,8 @@ bool control_is_ino(fuse_ino_t ino);
 /* Handles lookup of ".control" in the root and of any name inside it. */
 bool control_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
 /* Every op below replies itself. */
-void control_getattr(fuse_req_t req, fuse_ino_t ino);
+void control_getattr(fuse_req_t req, fuse_ino_t ino,
+		     struct fuse_file_info *fi);
 void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		  struct fuse_file_info *fi);
@@ -475,7 +476,9 @@ void control_release(fuse_req_t req, fuse_ino_t ino,
 void control_opendir(fuse_req_t req, fuse_ino_t ino,
 		     struct fuse_file_info *fi);
 void control_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		     struct fuse_file_info *fi, bool plus);
+		     struct fuse_file_info *fi);
+void control_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
+			 off_t off, struct fuse_file_info *fi);
 void control_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		     int to_set, struct fuse_file_info *fi);
 /* After the session has ended: free the files whose release never came. */
