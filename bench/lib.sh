@@ -292,27 +292,26 @@ timed() {
 }
 
 # timed_cat TAG FILE...: evict FILEs, then read them all with one cat, as
-# a process that reads one file after another (timed: RESULTS/TAG.time);
-# RESULTS/TAG.cache gets the share of the files that was still cached at
-# the start.
-timed_cat() {
-	local tag=$1
-	shift
-	evict "$@"
-	resident "$@" >"$RESULTS/$tag.cache"
-	timed "$tag" cat "$@"
-}
+# a process that reads one file after another; RESULTS/TAG.time gets the
+# microseconds taken (see timed), RESULTS/TAG.cache the share of the files
+# that was still cached at the start.
+timed_cat() { timed_read "$1" one "${@:2}"; }
 
 # timed_cats TAG FILE...: as timed_cat, but each FILE is read by a cat of
 # its own, one after the other, as a shell script or a build reads: each
 # process reads one file and exits.
-timed_cats() {
+timed_cats() { timed_read "$1" each "${@:2}"; }
+
+# timed_read TAG one|each FILE...: timed_cat's and timed_cats' work.
+timed_read() {
 	local tag=$1
-	shift
+	local -a cmd=(cat)
+	# shellcheck disable=SC2016 # expanded by sh
+	[ "$2" = one ] || cmd=(sh -c 'for f; do cat "$f"; done' sh)
+	shift 2
 	evict "$@"
 	resident "$@" >"$RESULTS/$tag.cache"
-	# shellcheck disable=SC2016 # expanded by sh
-	timed "$tag" sh -c 'for f; do cat "$f"; done' sh "$@"
+	timed "$tag" "${cmd[@]}" "$@"
 }
 
 # reader FILE NAME SECONDS [BWLOG]: one program reading FILE sequentially,
@@ -344,6 +343,7 @@ save_counters() {
 #   fio_jobs(name)	NAME.json's (ext=) fio jobs, or None if unreadable
 #   fio_job(name)	its first job, or None if it is missing or failed
 #   fio_bw(name)		MiB/s read (ddir=) by NAME.json's first job, or None
+#   fio_bws(name)	the same of each of its jobs, or None if one failed
 #   counters_delta(tag)	{counter: TAG-after minus TAG-before} (save_counters)
 #   median(xs)		None when xs is empty
 #   table(header, rows)	columns aligned; floats with 2 decimals, None "err",
@@ -371,6 +371,12 @@ def fio_job(name):
 def fio_bw(name, ddir="read"):
     j = fio_job(name)
     return None if j is None else j[ddir]["bw"] / 1024.0
+
+def fio_bws(name, ddir="read"):
+    jobs = fio_jobs(name)
+    if jobs is None or any(j.get("error") for j in jobs):
+        return None
+    return [j[ddir]["bw"] / 1024.0 for j in jobs]
 
 def read_counters(tag):
     try:
@@ -431,22 +437,28 @@ PY
 $(cat)" "$@"
 }
 
-# readers_mount NPROC SIZE: the hdd-model mount $W/hdd with the files
-# f1.dat... that readers_fio reads, laid out on the backing directory.
-readers_mount() {
-	local i
+# readers_bench THINKS UNIT_US SCHEDS: Iyer and Druschel's deceptive-
+# idleness experiment, as bench/idleness.sh and bench/thinktime.sh run it:
+# the hdd-model mount $W/hdd with the files readers_fio reads, the
+# machine (RESULTS/machine.txt), then readers_fio at each think time of
+# THINKS (in units of UNIT_US microseconds) under each of SCHEDS,
+# switching schedulers on that one mount, for ROUNDS rounds; the runs are
+# tagged thinkT-SCHED-rR.
+readers_bench() {
+	local thinks=$1 unit=$2 scheds=$3 nproc=3 bs=8k size=256m
+	local i r t s n=0 total ms
 	mount_fs hdd "disk_model=hdd"
-	for i in $(seq "$1"); do
-		layout "$B/f$i.dat" "$2"
+	for i in $(seq "$nproc"); do
+		layout "$B/f$i.dat" "$size"
 	done
-}
-
-# readers_sweep NPROC BS SIZE UNIT_US THINKS SCHEDS: readers_fio at each
-# think time of THINKS (in units of UNIT_US microseconds) under each of
-# SCHEDS, switching schedulers on one mount, for ROUNDS rounds; the runs
-# are tagged thinkT-SCHED-rR.
-readers_sweep() {
-	local nproc=$1 bs=$2 size=$3 unit=$4 thinks=$5 scheds=$6 r t s n=0 total
+	ms=$(awk -v u="$unit" '{ for (i = 1; i <= NF; i++)
+		printf "%s%g", (i > 1 ? ", " : ""), $i * u / 1000 }' <<<"$thinks")
+	{
+		describe_machine
+		echo "workload:  $nproc readers, own file each, sequential $bs psync O_DIRECT reads, think time $ms ms"
+		echo "hdd model: defaults (seek_ms 8, rpm 7200, mb_per_s 150); antic_expire default (6 ms)"
+	} | tee "$RESULTS/machine.txt"
+	echo
 	total=$(( $(wc -w <<<"$thinks") * $(wc -w <<<"$scheds") * ROUNDS ))
 	for r in $(seq "$ROUNDS"); do
 		for t in $thinks; do
