@@ -32,34 +32,18 @@ BENCH=idleness RUNTIME=8
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
 
-NPROC=3 BS=8k SIZE=256m
 THINKS="1 20"			# ms
 SCHEDS="deadline anticipatory"
+readers_bench "$THINKS" 1000 "$SCHEDS"
 
-readers_mount $NPROC $SIZE
-
-{
-	describe_machine
-	echo "workload:  $NPROC readers, own file each, sequential $BS psync O_DIRECT reads, think time ${THINKS// / or } ms"
-	echo "hdd model: defaults (seek_ms 8, rpm 7200, mb_per_s 150); antic_expire default (6 ms)"
-} | tee "$RESULTS/machine.txt"
-echo
-
-readers_sweep $NPROC $BS $SIZE 1000 "$THINKS" "$SCHEDS"
-
-summarize "$RESULTS" "$ROUNDS" "$THINKS" "$SCHEDS" <<'PY' | tee "$RESULTS/summary.txt"
-import json, os, statistics, sys
-
-results, rounds = sys.argv[1], int(sys.argv[2])
-thinks, scheds = sys.argv[3].split(), sys.argv[4].split()
+summarize "$ROUNDS" "$THINKS" "$SCHEDS" <<'PY' | tee "$RESULTS/summary.txt"
+rounds = int(sys.argv[1])
+thinks, scheds = sys.argv[2].split(), sys.argv[3].split()
 
 def load(think, s, r):
     """Aggregate MiB/s and the per-process MiB/s of one run."""
-    jobs = fio_jobs("think%s-%s-r%d" % (think, s, r))
-    if jobs is None or any(j.get("error") for j in jobs):
-        return None
-    each = [j["read"]["bw"] / 1024.0 for j in jobs]
-    return sum(each), each
+    each = fio_bws("think%s-%s-r%d" % (think, s, r))
+    return None if each is None else (sum(each), each)
 
 print("%-6s %-13s %10s %10s %10s %s" % ("think", "scheduler", "MiB/s",
       "min proc", "max proc", "(aggregate: median; per process: of that run)"))

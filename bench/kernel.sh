@@ -65,15 +65,6 @@ for f in r1 r2 w; do
 done
 mount_fs fuse "backing_io=direct"
 
-# kconfig NAME: y, m, "not set" or "unknown" for CONFIG_NAME of this kernel.
-kconfig() {
-	local v
-	v=$({ zcat /proc/config.gz 2>/dev/null ||
-	      cat "/boot/config-$(uname -r)" 2>/dev/null; } |
-	    sed -n "s/^CONFIG_$1=//p; s/^# CONFIG_$1 is not set/not set/p")
-	echo "${v:-unknown}"
-}
-
 have=$(sed 's/[][]//g' "$QUEUE/scheduler")
 CONFIGS=''
 MISSING=''

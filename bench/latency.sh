@@ -85,19 +85,18 @@ rate_iops=$RATE
 write_lat_log=$RESULTS/$tag
 log_avg_msec=0
 
-[writer1]
-filename=$m/w1.dat
+; The two writers': a global section applies to the jobs below it.
+[global]
 rw=write
 bs=128k
 ioengine=libaio
 iodepth=64
 
+[writer1]
+filename=$m/w1.dat
+
 [writer2]
 filename=$m/w2.dat
-rw=write
-bs=128k
-ioengine=libaio
-iodepth=64
 JOB
 			cp "$W/job.fio" "$RESULTS/$tag.fio"
 			fio --output-format=json --output="$RESULTS/$tag.json" \

@@ -58,7 +58,11 @@ fi
 for c in fio python3 fusermount3 mountpoint; do
 	command -v $c >/dev/null || die "needs $c"
 done
-[ "$ROUNDS" -ge 3 ] 2>/dev/null || die "-r: at least 3 rounds"
+[ "$ROUNDS" -ge 1 ] 2>/dev/null || die "-r: a number of rounds"
+# Fewer than 3 rounds give no median worth the name: for trying a script
+# out, never for a figure.
+[ "$ROUNDS" -ge 3 ] ||
+	echo "$BENCH: $ROUNDS round(s): to try the script out, not for figures" >&2
 [ "$RUNTIME" -ge 1 ] 2>/dev/null || die "-t: a number of seconds"
 
 mkdir -p "$1"
@@ -146,19 +150,29 @@ loop_cleanup() {
 }
 
 # loop_config CONFIG, for the benchmarks on a loop device (QUEUE its
-# queue's directory) with the ext4 mount B and our mount W/fuse over it:
-# kernel:SCHED makes SCHED the device's scheduler and M B; fuse:SCHED
-# makes it none and SCHED ours, and M our mount.
+# queue's directory) with the ext4 mount B and our mounts W/NAME over it:
+# kernel:SCHED makes SCHED the device's scheduler and M B; NAME:SCHED
+# (fuse:SCHED, say) makes it none and SCHED that of our mount W/NAME, and
+# M that mount.
 loop_config() {
 	case $1 in
 	kernel:*)
 		echo "${1#kernel:}" >"$QUEUE/scheduler"
 		M=$B ;;
-	fuse:*)
+	*:*)
 		echo none >"$QUEUE/scheduler"
-		switch_to fuse "${1#fuse:}"
-		M=$W/fuse ;;
+		switch_to "${1%%:*}" "${1#*:}"
+		M=$W/${1%%:*} ;;
 	esac
+}
+
+# kconfig NAME: y, m, "not set" or "unknown" for CONFIG_NAME of this kernel.
+kconfig() {
+	local v
+	v=$({ zcat /proc/config.gz 2>/dev/null ||
+	      cat "/boot/config-$(uname -r)" 2>/dev/null; } |
+	    sed -n "s/^CONFIG_$1=//p; s/^# CONFIG_$1 is not set/not set/p")
+	echo "${v:-unknown}"
 }
 
 # each_run FUNC: FUNC CONFIG ROUND for each of CONFIGS in each of ROUNDS
@@ -259,40 +273,45 @@ resident() {
 		awk '{ r += $1; s += $2 } END { printf "%.0f\n", s ? 100 * r / s : 0 }'
 }
 
+# timed TAG COMMAND...: run COMMAND (its output discarded, its errors in
+# RESULTS/TAG.err if any) for at most RUNTIME seconds; RESULTS/TAG.time
+# gets the microseconds taken, "cap" if it was stopped at RUNTIME, "err"
+# if it failed.
+timed() {
+	local tag=$1 t0 t1 st=0
+	shift
+	t0=$(date +%s%N)
+	timeout "$RUNTIME" "$@" >/dev/null 2>"$RESULTS/$tag.err" || st=$?
+	t1=$(date +%s%N)
+	case $st in
+	0) echo "$(( (t1 - t0) / 1000 ))" ;;
+	124) echo cap ;;
+	*) echo err ;;
+	esac >"$RESULTS/$tag.time"
+	[ -s "$RESULTS/$tag.err" ] || rm -f "$RESULTS/$tag.err"
+}
+
 # timed_cat TAG FILE...: evict FILEs, then read them all with one cat, as
 # a process that reads one file after another; RESULTS/TAG.time gets the
-# microseconds taken ("cap" past RUNTIME seconds), RESULTS/TAG.cache the
-# share of the files that was still cached at the start.
-timed_cat() {
-	local tag=$1 t0 t1
-	shift
-	evict "$@"
-	resident "$@" >"$RESULTS/$tag.cache"
-	t0=$(date +%s%N)
-	if timeout "$RUNTIME" cat "$@" >/dev/null; then
-		t1=$(date +%s%N)
-		echo "$(( (t1 - t0) / 1000 ))" >"$RESULTS/$tag.time"
-	else
-		echo cap >"$RESULTS/$tag.time"
-	fi
-}
+# microseconds taken (see timed), RESULTS/TAG.cache the share of the files
+# that was still cached at the start.
+timed_cat() { timed_read "$1" one "${@:2}"; }
 
 # timed_cats TAG FILE...: as timed_cat, but each FILE is read by a cat of
 # its own, one after the other, as a shell script or a build reads: each
 # process reads one file and exits.
-timed_cats() {
-	local tag=$1 t0 t1
-	shift
+timed_cats() { timed_read "$1" each "${@:2}"; }
+
+# timed_read TAG one|each FILE...: timed_cat's and timed_cats' work.
+timed_read() {
+	local tag=$1
+	local -a cmd=(cat)
+	# shellcheck disable=SC2016 # expanded by sh
+	[ "$2" = one ] || cmd=(sh -c 'for f; do cat "$f"; done' sh)
+	shift 2
 	evict "$@"
 	resident "$@" >"$RESULTS/$tag.cache"
-	t0=$(date +%s%N)
-	if timeout "$RUNTIME" sh -c 'for f; do cat "$f"; done' sh "$@" \
-	    >/dev/null; then
-		t1=$(date +%s%N)
-		echo "$(( (t1 - t0) / 1000 ))" >"$RESULTS/$tag.time"
-	else
-		echo cap >"$RESULTS/$tag.time"
-	fi
+	timed "$tag" "${cmd[@]}" "$@"
 }
 
 # reader FILE NAME SECONDS [BWLOG]: one program reading FILE sequentially,
@@ -324,6 +343,7 @@ save_counters() {
 #   fio_jobs(name)	NAME.json's (ext=) fio jobs, or None if unreadable
 #   fio_job(name)	its first job, or None if it is missing or failed
 #   fio_bw(name)		MiB/s read (ddir=) by NAME.json's first job, or None
+#   fio_bws(name)	the same of each of its jobs, or None if one failed
 #   counters_delta(tag)	{counter: TAG-after minus TAG-before} (save_counters)
 #   median(xs)		None when xs is empty
 #   table(header, rows)	columns aligned; floats with 2 decimals, None "err",
@@ -352,6 +372,12 @@ def fio_bw(name, ddir="read"):
     j = fio_job(name)
     return None if j is None else j[ddir]["bw"] / 1024.0
 
+def fio_bws(name, ddir="read"):
+    jobs = fio_jobs(name)
+    if jobs is None or any(j.get("error") for j in jobs):
+        return None
+    return [j[ddir]["bw"] / 1024.0 for j in jobs]
+
 def read_counters(tag):
     try:
         lines = open(os.path.join(RESULTS, tag + ".counters")).read().split("\n")
@@ -369,10 +395,26 @@ def read_result(tag, ext):
     except OSError:
         return None
 
-# A timed run's seconds (timed_cat's TAG.time), inf if it hit the cap.
+# A timed run's seconds (timed's TAG.time), inf if it hit the cap, None
+# if it failed or did not run.
 def timed_secs(tag):
     t = read_result(tag, "time")
-    return None if t is None else (float("inf") if t == "cap" else int(t) / 1e6)
+    if t is None or t == "err":
+        return None
+    return float("inf") if t == "cap" else int(t) / 1e6
+
+# The number after KEY on the daemon's stats line that starts with
+# SECTION, in TAG.stats-after minus TAG.stats-before; None if missing.
+def stats_delta(tag, section, key):
+    def get(ext):
+        text = read_result(tag, ext)
+        for line in (text or "").split("\n"):
+            f = line.split()
+            if f[:1] == [section] and key in f[1:-1]:
+                return int(f[f.index(key, 1) + 1])
+        return None
+    a, b = get("stats-before"), get("stats-after")
+    return None if a is None or b is None else b - a
 
 def median(xs):
     xs = [x for x in xs if x is not None]
@@ -395,22 +437,28 @@ PY
 $(cat)" "$@"
 }
 
-# readers_mount NPROC SIZE: the hdd-model mount $W/hdd with the files
-# f1.dat... that readers_fio reads, laid out on the backing directory.
-readers_mount() {
-	local i
+# readers_bench THINKS UNIT_US SCHEDS: Iyer and Druschel's deceptive-
+# idleness experiment, as bench/idleness.sh and bench/thinktime.sh run it:
+# the hdd-model mount $W/hdd with the files readers_fio reads, the
+# machine (RESULTS/machine.txt), then readers_fio at each think time of
+# THINKS (in units of UNIT_US microseconds) under each of SCHEDS,
+# switching schedulers on that one mount, for ROUNDS rounds; the runs are
+# tagged thinkT-SCHED-rR.
+readers_bench() {
+	local thinks=$1 unit=$2 scheds=$3 nproc=3 bs=8k size=256m
+	local i r t s n=0 total ms
 	mount_fs hdd "disk_model=hdd"
-	for i in $(seq "$1"); do
-		layout "$B/f$i.dat" "$2"
+	for i in $(seq "$nproc"); do
+		layout "$B/f$i.dat" "$size"
 	done
-}
-
-# readers_sweep NPROC BS SIZE UNIT_US THINKS SCHEDS: readers_fio at each
-# think time of THINKS (in units of UNIT_US microseconds) under each of
-# SCHEDS, switching schedulers on one mount, for ROUNDS rounds; the runs
-# are tagged thinkT-SCHED-rR.
-readers_sweep() {
-	local nproc=$1 bs=$2 size=$3 unit=$4 thinks=$5 scheds=$6 r t s n=0 total
+	ms=$(awk -v u="$unit" '{ for (i = 1; i <= NF; i++)
+		printf "%s%g", (i > 1 ? ", " : ""), $i * u / 1000 }' <<<"$thinks")
+	{
+		describe_machine
+		echo "workload:  $nproc readers, own file each, sequential $bs psync O_DIRECT reads, think time $ms ms"
+		echo "hdd model: defaults (seek_ms 8, rpm 7200, mb_per_s 150); antic_expire default (6 ms)"
+	} | tee "$RESULTS/machine.txt"
+	echo
 	total=$(( $(wc -w <<<"$thinks") * $(wc -w <<<"$scheds") * ROUNDS ))
 	for r in $(seq "$ROUNDS"); do
 		for t in $thinks; do

@@ -116,6 +116,9 @@ iodepth=32
 rw=randwrite
 bs=16k
 JOB
+# soak_error MSG: a line in OUT/errors.txt, unless the soak is stopping (a
+# load cut short then is no error).
+soak_error() { [ -e "$STOP" ] || echo "$1" >>"$OUT/errors.txt"; }
 fio_loop() {
 	n=0
 	while [ ! -e "$STOP" ]; do
@@ -149,10 +152,10 @@ tar_loop() {
 		n=$((n + 1))
 		mkdir -p "$MNT/tree"
 		tar -C /usr -cf - include 2>/dev/null | tar -C "$MNT/tree" -xf - ||
-			{ [ -e "$STOP" ] || echo "tar round $n: extract failed" >>"$OUT/errors.txt"; }
+			soak_error "tar round $n: extract failed"
 		[ -e "$STOP" ] && break
 		diff -r -q --no-dereference /usr/include "$MNT/tree/include" >/dev/null 2>&1 ||
-			{ [ -e "$STOP" ] || echo "tar round $n: trees differ" >>"$OUT/errors.txt"; }
+			soak_error "tar round $n: trees differ"
 		rm -rf "$MNT/tree"
 	done
 	echo "tar rounds: $n" >>"$OUT/counts.txt"
@@ -162,7 +165,7 @@ switch_loop() {
 	while [ ! -e "$STOP" ]; do
 		for s in $names; do
 			echo "$s" >"$C/scheduler" 2>/dev/null ||
-				{ [ -e "$STOP" ] || echo "switch to $s failed" >>"$OUT/errors.txt"; }
+				soak_error "switch to $s failed"
 			n=$((n + 1))
 			sleep 0.05
 		done

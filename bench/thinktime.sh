@@ -25,32 +25,17 @@ BENCH=thinktime RUNTIME=5
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
 
-NPROC=3 BS=8k SIZE=256m
 THINKS="500 1000 2000 4000 6000 8000 12000 20000 30000"	# us
 SCHEDS="deadline anticipatory"
+readers_bench "$THINKS" 1 "$SCHEDS"
 
-readers_mount $NPROC $SIZE
-
-{
-	describe_machine
-	echo "workload:  $NPROC readers, own file each, sequential $BS psync O_DIRECT reads, think time 0.5 to 30 ms"
-	echo "hdd model: defaults; antic_expire default (6 ms)"
-} | tee "$RESULTS/machine.txt"
-echo
-
-readers_sweep $NPROC $BS $SIZE 1 "$THINKS" "$SCHEDS"
-
-summarize "$RESULTS" "$ROUNDS" "$THINKS" "$SCHEDS" <<'PY' | tee "$RESULTS/summary.txt"
-import json, os, statistics, sys
-
-results, rounds = sys.argv[1], int(sys.argv[2])
-thinks, scheds = sys.argv[3].split(), sys.argv[4].split()
+summarize "$ROUNDS" "$THINKS" "$SCHEDS" <<'PY' | tee "$RESULTS/summary.txt"
+rounds = int(sys.argv[1])
+thinks, scheds = sys.argv[2].split(), sys.argv[3].split()
 
 def agg(think, s, r):
-    jobs = fio_jobs("think%s-%s-r%d" % (think, s, r))
-    if jobs is None or any(j.get("error") for j in jobs):
-        return None
-    return sum(j["read"]["bw"] for j in jobs) / 1024.0
+    each = fio_bws("think%s-%s-r%d" % (think, s, r))
+    return None if each is None else sum(each)
 
 
 def waits(think):

@@ -649,7 +649,8 @@ bool control_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
  * getattr (stat, fstat) fixes the size of the caller's open file: a
  * lookup or a truncate by the same process, for another open, must not.
  */
-void control_getattr(fuse_req_t req, fuse_ino_t ino)
+void control_getattr(fuse_req_t req, fuse_ino_t ino,
+		     struct fuse_file_info *fi)
 {
 	struct stat st;
 
@@ -1065,8 +1066,8 @@ static bool control_dirent(struct fs *fs, fuse_ino_t ino,
 }
 
 /* Entry i has the directory offset i + 1, so any offset resumes there. */
-void control_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		     struct fuse_file_info *fi, bool plus)
+static void control_list(fuse_req_t req, fuse_ino_t ino, size_t size,
+			 off_t off, bool plus)
 {
 	struct fs *fs = fs_of(req);
 	const struct elevator_type *type = NULL;
@@ -1112,6 +1113,18 @@ void control_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 	fuse_reply_buf(req, buf, used);
 	free(buf);
+}
+
+void control_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	control_list(req, ino, size, off, false);
+}
+
+void control_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
+			 off_t off, struct fuse_file_info *fi)
+{
+	control_list(req, ino, size, off, true);
 }
 
 /*

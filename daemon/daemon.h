@@ -462,7 +462,8 @@ bool control_is_ino(fuse_ino_t ino);
 /* Handles lookup of ".control" in the root and of any name inside it. */
 bool control_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
 /* Every op below replies itself. */
-void control_getattr(fuse_req_t req, fuse_ino_t ino);
+void control_getattr(fuse_req_t req, fuse_ino_t ino,
+		     struct fuse_file_info *fi);
 void control_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void control_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		  struct fuse_file_info *fi);
@@ -476,7 +477,9 @@ void control_release(fuse_req_t req, fuse_ino_t ino,
 void control_opendir(fuse_req_t req, fuse_ino_t ino,
 		     struct fuse_file_info *fi);
 void control_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		     struct fuse_file_info *fi, bool plus);
+		     struct fuse_file_info *fi);
+void control_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
+			 off_t off, struct fuse_file_info *fi);
 void control_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		     int to_set, struct fuse_file_info *fi);
 /* After the session has ended: free the files whose release never came. */
@@ -498,6 +501,20 @@ void request_read(fuse_req_t req, struct inode *inode, uint64_t fh,
 void request_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 		   struct fuse_bufvec *in, off_t off, int open_flags);
 
+/* loop.c: the FUSE session loop, on receive buffers of ours */
+/* Serve se until it ends (unmount, a signal); 0, or -errno, or what
+ * libfuse's own loop returns where it serves (-o clone_fd). */
+int loop_run(struct fuse_session *se, const struct fuse_cmdline_opts *opts);
+/* Whether a write's data at data lies in the calling session thread's
+ * receive buffer (at a page boundary). */
+bool loop_adoptable(const void *data);
+/* The bytes of a receive buffer's block. */
+size_t loop_block_size(void);
+/* After loop_adoptable: the block, which the caller now owns and frees
+ * with free(); the thread receives into a new one.  NULL: no memory for
+ * the new one, the block stays the thread's. */
+void *loop_adopt(void);
+
 /* memory.c: the data buffers' bound, and memory given back once idle */
 /* Bytes of queued write copies above which a writer waits. */
 #define MEMORY_COPY_MAX (32u << 20)
@@ -508,6 +525,11 @@ int memory_start(struct fs *fs);
  * them; memory_copy_release once they are freed. */
 void memory_copy_reserve(size_t len);
 void memory_copy_release(size_t len);
+/* What a write part of ours counts against the bound: its length, or the
+ * whole receive buffer it took (loop_adopt). */
+size_t memory_charge(const struct io_part *p);
+/* A write was queued in the buffer it arrived in (the stats' adopted). */
+void memory_adopted(void);
 /*
  * A throttled group's parked writes do not count against the bound, or
  * a group limited to a trickle would make every other group's writers

@@ -35,6 +35,9 @@ static void fs_ops_init(void *userdata, struct fuse_conn_info *conn)
 	fs_ops_want(conn, FUSE_CAP_ASYNC_DIO);
 	/* Drop cached pages when the backing file changed (keep_cache). */
 	fs_ops_want(conn, FUSE_CAP_AUTO_INVAL_DATA);
+	/* Requests are read into our buffers (loop.c): a spliced one's data
+	 * would come through a pipe, copied. */
+	conn->want &= ~FUSE_CAP_SPLICE_READ;
 	if (fs->cfg->writeback_cache)
 		fs_ops_want(conn, FUSE_CAP_WRITEBACK_CACHE);
 	else
@@ -130,228 +133,122 @@ static void fs_ops_forget_multi(fuse_req_t req, size_t count,
 	fs_inode_forget_multi(req, n, forgets);
 }
 
-static void fs_ops_getattr(fuse_req_t req, fuse_ino_t ino,
-			   struct fuse_file_info *fi)
-{
-	if (control_is_ino(ino))
-		control_getattr(req, ino);
-	else
-		fs_attr_getattr(req, ino, fi);
-}
+/*
+ * FS_OPS_ROUTE(n, op, is_control, control, fs, type1, name1, ...) defines
+ * the router fs_ops_<op>(req, name1, ...), with n parameters after req (a
+ * wrong n does not compile), as the kernel's SYSCALL_DEFINEn does:
+ * control(req, name1, ...) answers when is_control holds, fs(req, name1,
+ * ...) otherwise.  The operations table below holds the routers, so the
+ * compiler checks each against libfuse's signature.  control is
+ * control.c's handler of the same signature, or FS_OPS_EPERM and the like
+ * below: the reply a control inode gets instead.
+ */
+#define FS_OPS_PARAM(t, a) , t a
+#define FS_OPS_ARG(t, a) , a
+#define FS_OPS_MAP1(m, t, a) m(t, a)
+#define FS_OPS_MAP2(m, t, a, ...) m(t, a) FS_OPS_MAP1(m, __VA_ARGS__)
+#define FS_OPS_MAP3(m, t, a, ...) m(t, a) FS_OPS_MAP2(m, __VA_ARGS__)
+#define FS_OPS_MAP4(m, t, a, ...) m(t, a) FS_OPS_MAP3(m, __VA_ARGS__)
+#define FS_OPS_MAP5(m, t, a, ...) m(t, a) FS_OPS_MAP4(m, __VA_ARGS__)
+#define FS_OPS_ARGS(n, ...) req FS_OPS_MAP##n(FS_OPS_ARG, __VA_ARGS__)
+/* Expands the arguments first, for a control that is a macro. */
+#define FS_OPS_CALL(f, ...) f(__VA_ARGS__)
+#define FS_OPS_ROUTE(n, op, is_control, control, fs, ...)		\
+	static void fs_ops_##op(fuse_req_t req				\
+				FS_OPS_MAP##n(FS_OPS_PARAM, __VA_ARGS__)) \
+	{								\
+		if (is_control)						\
+			FS_OPS_CALL(control, FS_OPS_ARGS(n, __VA_ARGS__)); \
+		else							\
+			fs(FS_OPS_ARGS(n, __VA_ARGS__));		\
+	}
 
-static void fs_ops_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
-			   int to_set, struct fuse_file_info *fi)
-{
-	if (control_is_ino(ino))
-		control_setattr(req, ino, attr, to_set, fi);
-	else
-		fs_attr_setattr(req, ino, attr, to_set, fi);
-}
+/* Any change to .control, or to its name in the root. */
+#define FS_OPS_EPERM(req, ...) fuse_reply_err(req, CONTROL_EPERM)
+/* Nothing of a control file to sync, nor to flush: close(2) must not fail. */
+#define FS_OPS_DONE(req, ...) fuse_reply_err(req, 0)
+/* A control file has no extended attributes. */
+#define FS_OPS_ENODATA(req, ...) fuse_reply_err(req, ENODATA)
 
-static void fs_ops_readlink(fuse_req_t req, fuse_ino_t ino)
-{
-	if (control_is_ino(ino))
-		fuse_reply_err(req, CONTROL_EPERM);
-	else
-		fs_attr_readlink(req, ino);
-}
+FS_OPS_ROUTE(2, getattr, control_is_ino(ino), control_getattr,
+	     fs_attr_getattr, fuse_ino_t, ino, struct fuse_file_info *, fi)
+FS_OPS_ROUTE(4, setattr, control_is_ino(ino), control_setattr,
+	     fs_attr_setattr, fuse_ino_t, ino, struct stat *, attr,
+	     int, to_set, struct fuse_file_info *, fi)
+FS_OPS_ROUTE(1, readlink, control_is_ino(ino), FS_OPS_EPERM,
+	     fs_attr_readlink, fuse_ino_t, ino)
+FS_OPS_ROUTE(4, mknod, fs_ops_is_control(parent, name), FS_OPS_EPERM,
+	     fs_dir_mknod, fuse_ino_t, parent, const char *, name,
+	     mode_t, mode, dev_t, rdev)
+FS_OPS_ROUTE(3, mkdir, fs_ops_is_control(parent, name), FS_OPS_EPERM,
+	     fs_dir_mkdir, fuse_ino_t, parent, const char *, name,
+	     mode_t, mode)
+FS_OPS_ROUTE(3, symlink, fs_ops_is_control(parent, name), FS_OPS_EPERM,
+	     fs_dir_symlink, const char *, link, fuse_ino_t, parent,
+	     const char *, name)
+FS_OPS_ROUTE(3, link, control_is_ino(ino) || fs_ops_is_control(parent, name),
+	     FS_OPS_EPERM, fs_dir_link, fuse_ino_t, ino, fuse_ino_t, parent,
+	     const char *, name)
+FS_OPS_ROUTE(2, unlink, fs_ops_is_control(parent, name), FS_OPS_EPERM,
+	     fs_dir_unlink, fuse_ino_t, parent, const char *, name)
+FS_OPS_ROUTE(2, rmdir, fs_ops_is_control(parent, name), FS_OPS_EPERM,
+	     fs_dir_rmdir, fuse_ino_t, parent, const char *, name)
+FS_OPS_ROUTE(5, rename, fs_ops_is_control(parent, name) ||
+	     fs_ops_is_control(newparent, newname), FS_OPS_EPERM,
+	     fs_dir_rename, fuse_ino_t, parent, const char *, name,
+	     fuse_ino_t, newparent, const char *, newname,
+	     unsigned int, flags)
+FS_OPS_ROUTE(2, opendir, control_is_ino(ino), control_opendir,
+	     fs_dir_opendir, fuse_ino_t, ino, struct fuse_file_info *, fi)
+FS_OPS_ROUTE(4, readdir, control_is_ino(ino), control_readdir,
+	     fs_dir_readdir, fuse_ino_t, ino, size_t, size, off_t, off,
+	     struct fuse_file_info *, fi)
+FS_OPS_ROUTE(4, readdirplus, control_is_ino(ino), control_readdirplus,
+	     fs_dir_readdirplus, fuse_ino_t, ino, size_t, size, off_t, off,
+	     struct fuse_file_info *, fi)
+/* control.c frees whatever its opendir or open set up. */
+FS_OPS_ROUTE(2, releasedir, control_is_ino(ino), control_release,
+	     fs_dir_releasedir, fuse_ino_t, ino, struct fuse_file_info *, fi)
+FS_OPS_ROUTE(3, fsyncdir, control_is_ino(ino), FS_OPS_DONE,
+	     fs_dir_fsyncdir, fuse_ino_t, ino, int, datasync,
+	     struct fuse_file_info *, fi)
+FS_OPS_ROUTE(2, open, control_is_ino(ino), control_open,
+	     fs_file_open, fuse_ino_t, ino, struct fuse_file_info *, fi)
+FS_OPS_ROUTE(4, create, fs_ops_is_control(parent, name), FS_OPS_EPERM,
+	     fs_file_create, fuse_ino_t, parent, const char *, name,
+	     mode_t, mode, struct fuse_file_info *, fi)
+FS_OPS_ROUTE(4, read, control_is_ino(ino), control_read,
+	     fs_file_read, fuse_ino_t, ino, size_t, size, off_t, off,
+	     struct fuse_file_info *, fi)
+FS_OPS_ROUTE(4, write_buf, control_is_ino(ino), control_write_buf,
+	     fs_file_write_buf, fuse_ino_t, ino, struct fuse_bufvec *, in,
+	     off_t, off, struct fuse_file_info *, fi)
+FS_OPS_ROUTE(2, flush, control_is_ino(ino), FS_OPS_DONE,
+	     fs_file_flush, fuse_ino_t, ino, struct fuse_file_info *, fi)
+FS_OPS_ROUTE(2, release, control_is_ino(ino), control_release,
+	     fs_file_release, fuse_ino_t, ino, struct fuse_file_info *, fi)
+FS_OPS_ROUTE(3, fsync, control_is_ino(ino), FS_OPS_DONE,
+	     fs_file_fsync, fuse_ino_t, ino, int, datasync,
+	     struct fuse_file_info *, fi)
+FS_OPS_ROUTE(5, fallocate, control_is_ino(ino), FS_OPS_EPERM,
+	     fs_file_fallocate, fuse_ino_t, ino, int, mode, off_t, off,
+	     off_t, len, struct fuse_file_info *, fi)
+FS_OPS_ROUTE(4, lseek, control_is_ino(ino), control_lseek,
+	     fs_file_lseek, fuse_ino_t, ino, off_t, off, int, whence,
+	     struct fuse_file_info *, fi)
+FS_OPS_ROUTE(5, setxattr, control_is_ino(ino), FS_OPS_EPERM,
+	     fs_xattr_set, fuse_ino_t, ino, const char *, name,
+	     const char *, value, size_t, size, int, flags)
+FS_OPS_ROUTE(3, getxattr, control_is_ino(ino), FS_OPS_ENODATA,
+	     fs_xattr_get, fuse_ino_t, ino, const char *, name,
+	     size_t, size)
+FS_OPS_ROUTE(2, removexattr, control_is_ino(ino), FS_OPS_EPERM,
+	     fs_xattr_remove, fuse_ino_t, ino, const char *, name)
 
 /* df(1) on anything under .control reports the backing fs. */
 static void fs_ops_statfs(fuse_req_t req, fuse_ino_t ino)
 {
 	fs_attr_statfs(req, control_is_ino(ino) ? FUSE_ROOT_ID : ino);
-}
-
-static void fs_ops_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
-			 mode_t mode, dev_t rdev)
-{
-	if (fs_ops_is_control(parent, name))
-		fuse_reply_err(req, CONTROL_EPERM);
-	else
-		fs_dir_mknod(req, parent, name, mode, rdev);
-}
-
-static void fs_ops_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
-			 mode_t mode)
-{
-	if (fs_ops_is_control(parent, name))
-		fuse_reply_err(req, CONTROL_EPERM);
-	else
-		fs_dir_mkdir(req, parent, name, mode);
-}
-
-static void fs_ops_symlink(fuse_req_t req, const char *link,
-			   fuse_ino_t parent, const char *name)
-{
-	if (fs_ops_is_control(parent, name))
-		fuse_reply_err(req, CONTROL_EPERM);
-	else
-		fs_dir_symlink(req, link, parent, name);
-}
-
-static void fs_ops_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent,
-			const char *name)
-{
-	if (control_is_ino(ino) || fs_ops_is_control(parent, name))
-		fuse_reply_err(req, CONTROL_EPERM);
-	else
-		fs_dir_link(req, ino, parent, name);
-}
-
-static void fs_ops_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
-{
-	if (fs_ops_is_control(parent, name))
-		fuse_reply_err(req, CONTROL_EPERM);
-	else
-		fs_dir_unlink(req, parent, name);
-}
-
-static void fs_ops_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
-{
-	if (fs_ops_is_control(parent, name))
-		fuse_reply_err(req, CONTROL_EPERM);
-	else
-		fs_dir_rmdir(req, parent, name);
-}
-
-static void fs_ops_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
-			  fuse_ino_t newparent, const char *newname,
-			  unsigned int flags)
-{
-	if (fs_ops_is_control(parent, name) ||
-	    fs_ops_is_control(newparent, newname))
-		fuse_reply_err(req, CONTROL_EPERM);
-	else
-		fs_dir_rename(req, parent, name, newparent, newname, flags);
-}
-
-static void fs_ops_opendir(fuse_req_t req, fuse_ino_t ino,
-			   struct fuse_file_info *fi)
-{
-	if (control_is_ino(ino))
-		control_opendir(req, ino, fi);
-	else
-		fs_dir_opendir(req, ino, fi);
-}
-
-static void fs_ops_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
-			   off_t off, struct fuse_file_info *fi)
-{
-	if (control_is_ino(ino))
-		control_readdir(req, ino, size, off, fi, false);
-	else
-		fs_dir_readdir(req, ino, size, off, fi);
-}
-
-static void fs_ops_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
-			       off_t off, struct fuse_file_info *fi)
-{
-	if (control_is_ino(ino))
-		control_readdir(req, ino, size, off, fi, true);
-	else
-		fs_dir_readdirplus(req, ino, size, off, fi);
-}
-
-/* control.c frees whatever its opendir or open set up. */
-static void fs_ops_releasedir(fuse_req_t req, fuse_ino_t ino,
-			      struct fuse_file_info *fi)
-{
-	if (control_is_ino(ino))
-		control_release(req, ino, fi);
-	else
-		fs_dir_releasedir(req, ino, fi);
-}
-
-/* Nothing of a control file to sync, nor to flush: close(2) must not fail. */
-static void fs_ops_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
-			    struct fuse_file_info *fi)
-{
-	if (control_is_ino(ino))
-		fuse_reply_err(req, 0);
-	else
-		fs_dir_fsyncdir(req, ino, datasync, fi);
-}
-
-static void fs_ops_open(fuse_req_t req, fuse_ino_t ino,
-			struct fuse_file_info *fi)
-{
-	if (control_is_ino(ino))
-		control_open(req, ino, fi);
-	else
-		fs_file_open(req, ino, fi);
-}
-
-static void fs_ops_create(fuse_req_t req, fuse_ino_t parent, const char *name,
-			  mode_t mode, struct fuse_file_info *fi)
-{
-	if (fs_ops_is_control(parent, name))
-		fuse_reply_err(req, CONTROL_EPERM);
-	else
-		fs_file_create(req, parent, name, mode, fi);
-}
-
-static void fs_ops_read(fuse_req_t req, fuse_ino_t ino, size_t size,
-			off_t off, struct fuse_file_info *fi)
-{
-	if (control_is_ino(ino))
-		control_read(req, ino, size, off, fi);
-	else
-		fs_file_read(req, ino, size, off, fi);
-}
-
-static void fs_ops_write_buf(fuse_req_t req, fuse_ino_t ino,
-			     struct fuse_bufvec *in, off_t off,
-			     struct fuse_file_info *fi)
-{
-	if (control_is_ino(ino))
-		control_write_buf(req, ino, in, off, fi);
-	else
-		fs_file_write_buf(req, ino, in, off, fi);
-}
-
-static void fs_ops_flush(fuse_req_t req, fuse_ino_t ino,
-			 struct fuse_file_info *fi)
-{
-	if (control_is_ino(ino))
-		fuse_reply_err(req, 0);
-	else
-		fs_file_flush(req, ino, fi);
-}
-
-static void fs_ops_release(fuse_req_t req, fuse_ino_t ino,
-			   struct fuse_file_info *fi)
-{
-	if (control_is_ino(ino))
-		control_release(req, ino, fi);
-	else
-		fs_file_release(req, ino, fi);
-}
-
-static void fs_ops_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
-			 struct fuse_file_info *fi)
-{
-	if (control_is_ino(ino))
-		fuse_reply_err(req, 0);
-	else
-		fs_file_fsync(req, ino, datasync, fi);
-}
-
-static void fs_ops_fallocate(fuse_req_t req, fuse_ino_t ino, int mode,
-			     off_t off, off_t len, struct fuse_file_info *fi)
-{
-	if (control_is_ino(ino))
-		fuse_reply_err(req, CONTROL_EPERM);
-	else
-		fs_file_fallocate(req, ino, mode, off, len, fi);
-}
-
-static void fs_ops_lseek(fuse_req_t req, fuse_ino_t ino, off_t off,
-			 int whence, struct fuse_file_info *fi)
-{
-	if (control_is_ino(ino))
-		control_lseek(req, ino, off, whence, fi);
-	else
-		fs_file_lseek(req, ino, off, whence, fi);
 }
 
 /* Copying a control file is no error: cp(1) reads it instead. */
@@ -368,25 +265,6 @@ static void fs_ops_copy_file_range(fuse_req_t req, fuse_ino_t ino_in,
 					off_out, fi_out, len, flags);
 }
 
-static void fs_ops_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
-			    const char *value, size_t size, int flags)
-{
-	if (control_is_ino(ino))
-		fuse_reply_err(req, CONTROL_EPERM);
-	else
-		fs_xattr_set(req, ino, name, value, size, flags);
-}
-
-/* A control file has no extended attributes. */
-static void fs_ops_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
-			    size_t size)
-{
-	if (control_is_ino(ino))
-		fuse_reply_err(req, ENODATA);
-	else
-		fs_xattr_get(req, ino, name, size);
-}
-
 static void fs_ops_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
 	if (!control_is_ino(ino))
@@ -395,15 +273,6 @@ static void fs_ops_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		fuse_reply_xattr(req, 0);
 	else
 		fuse_reply_buf(req, NULL, 0);
-}
-
-static void fs_ops_removexattr(fuse_req_t req, fuse_ino_t ino,
-			       const char *name)
-{
-	if (control_is_ino(ino))
-		fuse_reply_err(req, CONTROL_EPERM);
-	else
-		fs_xattr_remove(req, ino, name);
 }
 
 const struct fuse_lowlevel_ops fs_ops = {

@@ -486,8 +486,6 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 {
 	const struct config *cfg = fs->cfg;
 	struct diskmodel *dm = NULL;
-	struct fuse_loop_config *lc;
-	int ret;
 
 	fs->timer = timer_start(main_timer_fired, fs);
 	if (fs->timer == NULL || memory_start(fs) != 0) {
@@ -531,22 +529,7 @@ static int main_serve(struct fs *fs, struct fuse_cmdline_opts *opts,
 		 "in flight on io_uring" : "workers",
 		 fs->cfg->config_read != NULL ? fs->cfg->config_read :
 		 "built in");
-	if (opts->singlethread) {
-		ret = fuse_session_loop(fs->se);
-	} else {
-		lc = fuse_loop_cfg_create();
-		if (lc == NULL)
-			return -1;
-		fuse_loop_cfg_set_clone_fd(lc, opts->clone_fd);
-		/* libfuse leaves these out of range when not given. */
-		if (opts->max_idle_threads <= 100000)
-			fuse_loop_cfg_set_idle_threads(lc, opts->max_idle_threads);
-		if (opts->max_threads > 0 && opts->max_threads <= 100000)
-			fuse_loop_cfg_set_max_threads(lc, opts->max_threads);
-		ret = fuse_session_loop_mt(fs->se, lc);
-		fuse_loop_cfg_destroy(lc);
-	}
-	return ret;
+	return loop_run(fs->se, opts);
 }
 
 /* engine=uring needs a ring: refused before mounting, in one line. */

@@ -35,6 +35,7 @@ static struct {
 	pthread_cond_t room;
 	_Atomic uint64_t copy_bytes, copy_peak, copy_waits, trims, freed;
 	_Atomic uint64_t copy_parked;	/* the throttle's, outside the bound */
+	_Atomic uint64_t adopted;
 	atomic_uint waiters, busy;
 	atomic_bool trim_armed;
 	uint64_t trim_seen;	/* the timer thread's: freed when it last
@@ -93,6 +94,11 @@ void memory_copy_release(size_t len)
 	}
 }
 
+size_t memory_charge(const struct io_part *p)
+{
+	return p->own != NULL ? loop_block_size() : p->len;
+}
+
 size_t memory_copies_of(const struct io *io)
 {
 	size_t n = 0;
@@ -101,8 +107,13 @@ size_t memory_copies_of(const struct io *io)
 		for (const struct io_part *p = io->parts; p != NULL;
 		     p = p->next)
 			if (p->lender == NULL)
-				n += p->len;
+				n += memory_charge(p);
 	return n;
+}
+
+void memory_adopted(void)
+{
+	atomic_fetch_add_explicit(&memory.adopted, 1, memory_order_relaxed);
 }
 
 void memory_copy_park(size_t len)
@@ -182,5 +193,6 @@ void memory_stats(struct stats_memory *m)
 	m->copy_limit = MEMORY_COPY_MAX;
 	m->copy_waits = atomic_load(&memory.copy_waits);
 	m->copy_parked = atomic_load(&memory.copy_parked);
+	m->adopted = atomic_load(&memory.adopted);
 	m->trims = atomic_load(&memory.trims);
 }

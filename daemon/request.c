@@ -12,12 +12,14 @@
  * exactly once per performed io, on the thread that performed it.
  *
  * A part's buffer is its own, except that a synchronous write onto
- * an idle queue lends libfuse's buffer: the session thread then waits
- * until request_end has answered that part before it returns to libfuse.
+ * an idle queue lends the session thread's receive buffer: the thread then
+ * waits until request_end has answered that part before it returns to
+ * libfuse.  A large queued write keeps that buffer (part->own) instead of
+ * a copy, when it is loop.c's.
  *
  * Memory (memory.c): a read's buffer exists only while it is performed
- * (perform.c); a write's copy waits for room under the limit on queued
- * copies.
+ * (perform.c); a write's copy or kept buffer waits for room under the
+ * limit on queued copies.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -108,7 +110,7 @@ static void request_end(struct io *io)
 		}
 		owned++;
 		if (io->rq.dir == ELV_WRITE)
-			copies += p->len;
+			copies += memory_charge(p);
 	}
 	io_free(io);
 	if (copies != 0)
@@ -160,6 +162,39 @@ void request_read(fuse_req_t req, struct inode *inode, uint64_t fh,
 	dispatch_submit(fs_of(req)->dispatch, io);
 }
 
+/*
+ * Writes from this size up take the session thread's receive buffer
+ * (loop.c) rather than a copy: it counts against the bound whole (1 MiB
+ * and a little), so a smaller write would hold the bound's room for far
+ * less data, and its copy is cheap.
+ */
+#define REQUEST_ADOPT_MIN (256u << 10)
+
+/* Give a write part in's buffer, if it arrived in the session thread's
+ * own, aligned enough for io; false if it did not. */
+static bool request_adopt(struct io *io, struct io_part *p,
+			  struct fuse_bufvec *in)
+{
+	void *data = in->buf[0].mem;
+	size_t charge = loop_block_size();
+
+	if (p->len < REQUEST_ADOPT_MIN || !loop_adoptable(data) ||
+	    (io->dio_align != 0 &&
+	     ((uintptr_t)data & (io->dio_align - 1)) != 0))
+		return false;
+	memory_copy_reserve(charge);
+	p->own = loop_adopt();
+	if (p->own == NULL) {
+		memory_copy_release(charge);
+		return false;
+	}
+	p->buf = data;
+	p->lender = NULL;
+	memory_adopted();
+	memory_buffers_used(1);
+	return true;
+}
+
 /* Give a write part a buffer of its own holding in's data. */
 static int request_copy_in(struct io *io, struct io_part *p,
 			   struct fuse_bufvec *in)
@@ -167,6 +202,9 @@ static int request_copy_in(struct io *io, struct io_part *p,
 	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(p->len);
 	ssize_t n;
 
+	if (in->count == 1 && in->idx == 0 && in->off == 0 &&
+	    !(in->buf[0].flags & FUSE_BUF_IS_FD) && request_adopt(io, p, in))
+		return 0;
 	memory_copy_reserve(p->len);
 	dst.buf[0].mem = io_alloc_buf(io, p->len);
 	if (dst.buf[0].mem == NULL) {
@@ -212,18 +250,20 @@ void request_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 		   (fs_of(req)->cfg->writeback_cache &&
 		    !(open_flags & O_DIRECT));
 	/*
-	 * in is libfuse's only until we return.  The writer of a
+	 * in is the session thread's only until we return.  The writer of a
 	 * synchronous write waits for our reply anyway; when the queue is
 	 * idle, so that this thread will not wait behind a backlog, it
 	 * lends the data in place of a copy and waits with the writer.
 	 * Small writes too: their copy, malloc and free were a twentieth
 	 * of a SQLite transaction's instructions, and the elevator usually
 	 * dispatches them at once, so the wait costs nothing.  A direct io
-	 * needs an aligned buffer, which libfuse's (data after the request
-	 * header) is not.
+	 * needs an aligned buffer: our receive buffers (loop.c) put a
+	 * write's data on a page boundary, libfuse's own do not.
 	 */
-	lend = io->dio_align == 0 && in->count == 1 && in->idx == 0 &&
-	       in->off == 0 && !(in->buf[0].flags & FUSE_BUF_IS_FD) &&
+	lend = in->count == 1 && in->idx == 0 && in->off == 0 &&
+	       !(in->buf[0].flags & FUSE_BUF_IS_FD) &&
+	       (io->dio_align == 0 ||
+		((uintptr_t)in->buf[0].mem & (io->dio_align - 1)) == 0) &&
 	       io->rq.sync && sem_init(&lender, 0, 0) == 0;
 	if (lend) {
 		p->buf = in->buf[0].mem;

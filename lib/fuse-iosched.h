@@ -274,6 +274,7 @@ struct stats_memory {
 	uint64_t copy_waits;
 	uint64_t trims;
 	uint64_t copy_parked;	/* of writes the throttle holds: not bound */
+	uint64_t adopted;	/* writes queued in their receive buffer */
 };
 
 struct stats {
@@ -340,6 +341,8 @@ struct io_part {
 	struct io_part *next;
 	void *req;		/* the daemon's fuse_req_t; NULL elsewhere */
 	void *buf;		/* read destination or write data */
+	void *own;		/* non-NULL: buf lies in this malloc'd block,
+				 * freed in its place (an adopted buffer) */
 	sem_t *lender;		/* non-NULL: buf is lent; post when done */
 	size_t len;
 	ssize_t result;		/* bytes done, or -errno, set at completion */

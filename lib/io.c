@@ -100,7 +100,9 @@ void io_free(struct io *io)
 
 	for (p = io->parts; p != NULL; p = next) {
 		next = p->next;
-		if (p->lender == NULL)
+		if (p->own != NULL)
+			free(p->own);
+		else if (p->lender == NULL)
 			io_free_buf(io, p->buf);
 		free(p);
 	}

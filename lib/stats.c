@@ -303,13 +303,14 @@ int stats_format(const struct stats *s, char *buf, size_t size)
 	    /* Lines added later come after the older ones. */
 	    !stats_append(buf, size, &off, "memory copy_bytes %llu copy_peak "
 			  "%llu copy_limit %llu copy_waits %llu trims %llu "
-			  "copy_parked %llu\n",
+			  "copy_parked %llu adopted %llu\n",
 			  (unsigned long long)s->mem.copy_bytes,
 			  (unsigned long long)s->mem.copy_peak,
 			  (unsigned long long)s->mem.copy_limit,
 			  (unsigned long long)s->mem.copy_waits,
 			  (unsigned long long)s->mem.trims,
-			  (unsigned long long)s->mem.copy_parked) ||
+			  (unsigned long long)s->mem.copy_parked,
+			  (unsigned long long)s->mem.adopted) ||
 	    !stats_format_groups(s, buf, size, &off))
 		return -ENOSPC;
 	return (int)off;

@@ -7,15 +7,8 @@
 # .control/stats cgroup lines count it while both read.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
-cg_setup
-cg_mkdir "$CG/a"
-cg_mkdir "$CG/b"
-for g in a b; do
-	for f in io.bfq.weight io.weight blkio.bfq.weight blkio.weight; do
-		[ ! -e "$CG_ROOT$CG/$g/$f" ] ||
-			skip "the kernel has $f: the section's weight is not used"
-	done
-done
+cg_setup a b
+cg_no_weight_files a b
 for g in a b; do
 	dd if=/dev/urandom of="$BACKING/$g" bs=1M count=16 status=none
 done

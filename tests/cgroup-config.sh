@@ -37,11 +37,7 @@ unmount_fs
 # groups=off: the section and the kernel's own limit both ignored.
 cg_limit "$CG/b" rbps $((10 * MIB))
 mount_fs -o "config=$T/conf" -o groups=off
-: >"$T/trace"
-cat "$MNT/.control/trace" >"$T/trace" &
-TRACE_PID=$!
-cleanup_push "kill $TRACE_PID 2>/dev/null"
-wait_for "the trace's header" grep -q '^# fuse-iosched trace' "$T/trace"
+trace_start "$T/trace"
 for g in a b; do
 	r=$(mib_per_s 30 cg_run "$CG/$g" dd if="$MNT/f" of=/dev/null \
 		bs=1M count=30 iflag=direct status=none)
@@ -50,8 +46,7 @@ for g in a b; do
 done
 wait_for "reads in the trace" grep -q " C  *RS .* cgroup /\$" "$T/trace"
 ! grep -q "cgroup $CG" "$T/trace" || fail "groups=off: a group in the trace"
-kill $TRACE_PID
-wait $TRACE_PID 2>/dev/null || :
+trace_stop
 unmount_fs
 
 # A bad section: refused at start, naming the file and the line.

@@ -9,7 +9,7 @@
 require_root
 require setpriv nm
 dio_backing 64
-cg_setup
+cg_setup g
 N=1100
 dd if=/dev/urandom of="$BACKING/f" bs=1M count=20 status=none
 chmod 755 "$T"
@@ -18,8 +18,7 @@ chmod 644 "$BACKING/f"
 mount_fs -o allow_other
 rss() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$DAEMON_PID/status"; }
 before=$(rss)
-mkdir "$CG_ROOT$CG/g" || fail "cannot make $CG/g"
-cleanup_push "for d in '$CG_ROOT$CG'/g/*/; do rmdir \"\$d\" 2>/dev/null; done; rmdir '$CG_ROOT$CG/g'"
+cleanup_push "rmdir '$CG_ROOT$CG'/g/*/ 2>/dev/null"
 i=0
 while [ $i -lt $N ]; do
 	mkdir "$CG_ROOT$CG/g/$i" || fail "cannot make group $i"
@@ -49,11 +48,7 @@ grep -q "control groups: more than 1023 in use" "$LOG" ||
 	fail "the forgotten groups flood the log"
 
 # A new group after the table went round: limited, and named.
-: >"$T/trace"
-cat "$MNT/.control/trace" >"$T/trace" &
-TRACE_PID=$!
-cleanup_push "kill $TRACE_PID 2>/dev/null"
-wait_for "the trace's header" grep -q '^# fuse-iosched trace' "$T/trace"
+trace_start "$T/trace"
 cg_mkdir "$CG/late"
 cg_limit "$CG/late" rbps $((10 * MIB))
 r=$(mib_per_s 15 cg_run "$CG/late" setpriv --reuid=65534 --regid=65534 \
@@ -63,7 +58,6 @@ echo "a group after $N others, limited to 10 MiB/s: $r MiB/s"
 in_band "$r" 5 15 || fail "the late group read at $r MiB/s"
 wait_for "the late group in the trace" \
 	grep -q " C  *RS .* cgroup $CG/late\$" "$T/trace"
-kill $TRACE_PID
-wait $TRACE_PID 2>/dev/null || :
+trace_stop
 unmount_fs
 check_log "control groups: more than"

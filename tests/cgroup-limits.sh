@@ -16,11 +16,7 @@ cg_limit "$CG" rbps $((10 * MIB))
 dd if=/dev/urandom of="$BACKING/f" bs=1M count=40 status=none
 
 mount_fs
-: >"$T/trace"
-cat "$MNT/.control/trace" >"$T/trace" &
-TRACE_PID=$!
-cleanup_push "kill $TRACE_PID 2>/dev/null"
-wait_for "the trace's header" grep -q '^# fuse-iosched trace' "$T/trace"
+trace_start "$T/trace"
 
 # The unthrottled reader, in the root group, beside the throttled one.
 (
@@ -78,7 +74,7 @@ cg_start "$CG/b" dd if="$MNT/f" of=/dev/null bs=128k count=3 iflag=direct \
 B_PID=$CG_PID
 [ "$(dd_wait_pos $B_PID 131072)" = 131072 ] ||
 	fail "the reader of b did not read its first 128 KiB"
-kill $TRACE_PID
+trace_stop
 kill -TERM "$DAEMON_PID"
 wait_daemon_exit "SIGTERM with a throttled read"
 wait "$DAEMON_PID" 2>/dev/null || :

@@ -11,8 +11,7 @@
 require_root
 require fio
 dio_backing 200
-cg_setup
-cg_mkdir "$CG/slow"
+cg_setup slow
 cg_limit "$CG/slow" wbps $MIB
 mount_fs -o backing_io=direct
 

@@ -13,11 +13,7 @@ cg_setup a b
 truncate -s 4G "$BACKING/f" || fail "cannot make f"
 
 mount_fs
-: >"$T/trace"
-cat "$MNT/.control/trace" >"$T/trace" &
-TRACE_PID=$!
-cleanup_push "kill $TRACE_PID 2>/dev/null"
-wait_for "the trace's header" grep -q '^# fuse-iosched trace' "$T/trace"
+trace_start "$T/trace"
 
 # One process, one 4 KiB request at a time, for the whole test.
 cg_start "$CG/a" dd if="$MNT/f" of=/dev/null bs=4k iflag=direct status=none

@@ -9,21 +9,13 @@
 require_root
 require_module "$TEST_MODULE_DIR" cgweight
 cg_setup a b
-for g in a b; do
-	for f in io.bfq.weight io.weight blkio.bfq.weight blkio.weight; do
-		[ ! -e "$CG_ROOT$CG/$g/$f" ] ||
-			skip "the kernel has $f: the section's weight is not used"
-	done
-done
+cg_no_weight_files a b
 mkdir "$T/mods"
 cp "$TEST_MODULE_DIR/cgweight.so" "$T/mods/"
 dd if=/dev/urandom of="$BACKING/f" bs=64k count=4 status=none
 printf 'group "%s" {\n\tweight = 300\n}\n' "$CG/a" >"$T/conf"
 
-"$FUSE_IOSCHED" -f -o "config=$T/conf" -o "module_dir=$T/mods" \
-	-o scheduler=cgweight "$BACKING" "$MNT" >>"$LOG" 2>&1 &
-DAEMON_PID=$!
-wait_for "the mount" mountpoint -q "$MNT"
+mount_fs -o "config=$T/conf" -o "module_dir=$T/mods" -o scheduler=cgweight
 cat "$MNT/f" >/dev/null
 cg_run "$CG/a" dd if="$MNT/f" of=/dev/null bs=64k iflag=direct status=none
 cg_run "$CG/b" dd if="$MNT/f" of=/dev/null bs=64k iflag=direct status=none

@@ -3,8 +3,11 @@
 # /proc/PID/task), with a disk model as without, beside one timer thread
 # and the throttle's releaser (iosched-throtl, none with -o groups=off);
 # the trace thread starts with the first reader of .control/trace, one for
-# all readers; -s serves FUSE in the main thread alone (no libfuse worker
-# threads), without it libfuse adds its own.
+# all readers; -s serves FUSE in the main thread alone (no session
+# threads), without it the session loop (daemon/loop.c, iosched-fuse)
+# adds one whenever a request leaves none waiting, up to max_threads (10
+# by default, as libfuse's loop), and with max_idle_threads=N the extra
+# ones end once more than N are idle.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 
@@ -35,6 +38,34 @@ for n in 1 3 7; do
 	assert_eq data "$(cat "$MNT/f$n")" "data with -s"
 	unmount_fs
 done
+
+# 4 x 64 writes of 192 KiB in flight (copied: too small to keep their
+# receive buffer) fill the 32 MiB bound on queued copies, which the hdd
+# model drains in seconds: the writers past it wait for room, each
+# holding a session thread.
+session_threads() { # EXPECTED-MIN EXPECTED-MAX -o OPTIONS
+	lo=$1 hi=$2; shift 2
+	mount_fs "$@"
+	fio --name=t --directory="$MNT" --rw=randwrite --bs=192k \
+		--ioengine=libaio --direct=1 --iodepth=64 --numjobs=4 \
+		--size=12m >"$T/fio.out" 2>&1 &
+	fio=$!
+	enough() { [ "$(comm_count iosched-fuse)" -ge "$lo" ]; }
+	wait_for "$lo session threads ($(comm_count iosched-fuse))" enough
+	wait "$fio" || { cat "$T/fio.out"; fail "fio failed"; }
+	n=$(comm_count iosched-fuse)
+	echo "session threads with $*: $n"
+	[ "$n" -le "$hi" ] || fail "$n session threads with $*, more than $hi"
+}
+require fio
+session_threads 9 10 -o "config=$EMPTY_CONF,backing_io=buffered,max_background=256,disk_model=hdd,mb_per_s=10"
+unmount_fs
+session_threads 3 3 -o "config=$EMPTY_CONF,backing_io=buffered,max_background=256,disk_model=hdd,mb_per_s=10,max_threads=3"
+unmount_fs
+session_threads 9 10 -o "config=$EMPTY_CONF,backing_io=buffered,max_background=256,disk_model=hdd,mb_per_s=10,max_idle_threads=1"
+few() { [ "$(comm_count iosched-fuse)" -le 2 ]; }
+wait_for "idle session threads to end ($(comm_count iosched-fuse))" few
+unmount_fs
 
 # Two readers of the trace: one trace thread, started with the first.
 mount_fs -o "config=$EMPTY_CONF"

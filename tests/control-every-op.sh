@@ -61,19 +61,13 @@ def with_fd(p, flags, op):
 
 def copy_to_f(fd):
     # The kernel may copy through read and write when we refuse: to g.
-    out = os.open(g, os.O_WRONLY)
-    try:
-        os.copy_file_range(fd, out, 16, 0, 0)
-    finally:
-        os.close(out)
+    with_fd(g, os.O_WRONLY,
+            lambda out: os.copy_file_range(fd, out, 16, 0, 0))()
 
 
 def copy_from_f(fd):
-    src = os.open(f, os.O_RDONLY)
-    try:
-        os.copy_file_range(src, fd, 4, 0, 0)
-    finally:
-        os.close(src)
+    with_fd(f, os.O_RDONLY,
+            lambda src: os.copy_file_range(src, fd, 4, 0, 0))()
 
 
 def ops(p, name):

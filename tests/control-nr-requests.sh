@@ -7,10 +7,6 @@
 require_root
 
 N=$MNT/.control/nr_requests
-write_ctl() { # FILE DATA
-	printf '%b' "$2" >"$T/in"
-	dd if="$T/in" of="$1" bs=65536 status=none 2>&1
-}
 
 mount_fs -o nr_requests=77
 assert_eq 77 "$(cat "$N")" "nr_requests from -o nr_requests=77"

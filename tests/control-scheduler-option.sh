@@ -5,13 +5,12 @@
 require_root
 
 S=$MNT/.control/scheduler
-active() { sed -n 's/.*\[\([^]]*\)\].*/\1/p' "$S"; }
 
 for sched in noop deadline; do
 	mount_fs -o scheduler=$sched
 	list=$(cat "$S")
 	echo "-o scheduler=$sched: $list"
-	assert_eq $sched "$(active)" "active scheduler with -o scheduler=$sched"
+	assert_eq $sched "$(scheduler_active)" "active scheduler with -o scheduler=$sched"
 	for other in noop deadline; do
 		printf '%s\n' "$list" | grep -qw $other || fail "$other not listed: $list"
 	done

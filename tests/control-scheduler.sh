@@ -7,40 +7,32 @@ require_root
 
 S=$MNT/.control/scheduler
 
-# The write of printf %b's output, as one write(2); prints the error.
-write_ctl() { # FILE DATA
-	printf '%b' "$2" >"$T/in"
-	dd if="$T/in" of="$1" bs=65536 status=none 2>&1
-}
-# The bracketed name in the listing.
-active() { sed -n 's/.*\[\([^]]*\)\].*/\1/p' "$S"; }
-
 mount_fs
 # Default: deadline, with noop listed too, one line, one active name.
 list=$(cat "$S")
 echo "scheduler: $list"
 assert_eq 1 "$(printf '%s\n' "$list" | wc -l)" "lines in scheduler"
-assert_eq deadline "$(active)" "default active scheduler"
+assert_eq deadline "$(scheduler_active)" "default active scheduler"
 printf '%s\n' "$list" | grep -qw noop || fail "noop not listed: $list"
 assert_eq 1 "$(printf '%s\n' "$list" | grep -o '\[' | wc -l)" "bracketed names"
 
 # Switching is reflected at once.
 echo noop >"$S" || fail "echo noop failed"
-assert_eq noop "$(active)" "after echo noop"
+assert_eq noop "$(scheduler_active)" "after echo noop"
 printf '%s\n' "$(cat "$S")" | grep -qw deadline || fail "deadline no longer listed"
 echo deadline >"$S" || fail "echo deadline failed"
-assert_eq deadline "$(active)" "after echo deadline"
+assert_eq deadline "$(scheduler_active)" "after echo deadline"
 
 # Writing the active name is a successful no-op.
 echo deadline >"$S" || fail "writing the active name failed"
-assert_eq deadline "$(active)" "after writing the active name"
+assert_eq deadline "$(scheduler_active)" "after writing the active name"
 
 # Without a newline, and with trailing blanks and newlines.
 printf noop >"$S" || fail "printf noop (no newline) failed"
-assert_eq noop "$(active)" "after printf noop"
+assert_eq noop "$(scheduler_active)" "after printf noop"
 # (bash's printf writes at each newline: dd makes it one write.)
 write_ctl "$S" 'deadline  \t\n\n' || fail "trailing blanks were refused"
-assert_eq deadline "$(active)" "after a name with trailing blanks"
+assert_eq deadline "$(scheduler_active)" "after a name with trailing blanks"
 
 # Bad values: the writer gets EINVAL and nothing changes.
 before=$(cat "$S")

@@ -8,11 +8,6 @@
 require_root
 
 C=$MNT/.control
-write_ctl() { # FILE DATA
-	printf '%b' "$2" >"$T/in"
-	dd if="$T/in" of="$1" bs=65536 status=none 2>&1
-}
-active() { sed -n 's/.*\[\([^]]*\)\].*/\1/p' "$C/scheduler"; }
 
 mount_fs -o scheduler=deadline
 # Each accepted form, around a value: scheduler, nr_requests, read_expire.
@@ -21,7 +16,7 @@ for around in '%s' '%s\n' ' %s' '%s ' '\t%s\t\n' '\n%s\n' ' \t%s\r\n' \
 	for s in noop deadline; do
 		write_ctl "$C/scheduler" "$(printf "$around" $s)" ||
 			fail "scheduler: '$around' around $s refused"
-		assert_eq $s "$(active)" "scheduler after '$around' around $s"
+		assert_eq $s "$(scheduler_active)" "scheduler after '$around' around $s"
 	done
 	for v in 7 07 128; do
 		write_ctl "$C/nr_requests" "$(printf "$around" $v)" ||
@@ -44,7 +39,7 @@ done
 for bad in 'noop deadline' 'noop\ndeadline' ' \t\n' 'noop\0'; do
 	err=$(write_ctl "$C/scheduler" "$bad") && fail "scheduler: '$bad' accepted"
 	echo "$err" | grep -q 'Invalid argument' || fail "scheduler: '$bad': $err"
-	assert_eq deadline "$(active)" "scheduler after '$bad'"
+	assert_eq deadline "$(scheduler_active)" "scheduler after '$bad'"
 done
 unmount_fs
 check_log 'switch refused'

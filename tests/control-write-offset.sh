@@ -7,7 +7,6 @@ require_root
 require python3
 
 S=$MNT/.control/scheduler
-active() { sed -n 's/.*\[\([^]]*\)\].*/\1/p' "$S"; }
 
 mount_fs -o scheduler=deadline
 before=$(cat "$S")
@@ -36,13 +35,13 @@ except OSError as e:
 assert os.pwrite(fd, b"deadline\n", 0) == 9
 os.close(fd)
 PY
-assert_eq deadline "$(active)" "after the python write sequence"
+assert_eq deadline "$(scheduler_active)" "after the python write sequence"
 
 # O_APPEND (>>) and O_TRUNC (>) opens.
 echo noop >>"$S" || fail "echo noop >> failed"
-assert_eq noop "$(active)" "after echo >>"
+assert_eq noop "$(scheduler_active)" "after echo >>"
 echo deadline >"$S" || fail "echo deadline > failed"
-assert_eq deadline "$(active)" "after echo >"
+assert_eq deadline "$(scheduler_active)" "after echo >"
 truncate -s 0 "$S" || fail "truncate -s 0 failed"
 err=$(truncate -s 10 "$S" 2>&1) && fail "truncate -s 10 succeeded"
 
@@ -66,6 +65,6 @@ assert b"[noop]" in b, b
 os.pwrite(fd, b"deadline", 0)
 os.close(fd)
 PY
-assert_eq deadline "$(active)" "after the rewind check"
+assert_eq deadline "$(scheduler_active)" "after the rewind check"
 unmount_fs
 check_log

@@ -25,15 +25,10 @@ rmdir "$MNT/sub/.control"
 
 python3 - "$MNT" <<'PY' || fail "operations on .control"
 import errno, os, sys
+from lib import err
 m = sys.argv[1]
 c = os.path.join(m, ".control")
 f = os.path.join(m, "f")
-def err(fn, *a):
-    try:
-        fn(*a)
-    except OSError as e:
-        return e.errno
-    return 0
 assert err(os.mkdir, c) == errno.EEXIST
 assert err(os.rmdir, c) != 0
 assert err(os.unlink, c) != 0

@@ -5,10 +5,10 @@
 import os
 
 
-def err(f, *a):
-    """The errno f(*a) fails with, 0 if it succeeds."""
+def err(f, *a, **k):
+    """The errno f(*a, **k) fails with, 0 if it succeeds."""
     try:
-        f(*a)
+        f(*a, **k)
     except OSError as e:
         return e.errno
     return 0

@@ -265,6 +265,18 @@ scheduler_listed() {
 	tr -d '[]' <"$MNT/.control/scheduler" | tr ' ' '\n' | grep -qx "$1"
 }
 
+# scheduler_active: the bracketed name in .control/scheduler.
+scheduler_active() {
+	sed -n 's/.*\[\([^]]*\)\].*/\1/p' "$MNT/.control/scheduler"
+}
+
+# write_ctl FILE DATA: one write(2) of DATA (printf %b escapes) to FILE;
+# dd reports the errno by name.
+write_ctl() {
+	printf '%b' "$2" >"$T/in"
+	dd if="$T/in" of="$1" bs=65536 status=none 2>&1
+}
+
 # write_errno FILE VALUE: one write(2) of "VALUE\n" to FILE; prints "ok",
 # or the errno name it failed with.
 write_errno() {
@@ -493,6 +505,21 @@ idle_class_stop() {
 	wait "$IDLE_PID" 2>/dev/null || :
 }
 
+# trace_start FILE: a reader of .control/trace copying into FILE
+# (TRACE_PID, killed at exit), its header read; trace_stop ends it.
+trace_start() {
+	: >"$1"
+	cat "$MNT/.control/trace" >"$1" &
+	TRACE_PID=$!
+	cleanup_push "kill $TRACE_PID 2>/dev/null"
+	wait_for "the trace's header" grep -q '^# fuse-iosched trace' "$1"
+}
+
+trace_stop() {
+	kill "$TRACE_PID"
+	wait "$TRACE_PID" 2>/dev/null || :
+}
+
 # Control groups (the cgroup-*.sh tests): real groups of the I/O
 # controller, the v1 blkio hierarchy or v2 with io, made under a group of
 # the test's own (CG, a path in CG_ROOT) and removed at exit, their
@@ -519,6 +546,18 @@ cg_setup() {
 	cg_mkdir "$CG"
 	for _g; do
 		cg_mkdir "$CG/$_g"
+	done
+}
+
+# cg_no_weight_files NAME...: skip if the kernel has a weight file for a
+# group $CG/NAME: the daemon takes a group section's weight only where
+# the kernel has none.
+cg_no_weight_files() {
+	for _g; do
+		for _f in io.bfq.weight io.weight blkio.bfq.weight blkio.weight; do
+			[ ! -e "$CG_ROOT$CG/$_g/$_f" ] ||
+				skip "the kernel has $_f: the section's weight is not used"
+		done
 	done
 }
 

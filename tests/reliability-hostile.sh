@@ -242,13 +242,8 @@ ln -s "$T/outside/target" "$BACKING/sl"
 ln -s ../outside "$BACKING/sub/up"
 python3 - "$MNT" "$T/outside" <<'PY' || fail "crossing the boundary"
 import errno, os, sys
+from lib import err
 m, out = sys.argv[1], sys.argv[2]
-def err(f, *a, **k):
-    try:
-        f(*a, **k)
-    except OSError as e:
-        return e.errno
-    return 0
 j = os.path.join
 # Renames and links across the boundary, both ways, files and directories.
 assert err(os.rename, j(m, "sub/f"), j(out, "f")) == errno.EXDEV

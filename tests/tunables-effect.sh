@@ -25,20 +25,22 @@ assert_eq "1 0 0" "$(cat "$I/fifo_batch" "$I/front_merges" "$I/read_expire" |
 assert_eq "[deadline]" "$(tr ' ' '\n' <"$C/scheduler" | grep '\[')" \
 	"active scheduler"
 
+# dd_each WHAT FROM TO DD-ARGS...: dd of FROM1 to TO1 ... FROM4 to TO4 at
+# once; each must succeed.
+dd_each() {
+	_what=$1 _from=$2 _to=$3
+	shift 3
+	pids=
+	for i in 1 2 3 4; do
+		dd if="$_from$i" of="$_to$i" status=none "$@" & pids="$pids $!"
+	done
+	for p in $pids; do wait "$p" || fail "$_what failed"; done
+}
+
 # Parallel writers in small blocks, then readers, with O_DIRECT so that
 # every request reaches the queue.
-pids=
-for i in 1 2 3 4; do
-	dd if="$T/src$i" of="$MNT/f$i" bs=4k oflag=direct conv=fsync \
-		status=none & pids="$pids $!"
-done
-for p in $pids; do wait "$p" || fail "a writer failed"; done
-pids=
-for i in 1 2 3 4; do
-	dd if="$MNT/f$i" of="$T/back$i" bs=4k iflag=direct status=none &
-	pids="$pids $!"
-done
-for p in $pids; do wait "$p" || fail "a reader failed"; done
+dd_each "a writer" "$T/src" "$MNT/f" bs=4k oflag=direct conv=fsync
+dd_each "a reader" "$MNT/f" "$T/back" bs=4k iflag=direct
 for i in 1 2 3 4; do
 	cmp "$T/src$i" "$T/back$i" || fail "f$i read back differs"
 	cmp "$T/src$i" "$BACKING/f$i" || fail "backing f$i differs"
@@ -57,12 +59,8 @@ done
 ) &
 tuner=$!
 cleanup_push "touch '$T/stop'; wait $tuner 2>/dev/null"
-pids=
-for i in 1 2 3 4; do
-	dd if="$T/src$i" of="$MNT/g$i" bs=8k oflag=direct conv=fsync \
-		status=none & pids="$pids $!"
-done
-for p in $pids; do wait "$p" || fail "a writer failed under tunable changes"; done
+dd_each "a writer under tunable changes" "$T/src" "$MNT/g" bs=8k \
+	oflag=direct conv=fsync
 for i in 1 2 3 4; do
 	cmp "$T/src$i" "$MNT/g$i" || fail "g$i differs after the tunable changes"
 done
