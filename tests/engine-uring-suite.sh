@@ -4,7 +4,8 @@
 # mount_fs), in their quick form: data through the mount, O_DIRECT
 # aligned and not, fsync and close after queued writes, switches of
 # scheduler under load, fio's verified jobs, the ssd model's service
-# times, and SIGTERM and SIGINT with writes in flight.
+# times, SIGTERM and SIGINT with writes in flight, and large writes kept
+# in the session thread's receive buffer.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh" || exit 99
 require_root
 out=$("$FUSE_IOSCHED" --print-config -o "module_dir=$MODULE_DIR,engine=uring" \
@@ -15,7 +16,7 @@ out=$("$FUSE_IOSCHED" --print-config -o "module_dir=$MODULE_DIR,engine=uring" \
 	esac
 }
 for t in fs-data fs-odirect fs-fsync-order switch-all-under-load \
-	workload-fio diskmodel-ssd cli-sigterm; do
+	workload-fio diskmodel-ssd cli-sigterm fs-write-adopt; do
 	st=0
 	TEST_ENGINE=uring TEST_QUICK=1 timeout -k 10 120 bash "$top_srcdir/tests/$t.sh" \
 		>"$T/$t.log" 2>&1 || st=$?
