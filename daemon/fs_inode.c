@@ -507,20 +507,22 @@ void fs_inode_write_end(struct inode *inode, unsigned epoch)
  * (fuse_flush) before the release that uncounts the file.
  */
 void fs_inode_writers_add(struct fs *fs, struct inode *inode, int open_flags,
-			  int n)
+			  int n, bool attr_follows)
 {
 	int res;
 
 	if ((open_flags & O_ACCMODE) == O_RDONLY)
 		return;
 	if (__atomic_fetch_add(&inode->writers, n, __ATOMIC_ACQ_REL) != 0 ||
-	    n < 0)
+	    n < 0 || attr_follows)
 		return;
 	/*
 	 * The first one: what the kernel has cached of the attributes was
 	 * not counted so (fs_inode_attr), and writes do not make it ask
 	 * again.  A reply to a getattr already under way is dropped: this
-	 * invalidation is newer.
+	 * invalidation is newer.  A create's reply needs none: its
+	 * attributes, counted so, replace the kernel's, and a getattr's
+	 * reply older than it is dropped the same way (attr_version).
 	 */
 	res = fuse_lowlevel_notify_inval_inode(fs->se, fs_inode_id(fs, inode),
 					       -1, 0);
