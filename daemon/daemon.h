@@ -253,6 +253,7 @@ struct fs {
 	uid_t owner_uid;	/* who mounted: may write .control */
 	gid_t owner_gid;
 	bool as_root;		/* act with callers' credentials on create */
+	gid_t egid;		/* ours, fixed: a caller with it needs no switch */
 	bool dont_mask;		/* the kernel leaves the umask to us */
 	/* FUSE_HANDLE_KILLPRIV_V2 negotiated (killpriv.c): set by the
 	 * thread that answers INIT, read by the others. */
