@@ -26,7 +26,9 @@
  * group applies to requests already waiting.
  *
  * Everything in struct throttle is protected by its lock, a leaf: the
- * limits function is called without it.
+ * limits function is called without it.  nr_groups alone is also read
+ * without it, so that a request of a mount without limits takes neither
+ * the lock nor the clock.
  */
 #include <errno.h>
 #include <stdlib.h>
