@@ -296,7 +296,7 @@ void fs_inode_write_failed(struct fs *fs, struct inode *inode, int fd,
 void fs_inode_wait_writes_drop(struct fs *fs, struct inode *inode);
 /* A file of inode opened with open_flags was opened (n 1) or released
  * (n -1): count it if it may write.  attr_follows: the caller's reply
- * carries the inode's attributes, made after this call. */
+ * carries the inode's attributes, made after this call (a create's). */
 void fs_inode_writers_add(struct fs *fs, struct inode *inode, int open_flags,
 			  int n, bool attr_follows);
 /* May the kernel's page cache hold data of inode that BACKING lacks? */

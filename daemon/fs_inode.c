@@ -514,16 +514,28 @@ void fs_inode_writers_add(struct fs *fs, struct inode *inode, int open_flags,
 	if ((open_flags & O_ACCMODE) == O_RDONLY)
 		return;
 	if (__atomic_fetch_add(&inode->writers, n, __ATOMIC_ACQ_REL) != 0 ||
-	    n < 0 || attr_follows)
+	    n < 0)
 		return;
 	/*
 	 * The first one: what the kernel has cached of the attributes was
 	 * not counted so (fs_inode_attr), and writes do not make it ask
 	 * again.  A reply to a getattr already under way is dropped: this
-	 * invalidation is newer.  A create's reply needs none: its
-	 * attributes, counted so, replace the kernel's, and a getattr's
-	 * reply older than it is dropped the same way (attr_version).
+	 * invalidation is newer.  Unless the kernel has nothing cached: a
+	 * create's reply carries the attributes, counted so, and when that
+	 * reply is the kernel's only reference to the inode (a new file;
+	 * not another name of one it knows) every later reply counts the
+	 * writer too.  The kernel would refuse the invalidation anyway
+	 * (ENOENT: it does not know the inode before the reply).
 	 */
+	if (attr_follows) {
+		uint64_t refs;
+
+		pthread_mutex_lock(&table_lock);
+		refs = inode->nlookup;
+		pthread_mutex_unlock(&table_lock);
+		if (refs == 1)
+			return;
+	}
 	res = fuse_lowlevel_notify_inval_inode(fs->se, fs_inode_id(fs, inode),
 					       -1, 0);
 	if (res < 0 && res != -ENOENT)
