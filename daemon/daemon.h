@@ -254,6 +254,7 @@ struct fs {
 	uid_t owner_uid;	/* who mounted: may write .control */
 	gid_t owner_gid;
 	bool as_root;		/* act with callers' credentials on create */
+	gid_t egid;		/* ours, fixed: a caller with it needs no switch */
 	bool dont_mask;		/* the kernel leaves the umask to us */
 	/* FUSE_HANDLE_KILLPRIV_V2 negotiated (killpriv.c): set by the
 	 * thread that answers INIT, read by the others. */
@@ -295,9 +296,10 @@ void fs_inode_write_failed(struct fs *fs, struct inode *inode, int fd,
  * failed since the last call. */
 void fs_inode_wait_writes_drop(struct fs *fs, struct inode *inode);
 /* A file of inode opened with open_flags was opened (n 1) or released
- * (n -1): count it if it may write. */
+ * (n -1): count it if it may write.  attr_follows: the caller's reply
+ * carries the inode's attributes, made after this call (a create's). */
 void fs_inode_writers_add(struct fs *fs, struct inode *inode, int open_flags,
-			  int n);
+			  int n, bool attr_follows);
 /* May the kernel's page cache hold data of inode that BACKING lacks? */
 bool fs_inode_may_be_dirty(struct inode *inode);
 /* Make st, the backing file's, what the mount shows for inode. */

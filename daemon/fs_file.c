@@ -94,9 +94,9 @@ void fs_file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	/* No O_TRUNC here: the kernel truncates through setattr (fs_ops.c). */
 	fs_file_set_open(req, inode, fi, fd);
-	fs_inode_writers_add(fs_of(req), inode, fi->flags, 1);
+	fs_inode_writers_add(fs_of(req), inode, fi->flags, 1, false);
 	if (fuse_reply_open(req, fi) == -ENOENT) {
-		fs_inode_writers_add(fs_of(req), inode, fi->flags, -1);
+		fs_inode_writers_add(fs_of(req), inode, fi->flags, -1, false);
 		close(fd);
 	}
 }
@@ -140,10 +140,10 @@ void fs_file_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (fi->flags & O_TRUNC)
 		sectormap_invalidate(inode->smap, 0, 0);
 	fs_file_set_open(req, inode, fi, fd);
-	fs_inode_writers_add(fs_of(req), inode, fi->flags, 1);
+	fs_inode_writers_add(fs_of(req), inode, fi->flags, 1, true);
 	fs_inode_attr(inode, &e.attr);	/* now that it counts */
 	if (fuse_reply_create(req, &e, fi) == -ENOENT) {
-		fs_inode_writers_add(fs_of(req), inode, fi->flags, -1);
+		fs_inode_writers_add(fs_of(req), inode, fi->flags, -1, false);
 		close(fd);
 		fs_inode_unref(inode, 1);
 	}
@@ -200,7 +200,7 @@ void fs_file_release(fuse_req_t req, fuse_ino_t ino,
 	/* No queued write may outlive the descriptor it writes through. */
 	fs_inode_wait_writes(inode);
 	close(fs_file_fd(fi->fh));
-	fs_inode_writers_add(fs_of(req), inode, fi->flags, -1);
+	fs_inode_writers_add(fs_of(req), inode, fi->flags, -1, false);
 	fuse_reply_err(req, 0);
 }
 

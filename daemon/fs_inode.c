@@ -507,7 +507,7 @@ void fs_inode_write_end(struct inode *inode, unsigned epoch)
  * (fuse_flush) before the release that uncounts the file.
  */
 void fs_inode_writers_add(struct fs *fs, struct inode *inode, int open_flags,
-			  int n)
+			  int n, bool attr_follows)
 {
 	int res;
 
@@ -520,8 +520,22 @@ void fs_inode_writers_add(struct fs *fs, struct inode *inode, int open_flags,
 	 * The first one: what the kernel has cached of the attributes was
 	 * not counted so (fs_inode_attr), and writes do not make it ask
 	 * again.  A reply to a getattr already under way is dropped: this
-	 * invalidation is newer.
+	 * invalidation is newer.  Unless the kernel has nothing cached: a
+	 * create's reply carries the attributes, counted so, and when that
+	 * reply is the kernel's only reference to the inode (a new file;
+	 * not another name of one it knows) every later reply counts the
+	 * writer too.  The kernel would refuse the invalidation anyway
+	 * (ENOENT: it does not know the inode before the reply).
 	 */
+	if (attr_follows) {
+		uint64_t refs;
+
+		pthread_mutex_lock(&table_lock);
+		refs = inode->nlookup;
+		pthread_mutex_unlock(&table_lock);
+		if (refs == 1)
+			return;
+	}
 	res = fuse_lowlevel_notify_inval_inode(fs->se, fs_inode_id(fs, inode),
 					       -1, 0);
 	if (res < 0 && res != -ENOENT)

@@ -670,6 +670,7 @@ int main(int argc, char *argv[])
 	fs.owner_uid = getuid();
 	fs.owner_gid = getgid();
 	fs.as_root = geteuid() == 0;
+	fs.egid = getegid();
 	fs.readonly = ma.readonly;
 	if (fs_inode_table_init(&fs) != 0)
 		goto out;

@@ -26,7 +26,9 @@
  * group applies to requests already waiting.
  *
  * Everything in struct throttle is protected by its lock, a leaf: the
- * limits function is called without it.
+ * limits function is called without it.  nr_groups alone is also read
+ * without it, so that a request of a mount without limits takes neither
+ * the lock nor the clock.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -58,7 +60,7 @@ struct throttle {
 	pthread_cond_t cv;		/* the releaser: something changed */
 	struct throttle_group *hash[THROTTLE_HASH_SIZE];
 	LIST_HEAD(, throttle_group) groups;	/* every group, newest first */
-	unsigned nr_groups;
+	unsigned nr_groups;	/* written under the lock, read without */
 	unsigned nr_parked;
 	uint64_t refresh_ns;	/* parked groups' limits are asked then */
 	bool stopping;
@@ -176,7 +178,7 @@ static void do_throttle_unlink(struct throttle *t, struct throttle_group *tg)
 		pp = &(*pp)->hash_next;
 	*pp = tg->hash_next;
 	LIST_REMOVE(tg, link);
-	t->nr_groups--;
+	__atomic_store_n(&t->nr_groups, t->nr_groups - 1, __ATOMIC_RELEASE);
 	free(tg);
 }
 
@@ -212,7 +214,7 @@ static struct throttle_group *do_throttle_add(struct throttle *t,
 	tg->hash_next = t->hash[h];
 	t->hash[h] = tg;
 	LIST_INSERT_HEAD(&t->groups, tg, link);
-	t->nr_groups++;
+	__atomic_store_n(&t->nr_groups, t->nr_groups + 1, __ATOMIC_RELEASE);
 	return tg;
 }
 
@@ -237,11 +239,20 @@ bool throttle_submit(struct throttle *t, struct io *io)
 
 	memset(&lim, 0, sizeof lim);
 	known = t->limits(t->arg, io->rq.cgroup, &lim) == 0;
+	/*
+	 * No limit and no group of ours at all (so none parked): on at once,
+	 * without the lock or the clock, as every request of a mount without
+	 * limits goes.  A group added meanwhile is one this request came
+	 * before.
+	 */
+	if ((!known || !throttle_any(&lim)) &&
+	    __atomic_load_n(&t->nr_groups, __ATOMIC_ACQUIRE) == 0)
+		return false;
 	pthread_mutex_lock(&t->lock);
-	now = clock_now_ns();
 	tg = do_throttle_find(t, io->rq.cgroup);
 	if (tg == NULL && (!known || !throttle_any(&lim)))
 		goto out;	/* no limit, nothing parked: the fast path */
+	now = clock_now_ns();
 	if (tg == NULL) {
 		tg = do_throttle_add(t, io->rq.cgroup, &lim, now);
 		if (tg == NULL)

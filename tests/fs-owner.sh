@@ -47,8 +47,12 @@ as_nobody sh -c "rm -f $MNT/pub/rootowned" 2>/dev/null || true
 [ -e "$BACKING/pub/rootowned" ] || fail "sticky bit not enforced"
 assert_eq root "$(cat "$BACKING/rootfile")" "root file unchanged"
 
-# Root's own creations stay root's.
+# Root's own creations stay root's; root in another group creates in it.
 assert_eq 0:0 "$(stat -c %u:%g "$BACKING/rootfile")" "root owner"
+setpriv --regid=4243 --clear-groups sh -c ": >$MNT/pub/rootgrp" ||
+	fail "root in group 4243 could not create"
+assert_eq 0:4243 "$(stat -c %u:%g "$BACKING/pub/rootgrp")" \
+	"group of root's file in group 4243"
 
 unmount_fs
 check_log
