@@ -123,7 +123,6 @@ for wl in $WORKLOADS; do
 done
 
 loop_setup "$IMAGE_SIZE"
-MOUNTS="$B"
 # The loop device's writeback as a FUSE mount's (see above), put back at
 # exit: the device outlives us.
 BDI=/sys/block/$(basename "$LOOP")/bdi
@@ -183,32 +182,16 @@ for mode in $MODES; do
 		CONFIGS="$CONFIGS $mode:$s"
 	done
 done
-have=$(sed 's/[][]//g' "$QUEUE/scheduler")
-MISSING=''
 case " $MODES " in
 *" kernel "*)
-	for k in $KSCHEDS; do
-		case " $have " in
-		*" $k "*) CONFIGS="$CONFIGS kernel:$k" ;;
-		*) MISSING="$MISSING $k" ;;
-		esac
-	done ;;
+	kernel_configs "$KSCHEDS"
+	CONFIGS="$CONFIGS$KCONFIGS" ;;
 esac
 # What dd may write: the image's free space, less room for the trees.
 WRITE_MB=$(( $(df -m --output=avail "$B" | tail -n 1) - 1024 ))
 [ "$WRITE_MB" -ge 1024 ] || die "IMAGE_SIZE $IMAGE_SIZE leaves dd no room"
 
-NOTES=''
-for k in $MISSING; do
-	NOTES="${NOTES}kernel has no $k (loop: $have): kernel:$k skipped"
-	if [ "$k" = bfq ]; then
-		NOTES="$NOTES (CONFIG_IOSCHED_BFQ $(kconfig IOSCHED_BFQ) on"
-		NOTES="$NOTES $(uname -r); the kernel's bfq:"
-		NOTES="$NOTES ../shared/KERNEL-REFERENCE.md, bench/kernel-vm.sh)"
-	fi
-	NOTES="$NOTES
-"
-done
+NOTES=${KNOTES:-}
 git_short() { git -C "$T/git" rev-parse --short "$1"; }
 {
 	describe_machine

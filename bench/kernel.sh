@@ -56,10 +56,7 @@ FSIZE=1g IMAGE_SIZE=4G
 KERNEL_SCHEDS="bfq mq-deadline kyber"
 FUSE_SCHEDS="bfq deadline kyber"
 
-# $B becomes the ext4 mount: unmounted after the fuse mount (MOUNTS is
-# unmounted newest first).
 loop_setup $IMAGE_SIZE
-MOUNTS="$B"
 for f in r1 r2 w; do
 	layout "$B/$f.dat" $FSIZE
 done

@@ -49,7 +49,6 @@ mq-deadline|deadline
 none|noop'
 
 loop_setup $IMAGE_SIZE
-MOUNTS="$B"
 for f in r w1 w2; do
 	layout "$B/$f.dat" $FSIZE
 done

@@ -130,7 +130,8 @@ switch_to() {
 }
 
 # loop_setup SIZE: an ext4 image of SIZE on a loop device with direct I/O
-# (LOOP; QUEUE, its queue's directory), mounted on B; all gone at exit.
+# (LOOP; QUEUE, its queue's directory), mounted on B; all gone at exit (B
+# unmounted after the mounts made on it later: MOUNTS goes newest first).
 loop_setup() {
 	LOOP=
 	trap loop_cleanup EXIT
@@ -140,6 +141,7 @@ loop_setup() {
 		die "no loop device"
 	QUEUE=/sys/block/$(basename "$LOOP")/queue
 	mount "$LOOP" "$B"
+	MOUNTS="$B $MOUNTS"
 }
 
 loop_cleanup() {
@@ -175,11 +177,32 @@ kconfig() {
 	echo "${v:-unknown}"
 }
 
+# kernel_configs SCHEDS: KCONFIGS, "kernel:S" for each of SCHEDS the loop
+# device (QUEUE) offers, and KNOTES, a line for each it does not.
+kernel_configs() {
+	local have k
+
+	have=$(sed 's/[][]//g' "$QUEUE/scheduler")
+	KCONFIGS='' KNOTES=''
+	for k in $1; do
+		case " $have " in
+		*" $k "*) KCONFIGS="$KCONFIGS kernel:$k"; continue ;;
+		esac
+		KNOTES="${KNOTES}kernel has no $k (loop: $have): kernel:$k skipped"
+		[ "$k" != bfq ] || KNOTES="$KNOTES (CONFIG_IOSCHED_BFQ\
+ $(kconfig IOSCHED_BFQ) on $(uname -r); the kernel's bfq:\
+ ../shared/KERNEL-REFERENCE.md, bench/kernel-vm.sh)"
+		KNOTES="$KNOTES
+"
+	done
+}
+
 # each_run FUNC: FUNC CONFIG ROUND for each of CONFIGS in each of ROUNDS
 # rounds, a line of progress before each.
 each_run() {
 	local total n=0 r c
 
+	# shellcheck disable=SC2153 # CONFIGS is the caller's
 	total=$(( $(echo "$CONFIGS" | wc -w) * ROUNDS ))
 	for r in $(seq "$ROUNDS"); do
 		for c in $CONFIGS; do
