@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The backing side of a file: whether its descriptor does direct I/O
- * (the backing_io setting, backing_io.c), the alignment that direct I/O
+ * (the backing_io setting, names.c), the alignment that direct I/O
  * needs, and the block device beneath BACKING: as .control/backing_device
  * shows it, and its size and layout for the sector estimates of
  * sectormap.c.

@@ -126,7 +126,7 @@ struct config {
 	char *scheduler;	/* scheduler at mount time */
 	char *module_dir;	/* where NAME.so schedulers live */
 	unsigned threads;	/* dispatch workers, or the ring's depth */
-	char *engine;		/* "threads" or "uring" (engine.c) */
+	char *engine;		/* "threads" or "uring" (names.c) */
 	unsigned nr_requests;	/* queue depth limit */
 	unsigned max_background; /* FUSE background requests */
 	bool writeback_cache;	/* FUSE writeback cache: batching vs pid */
@@ -308,7 +308,11 @@ int stats_format(const struct stats *s, char *buf, size_t size);
 struct stats_group *stats_group(struct stats *s, uint64_t id, bool add,
 				uint64_t now);
 
-/* backing_io.c: the backing_io setting's modes */
+/* names.c: settings chosen by name */
+/* The index of name in names[n] (NULL entries skipped), or -1. */
+int names_index(const char *const *names, size_t n, const char *name);
+
+/* The backing_io setting's modes */
 enum backing_io {
 	BACKING_IO_AUTO,	/* the backing descriptor follows the opener */
 	BACKING_IO_DIRECT,	/* always O_DIRECT */
@@ -319,7 +323,7 @@ int backing_io_parse(const char *name);
 bool backing_io_name_valid(const char *name);
 const char *backing_io_name(enum backing_io mode);
 
-/* engine.c: the engine setting's names */
+/* The engine setting's names */
 enum engine {
 	ENGINE_THREADS,		/* dispatch workers, one syscall each */
 	ENGINE_URING,		/* one io_uring, threads ios in flight */

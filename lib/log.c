@@ -101,10 +101,7 @@ const char *log_level_name(int level)
 
 int log_level_parse(const char *name)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(log_names); i++)
-		if (log_names[i] != NULL && strcmp(name, log_names[i]) == 0)
-			return (int)i;
-	return -1;
+	return names_index(log_names, ARRAY_SIZE(log_names), name);
 }
 
 /* Levels come from modules and libraries too: keep to the table. */
