@@ -47,10 +47,11 @@
 # /usr/include) followed by a sync of the backing filesystem (file/s); and
 # SQLite small transactions (one INSERT each, synchronous=FULL, so each
 # commits to the device: tx/s).
-# Targets run alternately (A B C D A B C D ...) for ROUNDS rounds, so that
-# drift in the machine (other load, a disk's write cache filling up) is
-# spread over all of them rather than landing on one; the median of the
-# rounds is reported.  fuse-iosched runs with backing_io=auto (the
+# Targets run alternately for ROUNDS rounds, each round starting one
+# further on (A B C D, B C D A, C D A B ...), so that drift in the machine
+# (other load, a disk's write cache filling up) is spread over all of them
+# rather than landing on one, and no target always runs right after the
+# same other; the median of the rounds is reported.  fuse-iosched runs with backing_io=auto (the
 # default): an O_DIRECT open reaches the device, as on the backing
 # directory and through passthrough_ll.
 #
@@ -255,11 +256,22 @@ if [ -n "${OVERHEAD_JOBS:-}" ]; then
 	done)
 fi
 
+# rotate K WORD...: the words, starting from the K-th (from 0), wrapping.
+rotate() {
+	local k=$1
+	shift
+	local -a w=("$@")
+	for ((i = 0; i < ${#w[@]}; i++)); do
+		echo "${w[(i + k) % ${#w[@]}]}"
+	done
+}
+
 total=$(( $(echo "$JOBS" | wc -l) * $(echo "$TARGETS" | wc -w) * ROUNDS ))
 n=0
 while IFS='|' read -r job _ _ _ args; do
 	for r in $(seq "$ROUNDS"); do
-		for t in $TARGETS; do
+		# shellcheck disable=SC2086 # the targets are words
+		for t in $(rotate $((r - 1)) $TARGETS); do
 			n=$((n + 1))
 			printf '[%d/%d] %s %s round %d\n' $n $total "$job" "$t" "$r"
 			evict "$t"
