@@ -28,7 +28,10 @@
 # median throughput on the backing directory and, for the others, the ratio
 # to it (1.00 = as fast as no FUSE at all).  A second table gives the CPU
 # time of each FUSE daemon (user + system, all its threads, from
-# /proc/PID/stat before and after the run) per I/O that fio did.
+# /proc/PID/stat before and after the run) per I/O that fio did.  A third
+# compares targets pairwise round by round (noop/ptll, deadline/noop ...:
+# the median and range of each round's ratio), which the drift between
+# rounds does not move.
 #
 # Every run is cold and reads each block at most once: before each run the
 # test file's pages are evicted (POSIX_FADV_DONTNEED on the backing file
@@ -66,8 +69,8 @@
 # this script, else fuse-iosched on PATH), MODULE_DIR (scheduler modules;
 # default ../schedulers/.libs next to this script when it exists),
 # OVERHEAD_JOBS (run only these jobs, by name, space-separated),
-# OVERHEAD_BASE (another fuse-iosched binary, run as the target base; a
-# third table then gives noop/base, noop/ptll and base/ptll round by round),
+# OVERHEAD_BASE (another fuse-iosched binary, run as the target base; the
+# third table then has noop/base and base/ptll too),
 # OVERHEAD_URING (yes, or -o options: adds the target uring),
 # LIBFUSE_SRC (a libfuse source tree, or a git directory whose HEAD is
 # exported, e.g. a clone's .git: its passthrough_hp is built with meson,
@@ -379,26 +382,26 @@ print("served by: what could serve the row on every target.  device: O_DIRECT")
 print("reaches the disk (fuse-iosched: backing_io=auto); cold: evicted first;")
 print("page caches: the backing page cache and, through FUSE, the mount's.")
 
-if "base" in targets:
-    # The two builds ran one after the other in each round: the ratio of
-    # each round's pair sheds the drift between rounds that the medians
-    # above keep.
-    def paired(job, a, b):
+# Targets that ran in the same round are compared round by round: the
+# ratio of each round's pair sheds the drift between rounds that the
+# medians above keep.
+pairs = [(a, b) for a, b in (("noop", "ptll"), ("noop", "ptllx"),
+                             ("noop", "pthp"), ("deadline", "noop"),
+                             ("noop", "base"), ("base", "ptll"),
+                             ("uring", "noop"))
+         if a in targets and b in targets]
+print()
+print("each against another, round by round")
+print("%-18s %s" % ("job", " ".join("%-16s" % ("%s/%s" % p) for p in pairs)))
+for job, _, _, _ in jobs:
+    cells = []
+    for a, b in pairs:
         rs = sorted(x[0] / y[0] for x, y in zip(runs[job, a], runs[job, b])
                     if x is not None and y is not None and y[0])
-        return rs
-    print()
-    print("noop against base, and each against ptll, round by round")
-    row("job", "", ["noop/base", "min", "max", "noop/ptll", "base/ptll"])
-    for job, _, _, _ in jobs:
-        cells = []
-        for a, b in (("noop", "base"), ("noop", "ptll"), ("base", "ptll")):
-            rs = paired(job, a, b)
-            cells.append("%.2f" % statistics.median(rs) if rs else "err")
-            if b == "base":
-                cells += ["%.2f" % rs[0], "%.2f" % rs[-1]] if rs else ["err"] * 2
-        row(job, "", cells)
-    print()
-    print("median (min, max) over the rounds of the ratio of the two runs"
-          " of each round")
+        cells.append("%.2f (%.2f-%.2f)" % (statistics.median(rs), rs[0],
+                                           rs[-1]) if rs else "err")
+    print("%-18s %s" % (job, " ".join("%-16s" % c for c in cells)))
+print()
+print("median (min-max) over the rounds of the ratio of the two targets'"
+      " runs in each round")
 PY
