@@ -53,6 +53,14 @@ $_cleanups"; }
 _on_exit() {
 	status=$?
 	set +e
+	# A failed or timed-out test may leave processes waiting for answers
+	# the daemon will never send: once it has read their request not even
+	# SIGKILL frees them, only the daemon's end does, and the cleanups
+	# below (a group's removal) wait for them.
+	if [ "$status" -ne 0 ] && [ "$status" -ne 77 ] &&
+	   [ -n "$DAEMON_PID" ]; then
+		kill -9 "$DAEMON_PID" 2>/dev/null
+	fi
 	printf '%s\n' "$_cleanups" | while IFS= read -r c; do
 		[ -n "$c" ] && eval "$c"
 	done
@@ -151,8 +159,10 @@ wait_daemon_exit() {
 	while kill -0 "$DAEMON_PID" 2>/dev/null; do
 		i=$((i + 1))
 		if [ $i -ge 600 ]; then
+			# Bounded: gdb can hang attaching (then the test's own
+			# time limit would kill the EXIT trap's cleanup too).
 			! command -v gdb >/dev/null 2>&1 ||
-				gdb -batch -p "$DAEMON_PID" \
+				timeout -k 5 20 gdb -batch -p "$DAEMON_PID" \
 					-ex 'thread apply all bt' 2>&1 | tail -n 150
 			# A mount namespace that copied the mount keeps its
 			# connection open (see the top of this file).
