@@ -54,9 +54,9 @@
 # further on (A B C D, B C D A, C D A B ...), so that drift in the machine
 # (other load, a disk's write cache filling up) is spread over all of them
 # rather than landing on one, and no target always runs right after the
-# same other; the median of the rounds is reported.  fuse-iosched runs with backing_io=auto (the
-# default): an O_DIRECT open reaches the device, as on the backing
-# directory and through passthrough_ll.
+# same other; the median of the rounds is reported.  fuse-iosched runs
+# with backing_io=auto (the default): an O_DIRECT open reaches the device,
+# as on the backing directory and through passthrough_ll.
 #
 # Options:
 #	-t SECONDS   longest fio run (default 8)
@@ -261,7 +261,7 @@ fi
 
 # rotate K WORD...: the words, starting from the K-th (from 0), wrapping.
 rotate() {
-	local k=$1
+	local k=$1 i
 	shift
 	local -a w=("$@")
 	for ((i = 0; i < ${#w[@]}; i++)); do

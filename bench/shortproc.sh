@@ -50,21 +50,21 @@ CONFIGS=$(printf 'hdd:%s ' $SCHEDS)$KCONFIGS
 } | tee "$RESULTS/machine.txt"
 echo
 
+# snapshot TAG WHEN: the mount's stats and counters, as TAG.stats-WHEN.
+snapshot() {
+	cat "$M/.control/stats" >"$RESULTS/$1.stats-$2"
+	save_counters hdd "$1-$2"
+}
+
 # run CONFIG ROUND: the stream under CONFIG (hdd:SCHED or kernel:SCHED).
 run() {
-	local tag=${1/:/-}-r$2
+	local tag=${1/:/-}-r$2 mount=${1%%:*}
 
 	loop_config "$1"
-	[ "${1%%:*}" = kernel ] || {
-		cat "$M/.control/stats" >"$RESULTS/$tag.stats-before"
-		save_counters hdd "$tag-before"
-	}
+	[ "$mount" = kernel ] || snapshot "$tag" before
 	# shellcheck disable=SC2046
 	timed_cats "$tag" $(printf "$M/small/f%d " $(seq $NFILES))
-	[ "${1%%:*}" = kernel ] || {
-		cat "$M/.control/stats" >"$RESULTS/$tag.stats-after"
-		save_counters hdd "$tag-after"
-	}
+	[ "$mount" = kernel ] || snapshot "$tag" after
 }
 each_run run
 

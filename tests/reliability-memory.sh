@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # A burst of large direct writes and reads leaves the daemon small: 256
 # writes of 1 MiB, 64 in flight, through direct backing descriptors, then
-# as many reads; the daemon's resident set must be under 100 MB.  Their aligned buffers once
-# came from posix_memalign, which glibc before 2.38 reuses badly when
+# as many reads; the daemon's resident set must be under 100 MB.  Their
+# aligned buffers once came from posix_memalign, which glibc before 2.38 reuses badly when
 # small allocations come between them (its bug 14581): the heap grew by
 # about 1 MB a write and kept it, 260 MB after this burst (23 MB now).
 # Not under a sanitizer, whose allocator keeps freed memory on purpose.
