@@ -345,6 +345,9 @@ bool cred_caller_capable(fuse_req_t req, int cap);
  * asks for FUSE_HANDLE_KILLPRIV_V2 at INIT; after fuse_session_mount.
  * 0 or -errno. */
 int killpriv_setup(struct fuse_session *se);
+/* A request of n bytes at buf, read by the calling thread, which will
+ * process it (the write's FUSE_WRITE_KILL_SUIDGID; INIT's offers). */
+void killpriv_note(const void *buf, size_t n);
 /* The mode st (the backing file's) keeps after a change by req's caller
  * that drops privileges: without setuid, and setgid as the VFS drops it.
  * ask: find out whether the caller has CAP_FSETID (then nothing drops);
@@ -516,6 +519,35 @@ size_t loop_block_size(void);
  * with free(); the thread receives into a new one.  NULL: no memory for
  * the new one, the block stays the thread's. */
 void *loop_adopt(void);
+/* Start a thread that serves the session: the signals that end it are
+ * blocked there; 0 or -errno. */
+int loop_thread_create(pthread_t *id, void *(*fn)(void *), void *arg,
+		       const char *name);
+
+/* fusering.c: FUSE over io_uring (-o fuse_uring) */
+/* Whether this build can serve FUSE over io_uring; 0, or -1 and err says
+ * why not. */
+int fusering_probe(char *err, size_t size);
+/* Entries per queue from the mount's settings, before it starts; 0: off. */
+void fusering_configure(unsigned depth);
+bool fusering_wanted(void);
+/* Once the kernel took our INIT reply (killpriv.c): register the entries
+ * of every CPU's queue on /dev/fuse fd, each with payload bytes, and
+ * start their threads; 0 or -errno (then /dev/fuse carries everything). */
+int fusering_start(struct fuse_session *se, int fd, size_t payload);
+/* The session io's writev: true if the reply was a ring request's and
+ * went to its entry. */
+bool fusering_reply(const struct iovec *iov, int count);
+/* On a ring thread: whether data lies in the request's own entry, where
+ * it stays until the request is answered. */
+bool fusering_stable(const void *data);
+/* Whether the calling thread is a ring thread with more requests waiting
+ * (it must not wait for backing I/O then). */
+bool fusering_busy(void);
+/* The session ended: the ring threads take no more requests. */
+void fusering_quiesce(void);
+/* Every request answered: close the rings. */
+void fusering_stop(void);
 
 /* memory.c: the data buffers' bound, and memory given back once idle */
 /* Bytes of queued write copies above which a writer waits. */

@@ -7,7 +7,8 @@
  * submits them when their group's budget allows.  With a disk model
  * (diskmodel.c), each io also waits out its service time on the model.
  * Without one, the thread that submits an io performs what the elevator
- * dispatches right then (dispatch_submit); workers do the rest.
+ * dispatches right then (dispatch_submit; a ring thread of fusering.c
+ * only when no other request waits for it); workers do the rest.
  * With -o engine=uring there are no workers: uring.c's ring thread
  * dispatches everything and submitters only queue.
  */
@@ -85,7 +86,8 @@ void dispatch_submit(struct dispatch *d, struct io *io)
 			memory_copy_park(copies);
 		return;
 	}
-	if (d->dm != NULL || d->ring != NULL) {
+	/* A ring thread with requests waiting queues only (fusering.c). */
+	if (d->dm != NULL || d->ring != NULL || fusering_busy()) {
 		queue_submit(d->q, io);
 		return;
 	}

@@ -16,7 +16,9 @@
  * since 3.13): the INIT reply gets the flag when the kernel offered it,
  * and each session thread notes the write request it has just read, which
  * that same thread then handles (libfuse's loops process on the thread
- * that read).
+ * that read; so do fusering.c's ring threads, which note theirs).  The
+ * same io asks for FUSE over io_uring (fusering.c) at INIT, and sends
+ * the replies to ring requests into their ring entries.
  *
  * With v2, what the kernel leaves to us: the write of a caller without
  * CAP_FSETID (its FUSE_WRITE_KILL_SUIDGID), a truncate by such a caller
@@ -47,21 +49,24 @@ static __thread struct {
 	bool valid, kill;
 } killpriv_last;
 
-/* The INIT request's id, while its reply is to be sent. */
+/* FUSE_OVER_IO_URING (protocol 7.42), in flags2. */
+#define KILLPRIV_OVER_IO_URING (1u << (41 - 32))
+
+/* The INIT request's id and what it offered, while its reply is to be
+ * sent. */
 static atomic_bool killpriv_init_pending;
 static _Atomic uint64_t killpriv_init_unique;
+static bool killpriv_init_v2, killpriv_init_uring;
 
-static ssize_t killpriv_read(int fd, void *buf, size_t len, void *userdata)
+void killpriv_note(const void *buf, size_t n)
 {
 	const struct fuse_in_header *in = buf;
-	ssize_t n = read(fd, buf, len);
 
-	(void)userdata;
 	killpriv_last.valid = false;
-	if (n < (ssize_t)sizeof(*in))
-		return n;
+	if (n < sizeof(*in))
+		return;
 	if (in->opcode == FUSE_WRITE &&
-	    (size_t)n >= sizeof(*in) + sizeof(struct fuse_write_in)) {
+	    n >= sizeof(*in) + sizeof(struct fuse_write_in)) {
 		const struct fuse_write_in *w = (const void *)(in + 1);
 
 		killpriv_last.fh = w->fh;
@@ -70,16 +75,71 @@ static ssize_t killpriv_read(int fd, void *buf, size_t len, void *userdata)
 		killpriv_last.kill = w->write_flags & FUSE_WRITE_KILL_SUIDGID;
 		killpriv_last.valid = true;
 	} else if (in->opcode == FUSE_INIT &&
-		   (size_t)n >= sizeof(*in) +
-		   offsetof(struct fuse_init_in, flags) + sizeof(uint32_t)) {
+		   n >= sizeof(*in) + offsetof(struct fuse_init_in, flags) +
+		   sizeof(uint32_t)) {
 		const struct fuse_init_in *i = (const void *)(in + 1);
 
-		if (i->major == 7 && (i->flags & FUSE_HANDLE_KILLPRIV_V2)) {
-			killpriv_init_unique = in->unique;
-			killpriv_init_pending = true;
-		}
+		if (i->major != 7)
+			return;
+		killpriv_init_v2 = i->flags & FUSE_HANDLE_KILLPRIV_V2;
+		killpriv_init_uring = (i->flags & FUSE_INIT_EXT) &&
+			n >= sizeof(*in) + offsetof(struct fuse_init_in, flags2) +
+			sizeof(uint32_t) && (i->flags2 & KILLPRIV_OVER_IO_URING);
+		killpriv_init_unique = in->unique;
+		killpriv_init_pending = true;
 	}
+}
+
+static ssize_t killpriv_read(int fd, void *buf, size_t len, void *userdata)
+{
+	ssize_t n = read(fd, buf, len);
+
+	(void)userdata;
+	killpriv_note(buf, n > 0 ? (size_t)n : 0);
 	return n;
+}
+
+/*
+ * Our INIT reply: the flags libfuse 3.14 does not know, as the kernel
+ * offered them.  true: start the ring once the kernel has the reply.
+ */
+static bool killpriv_init_reply(struct fs *fs, struct iovec *iov, int count,
+				size_t *payload)
+{
+	const struct fuse_out_header *out = iov[0].iov_base;
+	struct fuse_init_out *o = iov[1].iov_base;
+
+	killpriv_init_pending = false;
+	if (out->error != 0 || count < 2 ||
+	    iov[1].iov_len < offsetof(struct fuse_init_out, flags) +
+	    sizeof(uint32_t) || o->major != 7)
+		return false;
+	if (killpriv_init_v2) {
+		o->flags |= FUSE_HANDLE_KILLPRIV_V2;
+		/* Before the kernel sends anything else. */
+		atomic_store_explicit(&fs->killpriv_v2, true,
+				      memory_order_relaxed);
+		log_debug("fuse: FUSE_HANDLE_KILLPRIV_V2: setuid and "
+			  "setgid bits are the daemon's to clear");
+	}
+	if (!fusering_wanted())
+		return false;
+	if (!killpriv_init_uring || !(o->flags & FUSE_INIT_EXT) ||
+	    iov[1].iov_len < sizeof *o) {
+		log_warn("fuse_uring: the kernel does not offer FUSE over "
+			 "io_uring (/sys/module/fuse/parameters/enable_uring):"
+			 " requests come through /dev/fuse");
+		return false;
+	}
+	o->flags2 |= KILLPRIV_OVER_IO_URING;
+	/* The kernel's largest request or reply, as it sizes the ring. */
+	*payload = o->max_write;
+	if ((o->flags & FUSE_MAX_PAGES) &&
+	    (size_t)o->max_pages * (size_t)sysconf(_SC_PAGESIZE) > *payload)
+		*payload = (size_t)o->max_pages * (size_t)sysconf(_SC_PAGESIZE);
+	if (*payload < FUSE_MIN_READ_BUFFER)
+		*payload = FUSE_MIN_READ_BUFFER;
+	return true;
 }
 
 static ssize_t killpriv_writev(int fd, struct iovec *iov, int count,
@@ -87,23 +147,23 @@ static ssize_t killpriv_writev(int fd, struct iovec *iov, int count,
 {
 	const struct fuse_out_header *out = iov[0].iov_base;
 	struct fs *fs = userdata;
+	size_t payload = 0;
+	bool uring = false;
+	ssize_t n;
+	int i;
 
-	if (killpriv_init_pending && out->unique == killpriv_init_unique) {
-		struct fuse_init_out *o = iov[1].iov_base;
-
-		killpriv_init_pending = false;
-		if (out->error == 0 && count > 1 &&
-		    iov[1].iov_len >= offsetof(struct fuse_init_out, flags) +
-		    sizeof(uint32_t) && o->major == 7) {
-			o->flags |= FUSE_HANDLE_KILLPRIV_V2;
-			/* Before the kernel sends anything else. */
-			atomic_store_explicit(&fs->killpriv_v2, true,
-					      memory_order_relaxed);
-			log_debug("fuse: FUSE_HANDLE_KILLPRIV_V2: setuid and "
-				  "setgid bits are the daemon's to clear");
-		}
+	if (fusering_reply(iov, count)) {
+		for (n = 0, i = 0; i < count; i++)
+			n += (ssize_t)iov[i].iov_len;
+		return n;
 	}
-	return writev(fd, iov, count);
+	if (killpriv_init_pending && out->unique == killpriv_init_unique)
+		uring = killpriv_init_reply(fs, iov, count, &payload);
+	n = writev(fd, iov, count);
+	/* The kernel registers entries only once it is initialised. */
+	if (uring && n > 0)
+		fusering_start(fs->se, fd, payload);
+	return n;
 }
 
 int killpriv_setup(struct fuse_session *se)

@@ -166,11 +166,31 @@ static void *loop_worker(void *arg)
 	return NULL;
 }
 
+int loop_thread_create(pthread_t *id, void *(*fn)(void *), void *arg,
+		       const char *name)
+{
+	sigset_t stop, old;
+	int err;
+
+	/* The main thread (or the timer's) takes these. */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGHUP);
+	sigaddset(&stop, SIGQUIT);
+	pthread_sigmask(SIG_BLOCK, &stop, &old);
+	err = pthread_create(id, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err != 0)
+		return -err;
+	pthread_setname_np(*id, name);
+	return 0;
+}
+
 /* Under the lock: one more thread, with its receive buffer. */
 static int loop_start_thread(void)
 {
 	struct loop_thread *t = calloc(1, sizeof *t);
-	sigset_t stop, old;
 	int err;
 
 	if (t == NULL || (t->block = malloc(loop.block)) == NULL) {
@@ -179,22 +199,13 @@ static int loop_start_thread(void)
 				strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	/* The main thread (or the timer's) takes these. */
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGHUP);
-	sigaddset(&stop, SIGQUIT);
-	pthread_sigmask(SIG_BLOCK, &stop, &old);
-	err = pthread_create(&t->id, NULL, loop_worker, t);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	err = loop_thread_create(&t->id, loop_worker, t, "iosched-fuse");
 	if (err != 0) {
 		free(t->block);
 		free(t);
-		log_ratelimited(LOG_ERR, "session thread: %s", strerror(err));
-		return -err;
+		log_ratelimited(LOG_ERR, "session thread: %s", strerror(-err));
+		return err;
 	}
-	pthread_setname_np(t->id, "iosched-fuse");
 	LIST_INSERT_HEAD(&loop.threads, t, link);
 	loop.workers++;
 	loop.avail++;

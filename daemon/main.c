@@ -537,6 +537,10 @@ static int main_check_engine(const struct config *cfg)
 {
 	char err[CONFIG_ERR_MAX];
 
+	if (cfg->fuse_uring != 0 && fusering_probe(err, sizeof err) != 0) {
+		fprintf(stderr, "fuse-iosched: %s\n", err);
+		return -1;
+	}
 	if (engine_parse(cfg->engine) != ENGINE_URING)
 		return 0;
 	if (uring_probe(cfg->threads, err, sizeof err) != 0) {
@@ -709,6 +713,7 @@ int main(int argc, char *argv[])
 				cfg.mountpoint);
 		goto out_signals;
 	}
+	fusering_configure(cfg.fuse_uring);
 	if (killpriv_setup(fs.se) != 0) {
 		fprintf(stderr, "fuse-iosched: out of memory\n");
 		goto out_unmount;
@@ -726,6 +731,7 @@ int main(int argc, char *argv[])
 	 */
 	status = main_serve(&fs, &opts, metrics_fd) < 0 ? 1 : 0;
 	metrics_fd = -1;
+	fusering_quiesce();
 
 	/* Answer everything still queued before the mount goes away. */
 	trace_stop();
@@ -734,6 +740,8 @@ int main(int argc, char *argv[])
 	queue_stop(fs.queue);
 	dispatch_stop(fs.dispatch);
 	timer_stop(fs.timer);
+	/* After the last reply: those to ring requests go to their ring. */
+	fusering_stop();
 	/* A reload read while stopping, never applied. */
 	config_free(&main_reload_state.next);
 	/* The exit status, for a daemon nobody waits for. */

@@ -106,7 +106,7 @@ size_t memory_copies_of(const struct io *io)
 	if (io->rq.dir == ELV_WRITE)
 		for (const struct io_part *p = io->parts; p != NULL;
 		     p = p->next)
-			if (p->lender == NULL)
+			if (p->lender == NULL && !p->borrowed)
 				n += memory_charge(p);
 	return n;
 }

@@ -15,7 +15,9 @@
  * an idle queue lends the session thread's receive buffer: the thread then
  * waits until request_end has answered that part before it returns to
  * libfuse.  A large queued write keeps that buffer (part->own) instead of
- * a copy, when it is loop.c's.
+ * a copy, when it is loop.c's.  A write that came through the ring
+ * (fusering.c) is performed from its ring entry, which stays the
+ * request's until the reply (part->borrowed).
  *
  * Memory (memory.c): a read's buffer exists only while it is performed
  * (perform.c); a write's copy or kept buffer waits for room under the
@@ -108,6 +110,8 @@ static void request_end(struct io *io)
 			sem_post(p->lender);
 			continue;
 		}
+		if (p->borrowed)
+			continue;
 		owned++;
 		if (io->rq.dir == ELV_WRITE)
 			copies += memory_charge(p);
@@ -231,6 +235,7 @@ void request_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 	struct io_part *p;
 	struct io *io;
 	sem_t lender;
+	void *data;
 	bool lend;
 	int err;
 
@@ -249,6 +254,16 @@ void request_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 	p->whole = fuse_req_ctx(req)->pid == 0 ||
 		   (fs_of(req)->cfg->writeback_cache &&
 		    !(open_flags & O_DIRECT));
+	/* The data in one piece of memory, as our loops receive it. */
+	data = in->count == 1 && in->idx == 0 && in->off == 0 &&
+	       !(in->buf[0].flags & FUSE_BUF_IS_FD) ? in->buf[0].mem : NULL;
+	/* From the ring, the data stays in its entry until our reply. */
+	if (data != NULL && fusering_stable(data)) {
+		p->buf = data;
+		p->borrowed = true;
+		dispatch_submit(d, io);
+		return;
+	}
 	/*
 	 * in is the session thread's only until we return.  The writer of a
 	 * synchronous write waits for our reply anyway; when the queue is
@@ -260,13 +275,12 @@ void request_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 	 * needs an aligned buffer: our receive buffers (loop.c) put a
 	 * write's data on a page boundary, libfuse's own do not.
 	 */
-	lend = in->count == 1 && in->idx == 0 && in->off == 0 &&
-	       !(in->buf[0].flags & FUSE_BUF_IS_FD) &&
+	lend = data != NULL &&
 	       (io->dio_align == 0 ||
-		((uintptr_t)in->buf[0].mem & (io->dio_align - 1)) == 0) &&
+		((uintptr_t)data & (io->dio_align - 1)) == 0) &&
 	       io->rq.sync && sem_init(&lender, 0, 0) == 0;
 	if (lend) {
-		p->buf = in->buf[0].mem;
+		p->buf = data;
 		p->lender = &lender;
 		if (dispatch_submit_lent(d, io)) {
 			while (sem_wait(&lender) != 0)

@@ -46,6 +46,8 @@
 
 #define THREADS_MAX 256
 #define MAX_BACKGROUND_MAX 65535
+/* Each entry maps a payload buffer of max_write (1 MiB) per CPU. */
+#define FUSE_URING_MAX 256
 /* The configuration file's size limit: a real one is a few KiB. */
 #define CONFIG_FILE_MAX (1024 * 1024)
 
@@ -117,6 +119,10 @@ static const struct config_setting config_settings[] = {
 	  .def = "threads",
 	  .arg = "ENGINE", .help = "threads: workers perform each request "
 	  "with a syscall; uring: one io_uring submits them" },
+	{ .name = "fuse_uring", .type = CONFIG_UINT, CONFIG_FIELD(fuse_uring),
+	  .min = 0, .max = FUSE_URING_MAX, .def = "0",
+	  .arg = "N", .help = "take requests through FUSE over io_uring, N "
+	  "ring entries per CPU (0: through /dev/fuse)" },
 	{ .name = "nr_requests", .type = CONFIG_UINT, CONFIG_FIELD(nr_requests),
 	  .min = NR_REQUESTS_MIN, .max = NR_REQUESTS_MAX, .def = "128",
 	  .apply = config_apply_nr_requests,

@@ -127,6 +127,7 @@ struct config {
 	char *module_dir;	/* where NAME.so schedulers live */
 	unsigned threads;	/* dispatch workers, or the ring's depth */
 	char *engine;		/* "threads" or "uring" (names.c) */
+	unsigned fuse_uring;	/* ring entries per CPU; 0: /dev/fuse */
 	unsigned nr_requests;	/* queue depth limit */
 	unsigned max_background; /* FUSE background requests */
 	bool writeback_cache;	/* FUSE writeback cache: batching vs pid */
@@ -348,6 +349,8 @@ struct io_part {
 	void *own;		/* non-NULL: buf lies in this malloc'd block,
 				 * freed in its place (an adopted buffer) */
 	sem_t *lender;		/* non-NULL: buf is lent; post when done */
+	bool borrowed;		/* buf is where the request arrived, valid
+				 * until its reply (fusering.c) */
 	size_t len;
 	ssize_t result;		/* bytes done, or -errno, set at completion */
 	bool whole;		/* a write whose writer cannot see a short

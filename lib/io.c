@@ -102,7 +102,7 @@ void io_free(struct io *io)
 		next = p->next;
 		if (p->own != NULL)
 			free(p->own);
-		else if (p->lender == NULL)
+		else if (p->lender == NULL && !p->borrowed)
 			io_free_buf(io, p->buf);
 		free(p);
 	}

@@ -128,12 +128,15 @@ assert_eq() { # expected actual [what]
 # Extra arguments are passed to the daemon (e.g. -o scheduler=deadline).
 # TEST_BACKING_IO=direct (or auto, buffered) runs every test in that mode,
 # unless the test names its own; TEST_ENGINE=uring (or threads) likewise
-# the dispatch engine (tests/engine-uring.sh).
+# the dispatch engine (tests/engine-uring.sh), and TEST_FUSE_URING=N the
+# FUSE transport (tests/fuse-uring.sh).
 mount_fs() {
 	require_root
 	"$FUSE_IOSCHED" -f -o "module_dir=$MODULE_DIR" \
 		${TEST_BACKING_IO:+-o "backing_io=$TEST_BACKING_IO"} \
-		${TEST_ENGINE:+-o "engine=$TEST_ENGINE"} "$@" "$BACKING" "$MNT" \
+		${TEST_ENGINE:+-o "engine=$TEST_ENGINE"} \
+		${TEST_FUSE_URING:+-o "fuse_uring=$TEST_FUSE_URING"} \
+		"$@" "$BACKING" "$MNT" \
 		>>"$LOG" 2>&1 &
 	DAEMON_PID=$!
 	i=0
@@ -149,6 +152,8 @@ mount_fs() {
 	# a stat is answered once its session loop runs, after those.
 	timeout 30 stat "$MNT" >/dev/null ||
 		fail "the mount does not answer: $(tail -n 5 "$LOG")"
+	[ -z "${TEST_FUSE_URING:-}" ] ||
+		wait_line "$LOG" "fuse_uring: [0-9]+ queues of"
 }
 
 # Wait (10 s at most) until DAEMON_PID has exited, after WHAT.
