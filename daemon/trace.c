@@ -458,19 +458,23 @@ static void do_trace_unserve(struct trace_reader *r)
 /*
  * libfuse calls this with req's own lock held when the reading process is
  * signalled, possibly at once from fuse_req_interrupt_func.  Only a read
- * still parked is ours to answer.
+ * still parked is ours to answer.  Its reader is looked for, not taken
+ * from data: libfuse 3.14 (find_interrupted) takes the handler under its
+ * session lock but calls it after dropping that lock, by when the server
+ * may have answered the read and the reader's release freed the reader.
  */
 static void trace_interrupt(fuse_req_t req, void *data)
 {
-	struct trace_reader *r = data;
-	bool mine;
+	struct trace_reader *r;
 
 	pthread_mutex_lock(&trace_lock);
-	mine = r->req == req;
-	if (mine)
+	LIST_FOREACH(r, &trace_readers, link)
+		if (r->req == req)
+			break;
+	if (r != NULL)
 		do_trace_unpark(r);
 	pthread_mutex_unlock(&trace_lock);
-	if (mine)
+	if (r != NULL)
 		fuse_reply_err(req, EINTR);
 }
 
@@ -501,7 +505,7 @@ void trace_read(struct trace_reader *r, fuse_req_t req, size_t size)
 		 * so free) it at once; an interrupt that came before shows
 		 * as fuse_req_interrupted under trace_lock.
 		 */
-		fuse_req_interrupt_func(req, trace_interrupt, r);
+		fuse_req_interrupt_func(req, trace_interrupt, NULL);
 		pthread_mutex_lock(&trace_lock);
 		if (fuse_req_interrupted(req)) {
 			pthread_mutex_unlock(&trace_lock);
