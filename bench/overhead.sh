@@ -24,6 +24,10 @@
 #	uring     with OVERHEAD_URING set only: fuse-iosched with noop and
 #	          -o engine=uring (OVERHEAD_URING=yes, or the options to add,
 #	          e.g. OVERHEAD_URING=threads=16 for a ring of depth 16),
+#	ring      with OVERHEAD_FUSE_URING=N only: fuse-iosched with noop
+#	          and -o fuse_uring=N, requests through FUSE over io_uring
+#	          (the script turns the kernel's enable_uring on for the run
+#	          and back as it was after),
 # all the views of one backing directory, and prints for each job the
 # median throughput on the backing directory and, for the others, the ratio
 # to it (1.00 = as fast as no FUSE at all).  A second table gives the CPU
@@ -72,6 +76,7 @@
 # OVERHEAD_BASE (another fuse-iosched binary, run as the target base; the
 # third table then has noop/base and base/ptll too),
 # OVERHEAD_URING (yes, or -o options: adds the target uring),
+# OVERHEAD_FUSE_URING (ring entries per CPU: adds the target ring),
 # LIBFUSE_SRC (a libfuse source tree, or a git directory whose HEAD is
 # exported, e.g. a clone's .git: its passthrough_hp is built with meson,
 # ninja and a C++20 compiler in the work directory and run as the target
@@ -115,7 +120,7 @@ if [ -n "${LIBFUSE_SRC:-}" ]; then
 else
 	echo "overhead: LIBFUSE_SRC is not set: no passthrough_hp column (pthp)"
 fi
-TARGETS="backing ptll ptllx${LIBFUSE_SRC:+ pthp} noop deadline${OVERHEAD_BASE:+ base}${OVERHEAD_URING:+ uring}"
+TARGETS="backing ptll ptllx${LIBFUSE_SRC:+ pthp} noop deadline${OVERHEAD_BASE:+ base}${OVERHEAD_URING:+ uring}${OVERHEAD_FUSE_URING:+ ring}"
 NFILES=1000
 NTX=300
 
@@ -221,6 +226,22 @@ if [ -n "${OVERHEAD_URING:-}" ]; then
 	o=scheduler=noop,engine=uring
 	[ "$OVERHEAD_URING" = yes ] || o=$o,$OVERHEAD_URING
 	mount_fs uring "$o" "$RESULTS/daemon-uring.log"
+fi
+if [ -n "${OVERHEAD_FUSE_URING:-}" ]; then
+	P=/sys/module/fuse/parameters/enable_uring
+	[ -w $P ] || die "OVERHEAD_FUSE_URING: the kernel has no $P"
+	uring_was=$(cat $P)
+	# Back as it was once the mounts are gone (off, a ring mount fails).
+	trap 'bench_cleanup; echo "$uring_was" >$P' EXIT
+	echo Y >$P
+	mount_fs ring "scheduler=noop,fuse_uring=$OVERHEAD_FUSE_URING" \
+		"$RESULTS/daemon-ring.log"
+	for i in $(seq 50) fail; do
+		[ "$i" != fail ] || die "ring: the daemon did not start its ring"
+		! grep -q "fuse_uring: [0-9]* queues" "$RESULTS/daemon-ring.log" ||
+			break
+		sleep 0.1
+	done
 fi
 
 # The test file, laid out once, read and overwritten by every target.
@@ -388,7 +409,9 @@ print("page caches: the backing page cache and, through FUSE, the mount's.")
 pairs = [(a, b) for a, b in (("noop", "ptll"), ("noop", "ptllx"),
                              ("noop", "pthp"), ("deadline", "noop"),
                              ("noop", "base"), ("base", "ptll"),
-                             ("uring", "noop"))
+                             ("uring", "noop"), ("ring", "ptll"),
+                             ("ring", "ptllx"), ("ring", "pthp"),
+                             ("ring", "noop"))
          if a in targets and b in targets]
 print()
 print("each against another, round by round")
