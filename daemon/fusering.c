@@ -238,7 +238,8 @@ bool fusering_reply(const struct iovec *iov, int count)
 	out->error = reply->error;
 	out->unique = reply->unique;
 	e->hdr->ent.payload_sz = (uint32_t)n;
-	atomic_store_explicit(&e->unique, 0, memory_order_relaxed);
+	/* The entry is the ring thread's again, with what we wrote. */
+	atomic_store_explicit(&e->unique, 0, memory_order_release);
 	fusering_commit(e);
 	return true;
 }
@@ -248,11 +249,14 @@ static void fusering_serve(struct fusering_ent *e)
 {
 	const struct fuse_in_header *in =
 		(const struct fuse_in_header *)e->hdr->in_out;
-	uint32_t payload = e->hdr->ent.payload_sz;
+	uint32_t payload;
 	struct fuse_buf buf;
 	size_t args;
 	char *start;
 
+	/* After the last reply's writes, wherever it was made. */
+	(void)atomic_load_explicit(&e->unique, memory_order_acquire);
+	payload = e->hdr->ent.payload_sz;
 	e->commit_id = e->hdr->ent.commit_id;
 	/* The operation's argument is what the length leaves over. */
 	if (payload > fusering.payload || in->len < sizeof *in + payload ||
