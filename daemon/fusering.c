@@ -171,6 +171,11 @@ static void fusering_commit(struct fusering_ent *e)
 
 	pthread_mutex_lock(&q->lock);
 	do_fusering_prep(q, e, FUSERING_COMMIT_AND_FETCH);
+	/*
+	 * The entry is the ring thread's again, with all we wrote and read
+	 * of it (its next request comes only once this is submitted).
+	 */
+	atomic_store_explicit(&e->unique, 0, memory_order_release);
 	/* The queue's thread submits its own as it goes to wait. */
 	if (fusering_self != q)
 		io_uring_submit(&q->ring);
@@ -225,8 +230,6 @@ bool fusering_reply(const struct iovec *iov, int count)
 		if (iov[i].iov_len > fusering.payload - n) {
 			log_ratelimited(LOG_ERR, "fuse_uring: a reply of more "
 					"than %zu bytes: EIO", fusering.payload);
-			atomic_store_explicit(&e->unique, 0,
-					      memory_order_relaxed);
 			fusering_fail(e, reply->unique, EIO);
 			return true;
 		}
@@ -238,8 +241,6 @@ bool fusering_reply(const struct iovec *iov, int count)
 	out->error = reply->error;
 	out->unique = reply->unique;
 	e->hdr->ent.payload_sz = (uint32_t)n;
-	/* The entry is the ring thread's again, with what we wrote. */
-	atomic_store_explicit(&e->unique, 0, memory_order_release);
 	fusering_commit(e);
 	return true;
 }
