@@ -308,6 +308,14 @@ static bool fusering_cqe(struct fusering_queue *q,
 	case -ENODEV:
 		return false;	/* unmounted */
 	default:
+		/* An entry refused: the queue serves with the others. */
+		if (e->commit_id == 0) {
+			log_err("fuse_uring: queue %u: an entry not "
+				"registered: %s", q->qid, strerror(-cqe->res));
+			return true;
+		}
+		/* A reply the kernel did not take: its caller would wait
+		 * for ever, so the mount ends. */
 		log_err("fuse_uring: queue %u: %s", q->qid,
 			strerror(-cqe->res));
 		fuse_session_exit(fusering.se);
@@ -366,9 +374,6 @@ static int fusering_queue_init(struct fusering_queue *q, unsigned qid)
 	int err;
 
 	q->qid = qid;
-	q->efd = -1;
-	if (pthread_mutex_init(&q->lock, NULL) != 0)
-		return -ENOMEM;
 	q->ents = calloc(fusering.depth, sizeof *q->ents);
 	if (q->ents == NULL)
 		return -ENOMEM;
@@ -419,10 +424,18 @@ int fusering_start(struct fuse_session *se, int fd, size_t payload)
 	fusering.queues = calloc(fusering.nr_queues, sizeof *fusering.queues);
 	if (fusering.queues == NULL)
 		return -ENOMEM;
+	/* What fusering_stop undoes, for queues never set up too. */
+	for (i = 0; i < fusering.nr_queues; i++) {
+		fusering.queues[i].ring.ring_fd = -1;
+		fusering.queues[i].efd = -1;
+		pthread_mutex_init(&fusering.queues[i].lock, NULL);
+	}
 	for (i = 0; i < fusering.nr_queues && err == 0; i++)
 		err = fusering_queue_init(&fusering.queues[i], i);
 	/* Replies may be ours from the first request the ring brings. */
-	atomic_store_explicit(&fusering.on, true, memory_order_release);
+	if (err == 0)
+		atomic_store_explicit(&fusering.on, true,
+				      memory_order_release);
 	for (i = 0; i < fusering.nr_queues && err == 0; i++) {
 		struct fusering_queue *q = &fusering.queues[i];
 
