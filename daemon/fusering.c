@@ -83,6 +83,7 @@ struct fusering_queue {
 	int efd;		/* written to end the thread */
 	uint64_t efd_count;
 	unsigned qid;
+	uint64_t served;	/* requests; the thread's, read after it ends */
 	unsigned seen;		/* completions taken from the ring, of those
 				 * it holds; the thread's own */
 	struct fusering_ent *ents;
@@ -95,7 +96,6 @@ static struct {
 	size_t payload, block;	/* payload bytes; an entry's mapping */
 	struct fusering_queue *queues;
 	atomic_bool on;		/* entries registered: replies may be ours */
-	atomic_uint_fast64_t served;
 } fusering;
 
 static __thread struct fusering_queue *fusering_self;
@@ -273,7 +273,7 @@ static void fusering_serve(struct fusering_ent *e)
 	memcpy(start, in, sizeof *in);
 	memcpy(start + sizeof *in, e->hdr->op_in, args);
 	atomic_store_explicit(&e->unique, in->unique, memory_order_relaxed);
-	atomic_fetch_add_explicit(&fusering.served, 1, memory_order_relaxed);
+	e->q->served++;
 	killpriv_note(start, in->len);
 	buf = (struct fuse_buf){ .mem = start, .size = in->len };
 	fusering_current = e;
@@ -473,14 +473,17 @@ void fusering_quiesce(void)
 
 void fusering_stop(void)
 {
+	uint64_t served = 0;
 	unsigned i, j;
 
 	if (fusering.queues == NULL)
 		return;
 	fusering_quiesce();
 	atomic_store(&fusering.on, false);
+	for (i = 0; i < fusering.nr_queues; i++)
+		served += fusering.queues[i].served;
 	log_info("fuse_uring: %llu requests came through the ring",
-		 (unsigned long long)atomic_load(&fusering.served));
+		 (unsigned long long)served);
 	for (i = 0; i < fusering.nr_queues; i++) {
 		struct fusering_queue *q = &fusering.queues[i];
 

@@ -174,12 +174,10 @@ void request_read(fuse_req_t req, struct inode *inode, uint64_t fh,
  */
 #define REQUEST_ADOPT_MIN (256u << 10)
 
-/* Give a write part in's buffer, if it arrived in the session thread's
- * own, aligned enough for io; false if it did not. */
-static bool request_adopt(struct io *io, struct io_part *p,
-			  struct fuse_bufvec *in)
+/* Give a write part the buffer its data arrived in, if that is the
+ * session thread's own, aligned enough for io; false if it is not. */
+static bool request_adopt(struct io *io, struct io_part *p, void *data)
 {
-	void *data = in->buf[0].mem;
 	size_t charge = loop_block_size();
 
 	if (p->len < REQUEST_ADOPT_MIN || !loop_adoptable(data) ||
@@ -199,15 +197,15 @@ static bool request_adopt(struct io *io, struct io_part *p,
 	return true;
 }
 
-/* Give a write part a buffer of its own holding in's data. */
+/* Give a write part a buffer of its own holding in's data (at data, when
+ * in memory in one piece). */
 static int request_copy_in(struct io *io, struct io_part *p,
-			   struct fuse_bufvec *in)
+			   struct fuse_bufvec *in, void *data)
 {
 	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(p->len);
 	ssize_t n;
 
-	if (in->count == 1 && in->idx == 0 && in->off == 0 &&
-	    !(in->buf[0].flags & FUSE_BUF_IS_FD) && request_adopt(io, p, in))
+	if (data != NULL && request_adopt(io, p, data))
 		return 0;
 	memory_copy_reserve(p->len);
 	dst.buf[0].mem = io_alloc_buf(io, p->len);
@@ -288,7 +286,7 @@ void request_write(fuse_req_t req, struct inode *inode, uint64_t fh,
 			goto out;
 		}
 	}
-	err = request_copy_in(io, p, in);
+	err = request_copy_in(io, p, in, data);
 	if (err) {
 		fs_inode_write_end(inode, p->write_epoch);
 		fuse_reply_err(req, err);
